@@ -1,0 +1,1 @@
+//! Captures process image maps and encodes them as CIF.

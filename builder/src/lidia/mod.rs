@@ -1,0 +1,1 @@
+//! Builds Lidia v1 files from ELF symbols, Go pclntab, DWARF and caller-supplied ranges.

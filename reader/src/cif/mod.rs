@@ -1,0 +1,1 @@
+//! Compact ImageMap Format: the Swift runtime's list of loaded images.

@@ -1,0 +1,1 @@
+//! ksym-bin v1: a compressed, kallsyms-style table of text symbols.

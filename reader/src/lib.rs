@@ -1,0 +1,39 @@
+//! Zero-copy, allocation-free, panic-free readers of symbol blobs.
+//!
+//! `symblob` is the half of the symblob project that runs where symbolization is hardest:
+//! inside a kernel, a bootloader, a crash handler or a profiler. It is `#![no_std]`
+//! without `alloc`, contains no `unsafe` code, and never panics, whatever bytes it is
+//! given: every entry point returns a [`Result`] or an [`Option`], and every failure is an
+//! [`Error`] that names the format, the section and the offset.
+//!
+//! | module | format |
+//! |---|---|
+//! | [`ksym`] | ksym-bin v1: a compressed, kallsyms-style table of text symbols |
+//! | [`lidia`] | Lidia v1: Grafana Pyroscope's address-to-symbol archive, with inline frames |
+//! | [`cif`] | Compact ImageMap Format: the Swift runtime's list of loaded images |
+//!
+//! Blobs may sit at any alignment and are read the same way on little- and big-endian
+//! hosts: every field is read through zerocopy's alignment-1 little-endian types.
+#![no_std]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::indexing_slicing,
+        clippy::arithmetic_side_effects,
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::cast_possible_truncation
+    )
+)]
+
+mod error;
+
+pub mod cif;
+pub mod ksym;
+pub mod lidia;
+
+pub use error::{Error, ErrorKind, Format};

@@ -1,0 +1,1 @@
+//! Lidia v1: Grafana Pyroscope's address-to-symbol archive.

@@ -1,0 +1,1 @@
+//! End-to-end tests and benchmarks of symblob live in `tests/` and `benches/`.
