@@ -1,1 +1,2 @@
 //! ksym-bin v1: a compressed, kallsyms-style table of text symbols.
+pub mod raw;

@@ -1,1 +1,3 @@
 //! Lidia v1: Grafana Pyroscope's address-to-symbol archive.
+
+pub mod raw;

@@ -1,0 +1,1 @@
+//! `symblob cif` command-line tests.

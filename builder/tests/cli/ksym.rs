@@ -1,0 +1,1 @@
+//! `symblob ksym` command-line tests.

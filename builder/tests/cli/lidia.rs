@@ -1,0 +1,1 @@
+//! `symblob lidia` command-line tests.

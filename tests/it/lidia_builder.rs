@@ -1,0 +1,1 @@
+//! Tests: lidia builder.

@@ -1,0 +1,9 @@
+//! End-to-end tests of symblob: one test binary, a module per area.
+
+mod cif;
+mod common;
+mod ksym_builder;
+mod ksym_reader;
+mod lidia_builder;
+mod lidia_dwarf;
+mod lidia_reader;
