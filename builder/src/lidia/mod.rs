@@ -1,1 +1,3 @@
 //! Builds Lidia v1 files from ELF symbols, Go pclntab, DWARF and caller-supplied ranges.
+
+pub mod dwarf;

@@ -1,0 +1,2 @@
+//! Benchmarks: cif (filled in with the code it measures).
+fn main() {}

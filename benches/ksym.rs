@@ -1,0 +1,2 @@
+//! Benchmarks: ksym (filled in with the code it measures).
+fn main() {}

@@ -1,0 +1,2 @@
+//! Benchmarks: lidia (filled in with the code it measures).
+fn main() {}

@@ -1,0 +1,1 @@
+//! Lidia ranges from DWARF: inline frames, source files and line tables.
