@@ -1,0 +1,170 @@
+//! The Lidia strings table under construction: length-prefixed strings, deduplicated, in
+//! first-insertion order (spec sections 6 and 13.1).
+//!
+//! The dedup index is an open-addressing hash table of offsets into the table bytes
+//! themselves, so a distinct string costs its bytes once plus one 8-byte slot: no
+//! per-string heap allocation, which matters when a kernel's DWARF yields millions of
+//! names. Output never depends on the hash (the table is in insertion order), so the hash
+//! only has to be fast.
+
+use symblob::lidia::raw::{OVERFLOW_STRING, STRINGS_PREFIX};
+
+/// Offset of the empty string, which is never stored again.
+const EMPTY_STRING: u64 = 0;
+/// Marks an unused slot of the index (offset 0 is the empty string, never indexed).
+const FREE: u64 = 0;
+
+/// The strings table bytes plus the index that deduplicates them.
+pub(crate) struct StringTable {
+    /// The table exactly as written: `u32` length then bytes, per string.
+    bytes: Vec<u8>,
+    /// Open-addressing index: each slot holds the offset of a stored string, or [`FREE`].
+    slots: Vec<u64>,
+    /// Number of occupied slots.
+    used: usize,
+}
+
+impl StringTable {
+    /// A table holding `""` (offset 0) and `"[overflow]"` (offset 4), as every Lidia file
+    /// starts.
+    pub(crate) fn new() -> Self {
+        let mut table = StringTable {
+            bytes: STRINGS_PREFIX.to_vec(),
+            slots: vec![FREE; 64],
+            used: 0,
+        };
+        // "[overflow]" is pre-seeded in Go's dedup map, so a function with that name
+        // shares offset 4.
+        let overflow = u64::from(OVERFLOW_STRING);
+        if let Err(slot) = table.find_slot(b"[overflow]") {
+            table.slots[slot] = overflow;
+        }
+        table.used = 1;
+        table
+    }
+
+    /// The table's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The offset of `s`, storing it first if it is new.
+    pub(crate) fn add(&mut self, s: &[u8]) -> u64 {
+        if s.is_empty() {
+            return EMPTY_STRING;
+        }
+        let Ok(len) = u32::try_from(s.len()) else {
+            return u64::from(OVERFLOW_STRING);
+        };
+        if len == u32::MAX {
+            // A length of 0xFFFFFFFF or more cannot be prefixed; Go stores "[overflow]"'s
+            // offset and does not remember the string.
+            return u64::from(OVERFLOW_STRING);
+        }
+        match self.find_slot(s) {
+            Ok(offset) => offset,
+            Err(free) => {
+                let offset = self.bytes.len() as u64;
+                self.bytes.extend_from_slice(&len.to_le_bytes());
+                self.bytes.extend_from_slice(s);
+                self.slots[free] = offset;
+                self.used += 1;
+                if self.used * 4 >= self.slots.len() * 3 {
+                    self.grow();
+                }
+                offset
+            }
+        }
+    }
+
+    /// `Ok(offset)` of `s` if stored, else `Err(index of the free slot where it belongs)`.
+    fn find_slot(&self, s: &[u8]) -> Result<u64, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = (hash(s) as usize) & mask;
+        loop {
+            let offset = self.slots[i];
+            if offset == FREE {
+                return Err(i);
+            }
+            if self.stored(offset) == s {
+                return Ok(offset);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// The string stored at `offset` (which the index holds, so it is in bounds).
+    fn stored(&self, offset: u64) -> &[u8] {
+        let at = offset as usize;
+        let mut len = [0u8; 4];
+        len.copy_from_slice(&self.bytes[at..at + 4]);
+        let len = u32::from_le_bytes(len) as usize;
+        &self.bytes[at + 4..at + 4 + len]
+    }
+
+    /// Doubles the index and re-inserts every stored offset.
+    fn grow(&mut self) {
+        let doubled = vec![FREE; self.slots.len() * 2];
+        let old = std::mem::replace(&mut self.slots, doubled);
+        let mask = self.slots.len() - 1;
+        for offset in old.into_iter().filter(|&o| o != FREE) {
+            let mut i = (hash(self.stored(offset)) as usize) & mask;
+            while self.slots[i] != FREE {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = offset;
+        }
+    }
+}
+
+/// A fast 64-bit hash of `s`: eight bytes per multiply, then a full avalanche so that the
+/// low bits (used as the slot index) depend on every input bit.
+fn hash(s: &[u8]) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (s.len() as u64).wrapping_mul(K);
+    let mut chunks = s.chunks_exact(8);
+    for c in &mut chunks {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(c);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = [0u8; 8];
+        w[..rest.len()].copy_from_slice(rest);
+        h = (h.rotate_left(23) ^ u64::from_le_bytes(w)).wrapping_mul(K);
+    }
+    // murmur3's fmix64.
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+    h ^ (h >> 33)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dedups_in_first_insertion_order() {
+        let mut t = StringTable::new();
+        assert_eq!(t.add(b""), 0);
+        assert_eq!(t.add(b"[overflow]"), 4);
+        assert_eq!(t.add(b"main"), 18);
+        assert_eq!(t.add(b"f"), 26);
+        assert_eq!(t.add(b"main"), 18);
+        assert_eq!(&t.bytes()[18..], b"\x04\0\0\0main\x01\0\0\0f");
+    }
+
+    #[test]
+    fn survives_growth() {
+        let mut t = StringTable::new();
+        let names: Vec<String> = (0..10_000).map(|i| format!("fn_{i}")).collect();
+        let offsets: Vec<u64> = names.iter().map(|n| t.add(n.as_bytes())).collect();
+        for (n, &o) in names.iter().zip(&offsets) {
+            assert_eq!(t.add(n.as_bytes()), o);
+            assert_eq!(t.stored(o), n.as_bytes());
+        }
+    }
+}

@@ -1,0 +1,367 @@
+//! The Lidia v1 range writer: ranges in, bytes out, identical to Pyroscope's Go writer for
+//! the same ranges and flags (spec sections 3–10, 12.5 and 13).
+//!
+//! Each range is stored as one fixed-size record as soon as it is added (its strings
+//! interned, its line entries appended to one shared array), so millions of ranges cost no
+//! per-range allocation. [`LidiaWriter::finish`] / [`LidiaWriter::write_to`] stable-sort the
+//! records by (VA, depth), pick the field sizes, compute the four CRC32Cs in a first pass
+//! and stream the sections in a second, so no second copy of the output is ever built.
+
+use std::io::{self, Write};
+
+use symblob::lidia::raw::{
+    Header, StringsHeader, TableHeader, HEADER_SIZE, MAGIC, RANGE_FIELDS, VERSION,
+};
+use zerocopy::little_endian::{U32, U64};
+use zerocopy::IntoBytes;
+
+use super::strings::StringTable;
+
+/// Which optional data the writer stores (Go's `WithFiles()` and `WithLines()`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Flags {
+    /// Store each range's file and call-file strings (otherwise both offsets are 0).
+    pub files: bool,
+    /// Store each range's line entries (otherwise every line reference is 0/0).
+    pub lines: bool,
+}
+
+/// One line-table entry: from `offset` bytes past its range's VA on, the source line is
+/// `line` (spec section 7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineEntry {
+    /// Byte offset from the VA of the range that owns the entry.
+    pub offset: u64,
+    /// Source line number.
+    pub line: u64,
+}
+
+/// One address range as a producer hands it to [`LidiaWriter::add`].
+#[derive(Clone, Copy, Debug)]
+pub struct RangeSpec<'a> {
+    /// Start address (an ELF virtual address).
+    pub va: u64,
+    /// Length in bytes: the range is `[va, va + length)`.
+    pub length: u64,
+    /// Inline depth: 0 for a top-level function, `d` for a call inlined into depth `d − 1`.
+    pub depth: u64,
+    /// Function name, stored as given (no demangling, any bytes).
+    pub function: &'a [u8],
+    /// Source file of the function (stored only with [`Flags::files`]).
+    pub file: &'a [u8],
+    /// File of the call site that was inlined (stored only with [`Flags::files`]).
+    pub call_file: &'a [u8],
+    /// Line of the call site; stored whatever the flags, like Go does.
+    pub call_line: u64,
+    /// Line entries in ascending offset order (stored only with [`Flags::lines`]).
+    pub lines: &'a [LineEntry],
+}
+
+/// Field sizes and section sizes of the file a writer will produce.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Number of ranges.
+    pub ranges: u64,
+    /// VA table entry size: 4 or 8.
+    pub va_size: u64,
+    /// Range table field size: 4 or 8.
+    pub field_size: u64,
+    /// Line table field size: 2 or 4.
+    pub line_field_size: u64,
+    /// Byte length of the strings table.
+    pub strings_size: u64,
+    /// Number of line-table entries.
+    pub line_entries: u64,
+    /// Total file size in bytes.
+    pub file_size: u64,
+}
+
+/// One range as stored: its values with strings already turned into offsets.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    va: u64,
+    length: u64,
+    depth: u64,
+    func: u64,
+    file: u64,
+    line_index: u64,
+    line_count: u64,
+    call_file: u64,
+    call_line: u64,
+}
+
+/// Collects ranges and writes them as a Lidia v1 file.
+pub struct LidiaWriter {
+    flags: Flags,
+    records: Vec<Record>,
+    strings: StringTable,
+    lines: Vec<LineEntry>,
+    /// Largest VA seen, for the VA entry size.
+    max_va: u64,
+    /// Largest of the size-checked range fields seen (call file and line are not checked).
+    max_field: u64,
+    /// Largest line offset or line number seen.
+    max_line_value: u64,
+}
+
+impl LidiaWriter {
+    /// An empty writer storing the optional data that `flags` selects.
+    pub fn new(flags: Flags) -> Self {
+        LidiaWriter {
+            flags,
+            records: Vec::new(),
+            strings: StringTable::new(),
+            lines: Vec::new(),
+            max_va: 0,
+            max_field: 0,
+            max_line_value: 0,
+        }
+    }
+
+    /// Adds one range. Its strings are interned now, in the order function, file, call
+    /// file, so string offsets follow insertion order exactly as in Go's range collector.
+    pub fn add(&mut self, range: &RangeSpec<'_>) {
+        let func = self.strings.add(range.function);
+        let (file, call_file) = if self.flags.files {
+            let file = self.strings.add(range.file);
+            (file, self.strings.add(range.call_file))
+        } else {
+            (0, 0)
+        };
+        let (line_index, line_count) = if self.flags.lines {
+            let index = self.lines.len() as u64;
+            self.lines.extend_from_slice(range.lines);
+            for l in range.lines {
+                self.max_line_value = self.max_line_value.max(l.offset).max(l.line);
+            }
+            (index, range.lines.len() as u64)
+        } else {
+            (0, 0)
+        };
+        let record = Record {
+            va: range.va,
+            length: range.length,
+            depth: range.depth,
+            func,
+            file,
+            line_index,
+            line_count,
+            call_file,
+            call_line: range.call_line,
+        };
+        self.max_va = self.max_va.max(record.va);
+        self.max_field = self
+            .max_field
+            .max(record.length)
+            .max(record.depth)
+            .max(record.func)
+            .max(record.file)
+            .max(record.line_index)
+            .max(record.line_count);
+        self.records.push(record);
+    }
+
+    /// Number of ranges added so far.
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Whether no range was added.
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+
+    /// The field sizes and section sizes the output will have (spec section 8).
+    pub fn layout(&self) -> Layout {
+        let ranges = self.records.len() as u64;
+        let va_size = if self.max_va > u64::from(u32::MAX) {
+            8
+        } else {
+            4
+        };
+        let field_size = if self.max_field > u64::from(u32::MAX) {
+            8
+        } else {
+            4
+        };
+        let line_field_size = if self.max_line_value > 0xFFFF { 4 } else { 2 };
+        let strings_size = self.strings.bytes().len() as u64;
+        let line_entries = self.lines.len() as u64;
+        let file_size = HEADER_SIZE as u64
+            + ranges * va_size
+            + ranges * RANGE_FIELDS as u64 * field_size
+            + strings_size
+            + line_entries * 2 * line_field_size;
+        Layout {
+            ranges,
+            va_size,
+            field_size,
+            line_field_size,
+            strings_size,
+            line_entries,
+            file_size,
+        }
+    }
+
+    /// Sorts the ranges and returns the whole file.
+    pub fn finish(self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(usize::try_from(self.layout().file_size).unwrap_or(0));
+        self.write_to(&mut out)
+            .expect("writing into a Vec<u8> cannot fail");
+        out
+    }
+
+    /// Sorts the ranges and streams the file into `w`, section by section, without
+    /// building the whole file in memory.
+    pub fn write_to<W: Write>(mut self, w: &mut W) -> io::Result<()> {
+        // Stable: ranges with equal (VA, depth) keep their insertion order (spec 10).
+        self.records.sort_by_key(|r| (r.va, r.depth));
+        let layout = self.layout();
+
+        let (mut va_crc, mut range_crc, mut line_crc) = (0, 0, 0);
+        self.emit_va(&layout, &mut CrcSink(&mut va_crc))?;
+        self.emit_ranges(&layout, &mut CrcSink(&mut range_crc))?;
+        self.emit_lines(&layout, &mut CrcSink(&mut line_crc))?;
+        let strings_crc = crc32c::crc32c(self.strings.bytes());
+        let crcs = [va_crc, range_crc, strings_crc, line_crc];
+
+        w.write_all(header(&layout, crcs).as_bytes())?;
+        let mut out = WriteSink(w);
+        self.emit_va(&layout, &mut out)?;
+        self.emit_ranges(&layout, &mut out)?;
+        out.put(self.strings.bytes())?;
+        self.emit_lines(&layout, &mut out)?;
+        Ok(())
+    }
+
+    fn emit_va(&self, layout: &Layout, sink: &mut impl Sink) -> io::Result<()> {
+        let mut buf = Chunk::new(sink);
+        for r in &self.records {
+            buf.put_uint(r.va, layout.va_size)?;
+        }
+        buf.flush()
+    }
+
+    fn emit_ranges(&self, layout: &Layout, sink: &mut impl Sink) -> io::Result<()> {
+        let mut buf = Chunk::new(sink);
+        let fs = layout.field_size;
+        for r in &self.records {
+            for v in [
+                r.length,
+                r.depth,
+                r.func,
+                r.file,
+                r.line_index,
+                r.line_count,
+                // Not size-checked by Go: truncated to the field size like it does.
+                r.call_file,
+                r.call_line,
+            ] {
+                buf.put_uint(v, fs)?;
+            }
+        }
+        buf.flush()
+    }
+
+    fn emit_lines(&self, layout: &Layout, sink: &mut impl Sink) -> io::Result<()> {
+        let mut buf = Chunk::new(sink);
+        for l in &self.lines {
+            buf.put_uint(l.offset, layout.line_field_size)?;
+            buf.put_uint(l.line, layout.line_field_size)?;
+        }
+        buf.flush()
+    }
+}
+
+/// The 128-byte header for `layout`, with the sections packed as Go packs them.
+fn header(layout: &Layout, crcs: [u32; 4]) -> Header {
+    let n = layout.ranges;
+    let va_offset = HEADER_SIZE as u64;
+    let range_offset = va_offset + n * layout.va_size;
+    let strings_offset = range_offset + n * RANGE_FIELDS as u64 * layout.field_size;
+    let lines_offset = strings_offset + layout.strings_size;
+    let table = |entry_size: u64, count: u64, offset: u64, crc: u32| TableHeader {
+        entry_size: U64::new(entry_size),
+        count: U64::new(count),
+        offset: U64::new(offset),
+        crc: U32::new(crc),
+        reserved: U32::new(0),
+    };
+    Header {
+        magic: MAGIC,
+        version: U32::new(VERSION),
+        va: table(layout.va_size, n, va_offset, crcs[0]),
+        ranges: table(layout.field_size, n, range_offset, crcs[1]),
+        strings: StringsHeader {
+            size: U64::new(layout.strings_size),
+            offset: U64::new(strings_offset),
+            crc: U32::new(crcs[2]),
+            reserved: U32::new(0),
+        },
+        lines: table(
+            layout.line_field_size,
+            layout.line_entries,
+            lines_offset,
+            crcs[3],
+        ),
+    }
+}
+
+/// Where encoded section bytes go: a CRC or the output.
+trait Sink {
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()>;
+}
+
+/// Accumulates the CRC32C of everything put into it.
+struct CrcSink<'a>(&'a mut u32);
+
+impl Sink for CrcSink<'_> {
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        *self.0 = crc32c::crc32c_append(*self.0, bytes);
+        Ok(())
+    }
+}
+
+/// Writes everything put into it to a writer.
+struct WriteSink<'a, W: Write>(&'a mut W);
+
+impl<W: Write> Sink for WriteSink<'_, W> {
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.0.write_all(bytes)
+    }
+}
+
+/// A 64 KiB staging buffer in front of a [`Sink`], so values are encoded in bulk.
+struct Chunk<'a, S: Sink> {
+    sink: &'a mut S,
+    buf: Vec<u8>,
+}
+
+const CHUNK: usize = 64 * 1024;
+
+impl<'a, S: Sink> Chunk<'a, S> {
+    fn new(sink: &'a mut S) -> Self {
+        Chunk {
+            sink,
+            buf: Vec::with_capacity(CHUNK),
+        }
+    }
+
+    /// Appends the low `size` bytes of `v`, little-endian.
+    fn put_uint(&mut self, v: u64, size: u64) -> io::Result<()> {
+        let bytes = v.to_le_bytes();
+        self.buf.extend_from_slice(&bytes[..size as usize]);
+        if self.buf.len() >= CHUNK {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if !self.buf.is_empty() {
+            self.sink.put(&self.buf)?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
