@@ -1,0 +1,134 @@
+//! Address lookup: the Go reader's frame selection plus files and lines.
+
+use core::iter::FusedIterator;
+
+use super::{LidiaFile, Str};
+
+/// One frame of a lookup result: a function covering the address, with the position of
+/// the address (innermost frame) or of the call into the next inner frame (outer frames).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Frame<'a> {
+    /// The function name.
+    pub function: Str<'a>,
+    /// The source file of the position: for the innermost frame its own file; for an
+    /// outer frame the call file of the frame nested in it, or its own file when that is
+    /// not recorded. Empty when unknown.
+    pub file: Str<'a>,
+    /// The source line of the position: for the innermost frame from its line table; for
+    /// an outer frame the call line of the frame nested in it. 0 when unknown.
+    pub line: u64,
+    /// Inline depth of the range (0 = top-level function).
+    pub depth: u64,
+    /// Index of the range in the file's tables.
+    pub range_index: usize,
+    /// The range's own call file (where it was inlined into its parent); empty if none.
+    pub call_file: Str<'a>,
+    /// The range's own call line; 0 if none.
+    pub call_line: u64,
+}
+
+/// Iterator over the frames covering an address, innermost first; see
+/// [`LidiaFile::lookup`]. Holds O(1) state and never allocates.
+#[derive(Clone, Debug)]
+pub struct Frames<'a> {
+    file: LidiaFile<'a>,
+    addr: u64,
+    /// The next range index to examine; `None` once the walk has ended.
+    next: Option<usize>,
+    /// Call file offset and call line of the frame returned last (`None` before the
+    /// first frame): they give the next, outer frame its position.
+    inner_call: Option<(u64, u64)>,
+}
+
+impl<'a> Iterator for Frames<'a> {
+    type Item = Frame<'a>;
+
+    fn next(&mut self) -> Option<Frame<'a>> {
+        let file = &self.file;
+        let addr = self.addr;
+        // Each step consumes one index, walking down; the walk ends at index 0 or at the
+        // first depth-0 range, so the loop is bounded by the number of ranges.
+        loop {
+            let index = self.next?;
+            let (Some(va), Some(entry)) = (file.vas.get(index), file.ranges.get(index)) else {
+                self.next = None;
+                return None;
+            };
+            self.next = if entry.depth == 0 {
+                None
+            } else {
+                index.checked_sub(1)
+            };
+            if !(va <= addr && addr < va.wrapping_add(entry.length)) {
+                continue;
+            }
+            let (position_file, line) = match self.inner_call {
+                None => (
+                    file.string_or_empty(entry.file),
+                    file.line_table(entry.line_index, entry.line_count)
+                        .line_for(va, addr),
+                ),
+                Some((call_file, call_line)) => {
+                    let from = if call_file != 0 {
+                        call_file
+                    } else {
+                        entry.file
+                    };
+                    (file.string_or_empty(from), call_line)
+                }
+            };
+            self.inner_call = Some((entry.call_file, entry.call_line));
+            return Some(Frame {
+                function: file.string_or_empty(entry.func),
+                file: position_file,
+                line,
+                depth: entry.depth,
+                range_index: index,
+                call_file: file.string_or_empty(entry.call_file),
+                call_line: entry.call_line,
+            });
+        }
+    }
+}
+
+impl FusedIterator for Frames<'_> {}
+
+impl<'a> LidiaFile<'a> {
+    /// The frames covering `addr`, innermost first.
+    ///
+    /// Selection is exactly the Go reader's: take the last range whose VA is at or below
+    /// `addr` (Go's bisection, so even an unsorted VA table gives Go's answer), then walk
+    /// backwards; a range covers `addr` when `va <= addr < va + length` (64-bit wrapping
+    /// add, so zero-length ranges never match); the walk stops after the first depth-0
+    /// range, whether it covers or not. Each frame also gets a file and line: the
+    /// innermost from its own file and line table, each outer one from the call file and
+    /// call line of the frame inside it.
+    ///
+    /// The iterator is lazy: each step costs one range read.
+    pub fn lookup(&self, addr: u64) -> Frames<'a> {
+        Frames {
+            file: *self,
+            addr,
+            next: self.vas.last_at_or_below(addr),
+            inner_call: None,
+        }
+    }
+
+    /// The function name of the innermost frame covering `addr` (the first frame of
+    /// [`lookup`](Self::lookup)), without computing files or lines.
+    #[inline]
+    pub fn lookup_function(&self, addr: u64) -> Option<Str<'a>> {
+        let mut index = self.vas.last_at_or_below(addr)?;
+        loop {
+            let va = self.vas.get(index)?;
+            let (length, depth) = self.ranges.length_depth(index)?;
+            if va <= addr && addr < va.wrapping_add(length) {
+                return Some(self.string_or_empty(self.ranges.func(index)?));
+            }
+            if depth == 0 {
+                return None;
+            }
+            index = index.checked_sub(1)?;
+        }
+    }
+}
