@@ -1,0 +1,304 @@
+//! Decoded symbol names: a borrowed token piece followed by a borrowed raw piece.
+//!
+//! A name is never copied into a buffer (spec D6): it is returned as the token bytes and
+//! the rest of the payload, and every operation (comparison, display, copy) streams over the
+//! two pieces. Stack use is therefore independent of name length.
+
+use core::cmp::Ordering;
+use core::fmt;
+use core::iter::{Chain, Copied};
+use core::slice;
+
+use super::raw::TOKEN_MARKER;
+use crate::{Error, ErrorKind, Format};
+
+/// A symbol name: `token ‖ rest`, either piece possibly empty.
+///
+/// The pieces borrow from the blob. Builder-written blobs split names on UTF-8 character
+/// boundaries, so each piece is valid UTF-8 on its own; blobs from elsewhere may not be,
+/// which [`Display`](fmt::Display) handles by printing U+FFFD.
+#[derive(Clone, Copy, Default)]
+pub struct Name<'a> {
+    /// The bytes of the token the name starts with (empty when the record is raw).
+    pub token: &'a [u8],
+    /// The bytes that follow the token.
+    pub rest: &'a [u8],
+}
+
+/// Iterator over the bytes of a [`Name`], token first.
+pub type NameBytes<'a> = Chain<Copied<slice::Iter<'a, u8>>, Copied<slice::Iter<'a, u8>>>;
+
+impl<'a> Name<'a> {
+    /// A name made of one contiguous piece.
+    pub const fn from_bytes(bytes: &'a [u8]) -> Self {
+        Name {
+            token: &[],
+            rest: bytes,
+        }
+    }
+
+    /// Length of the decoded name in bytes.
+    pub fn len(&self) -> usize {
+        // Both pieces are sub-slices of one blob, so the sum cannot overflow.
+        self.token.len().saturating_add(self.rest.len())
+    }
+
+    /// True when the name has no bytes (only possible in blobs the origin wrote).
+    pub fn is_empty(&self) -> bool {
+        self.token.is_empty() && self.rest.is_empty()
+    }
+
+    /// The bytes of the name, token first.
+    pub fn bytes(&self) -> NameBytes<'a> {
+        self.token.iter().copied().chain(self.rest.iter().copied())
+    }
+
+    /// Compares the name with `other` byte-wise (name order), without copying.
+    ///
+    /// The token piece is compared with one slice comparison (a `memcmp`), then the rest
+    /// with the remainder of `other`.
+    #[inline]
+    pub fn cmp_bytes(&self, other: &[u8]) -> Ordering {
+        let token = self.token;
+        match other.split_at_checked(token.len()) {
+            Some((head, tail)) => match token.cmp(head) {
+                Ordering::Equal => self.rest.cmp(tail),
+                unequal => unequal,
+            },
+            // `other` is shorter than the token: it is either a strict prefix of the
+            // token (the name is greater) or differs within it.
+            None => match token.get(..other.len()).map(|t| t.cmp(other)) {
+                Some(Ordering::Equal) | None => Ordering::Greater,
+                Some(unequal) => unequal,
+            },
+        }
+    }
+
+    /// Compares two names byte-wise, whatever their split into pieces.
+    pub fn cmp_name(&self, other: &Name<'_>) -> Ordering {
+        match other.token.len().cmp(&self.token.len()) {
+            // `other`'s token is the shorter one: compare it against our name's pieces.
+            Ordering::Less | Ordering::Equal => match self.cmp_bytes_prefix(other.token) {
+                Some(rest_of_self) => rest_of_self.cmp_bytes(other.rest),
+                None => self.cmp_bytes(other.token),
+            },
+            Ordering::Greater => other.cmp_name(self).reverse(),
+        }
+    }
+
+    /// If `prefix` (no longer than the token) is a prefix of this name, the name without it.
+    fn cmp_bytes_prefix(&self, prefix: &[u8]) -> Option<Name<'a>> {
+        let (head, tail) = self.token.split_at_checked(prefix.len())?;
+        (head == prefix).then_some(Name {
+            token: tail,
+            rest: self.rest,
+        })
+    }
+
+    /// True when the name starts with `prefix`.
+    pub fn starts_with(&self, prefix: &[u8]) -> bool {
+        match prefix.split_at_checked(self.token.len()) {
+            Some((head, tail)) => head == self.token && self.rest.starts_with(tail),
+            None => self.token.starts_with(prefix),
+        }
+    }
+
+    /// Copies the name into `buf` and returns its length.
+    ///
+    /// Fails with [`ErrorKind::BufferTooSmall`] (section `name`, offset 0) and leaves `buf`
+    /// unchanged when `buf` is shorter than [`len`](Self::len).
+    pub fn copy_to(&self, buf: &mut [u8]) -> Result<usize, Error> {
+        let len = self.len();
+        let too_small = || {
+            Error::new(
+                Format::Ksym,
+                "name",
+                0,
+                ErrorKind::BufferTooSmall { needed: len as u64 },
+            )
+        };
+        let (head, tail) = buf
+            .get_mut(..len)
+            .ok_or_else(too_small)?
+            .split_at_mut_checked(self.token.len())
+            .ok_or_else(too_small)?;
+        head.copy_from_slice(self.token);
+        tail.copy_from_slice(self.rest);
+        Ok(len)
+    }
+}
+
+impl PartialEq for Name<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.cmp_name(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Name<'_> {}
+
+impl PartialOrd for Name<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name<'_> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.cmp_name(other)
+    }
+}
+
+impl PartialEq<[u8]> for Name<'_> {
+    fn eq(&self, other: &[u8]) -> bool {
+        self.len() == other.len() && self.cmp_bytes(other) == Ordering::Equal
+    }
+}
+
+impl PartialEq<&[u8]> for Name<'_> {
+    fn eq(&self, other: &&[u8]) -> bool {
+        *self == **other
+    }
+}
+
+impl PartialEq<str> for Name<'_> {
+    fn eq(&self, other: &str) -> bool {
+        *self == *other.as_bytes()
+    }
+}
+
+impl PartialEq<&str> for Name<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        *self == *other.as_bytes()
+    }
+}
+
+/// Writes `bytes` as UTF-8, each invalid sequence as U+FFFD.
+fn write_lossy(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
+    for chunk in bytes.utf8_chunks() {
+        f.write_str(chunk.valid())?;
+        if !chunk.invalid().is_empty() {
+            f.write_str("\u{FFFD}")?;
+        }
+    }
+    Ok(())
+}
+
+impl fmt::Display for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write_lossy(f, self.token)?;
+        write_lossy(f, self.rest)
+    }
+}
+
+impl fmt::Debug for Name<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", DebugStr(*self))
+    }
+}
+
+/// Debug-quotes a name like a `str`, escaping as `str`'s Debug does.
+struct DebugStr<'a>(Name<'a>);
+
+impl fmt::Debug for DebugStr<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"")?;
+        for piece in [self.0.token, self.0.rest] {
+            for chunk in piece.utf8_chunks() {
+                for c in chunk.valid().chars() {
+                    write!(f, "{}", c.escape_debug())?;
+                }
+                for b in chunk.invalid() {
+                    write!(f, "\\x{b:02x}")?;
+                }
+            }
+        }
+        f.write_str("\"")
+    }
+}
+
+/// How a record payload refers to the token table (spec D5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Payload<'a> {
+    /// The token id, if the payload starts with a reference.
+    pub token: Option<u16>,
+    /// The raw bytes after the reference (the whole payload when raw).
+    pub rest: &'a [u8],
+}
+
+/// Why a payload is not well formed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BadMarker;
+
+/// Splits a record payload into its token reference and raw rest (spec D5).
+///
+/// `FF id FF FF` is the two-byte id `id·256 + 0xFF`: a one-byte reference cannot be followed
+/// by a raw `0xFF`, because `0xFF` never occurs in UTF-8.
+#[inline]
+pub(crate) fn split_payload(p: &[u8]) -> Result<Payload<'_>, BadMarker> {
+    match *p {
+        [] => Ok(Payload {
+            token: None,
+            rest: p,
+        }),
+        [first, ..] if first != TOKEN_MARKER => Ok(Payload {
+            token: None,
+            rest: p,
+        }),
+        [_, hi, TOKEN_MARKER, TOKEN_MARKER, ref rest @ ..] => Ok(Payload {
+            token: Some(u16::from_be_bytes([hi, TOKEN_MARKER])),
+            rest,
+        }),
+        [_, id, TOKEN_MARKER, ref rest @ ..] => Ok(Payload {
+            token: Some(u16::from(id)),
+            rest,
+        }),
+        [_, hi, lo, TOKEN_MARKER, ref rest @ ..] => Ok(Payload {
+            token: Some(u16::from_be_bytes([hi, lo])),
+            rest,
+        }),
+        _ => Err(BadMarker),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_forms_follow_d5() {
+        let raw = split_payload(b"abc").unwrap();
+        assert_eq!((raw.token, raw.rest), (None, &b"abc"[..]));
+        let short = split_payload(&[0xFF, 7, 0xFF, b'x']).unwrap();
+        assert_eq!((short.token, short.rest), (Some(7), &b"x"[..]));
+        let long = split_payload(&[0xFF, 1, 2, 0xFF, b'y']).unwrap();
+        assert_eq!((long.token, long.rest), (Some(258), &b"y"[..]));
+        let ff = split_payload(&[0xFF, 1, 0xFF, 0xFF, b'z']).unwrap();
+        assert_eq!((ff.token, ff.rest), (Some(511), &b"z"[..]));
+        assert_eq!(split_payload(&[]).unwrap().token, None);
+        assert_eq!(split_payload(&[0xFF, 1, 2, 3]), Err(BadMarker));
+        assert_eq!(split_payload(&[0xFF, 1]), Err(BadMarker));
+    }
+
+    #[test]
+    fn comparison_matches_contiguous_bytes() {
+        let words: [&[u8]; 8] = [b"", b"a", b"ab", b"abc", b"abd", b"b", b"abcabc", b"zz"];
+        for w in words {
+            for cut in 0..=w.len() {
+                let (t, r) = w.split_at(cut);
+                let n = Name { token: t, rest: r };
+                for q in words {
+                    assert_eq!(n.cmp_bytes(q), w.cmp(q), "{w:?}@{cut} vs {q:?}");
+                    assert_eq!(n.starts_with(q), w.starts_with(q), "{w:?}@{cut} vs {q:?}");
+                    for qcut in 0..=q.len() {
+                        let (qt, qr) = q.split_at(qcut);
+                        let m = Name {
+                            token: qt,
+                            rest: qr,
+                        };
+                        assert_eq!(n.cmp(&m), w.cmp(q), "{w:?}@{cut} vs {q:?}@{qcut}");
+                    }
+                }
+            }
+        }
+    }
+}

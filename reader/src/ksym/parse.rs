@@ -1,0 +1,336 @@
+//! `KsymBlob::parse`: locate the segments and run the structural checks of spec D4 once,
+//! so that every accessor afterwards is infallible.
+
+use core::fmt;
+
+use zerocopy::little_endian::{U32, U64};
+use zerocopy::FromBytes;
+
+use super::layout::{Counts, Layout, Segment};
+use super::name::{split_payload, Name};
+use super::raw::RECORD_HEADER;
+use crate::{Error, ErrorKind, Format};
+
+/// A parsed, structurally validated ksym-bin v1 blob.
+///
+/// It borrows the blob's tables in place (no copy, no allocation) and is cheap to copy,
+/// `Send` and `Sync`: parse it once and share it. Every accessor is infallible; lookups by
+/// address need text ranges and live in [`Ksyms`](super::Ksyms).
+#[derive(Clone, Copy)]
+pub struct KsymBlob<'a> {
+    /// The whole input, trailing bytes included (for [`validate`](Self::validate)).
+    pub(crate) bytes: &'a [u8],
+    pub(crate) addresses: &'a [U64],
+    pub(crate) offsets: &'a [U32],
+    pub(crate) seqs: &'a [U32],
+    pub(crate) names: &'a [u8],
+    pub(crate) token_table: &'a [u8],
+    pub(crate) token_index: &'a [U32],
+}
+
+/// Error in `section` at byte `offset`.
+pub(crate) fn err(section: &'static str, offset: usize, kind: ErrorKind) -> Error {
+    Error::new(Format::Ksym, section, offset as u64, kind)
+}
+
+/// A u64 count field, or an error if the blob ends before it.
+fn read_count(blob: &[u8], seg: Segment, section: &'static str) -> Result<u64, Error> {
+    let bytes = view(blob, seg, section)?;
+    U64::read_from_bytes(bytes)
+        .map(U64::get)
+        .map_err(|_| err(section, seg.offset, ErrorKind::Overflow))
+}
+
+/// The bytes of a segment, or a `Truncated` error naming it.
+fn view<'a>(blob: &'a [u8], seg: Segment, section: &'static str) -> Result<&'a [u8], Error> {
+    blob.get(seg.range()).ok_or_else(|| {
+        let available = blob.len().saturating_sub(seg.offset);
+        err(
+            section,
+            seg.offset,
+            ErrorKind::Truncated {
+                needed: seg.size as u64,
+                available: available as u64,
+            },
+        )
+    })
+}
+
+/// A table of little-endian integers (alignment 1, so any blob position works).
+fn table<'a, T: FromBytes + zerocopy::Immutable>(
+    blob: &'a [u8],
+    seg: Segment,
+    section: &'static str,
+) -> Result<&'a [T], Error> {
+    let bytes = view(blob, seg, section)?;
+    <[T]>::ref_from_bytes(bytes).map_err(|_| err(section, seg.offset, ErrorKind::Overflow))
+}
+
+impl<'a> KsymBlob<'a> {
+    /// Parses a blob at any alignment, with structural validation in O(N + K) and no
+    /// allocation (spec D2–D5).
+    ///
+    /// Checked here: every segment fits in `blob`; addresses are non-decreasing; every
+    /// record lies inside `names` and its payload is empty, raw or a token reference whose
+    /// id exists; `token_index` is non-decreasing and within the token table; every `seqs`
+    /// entry is below N. Bytes after the blob's end ([`used_size`](Self::used_size)) are
+    /// allowed: they are the zero padding of a fixed-size section.
+    ///
+    /// Errors name the segment and the byte offset of the offending entry.
+    pub fn parse(blob: &'a [u8]) -> Result<Self, Error> {
+        let mut counts = Counts::default();
+        let layout = Layout::compute(counts)?;
+        counts.num_syms = read_count(blob, layout.num_syms, "num_syms")?;
+        let layout = Layout::compute(counts)?;
+        // Fixed tables first, so a huge N is reported before names_len is read.
+        let addresses = table::<U64>(blob, layout.addresses, "addresses")?;
+        let offsets = table::<U32>(blob, layout.offsets, "offsets")?;
+        let seqs = table::<U32>(blob, layout.seqs, "seqs")?;
+        counts.names_len = read_count(blob, layout.names_len, "names_len")?;
+        let layout = Layout::compute(counts)?;
+        let names = view(blob, layout.names, "names")?;
+        counts.token_table_len = read_count(blob, layout.token_table_len, "token_table_len")?;
+        let layout = Layout::compute(counts)?;
+        let token_table = view(blob, layout.token_table, "token_table")?;
+        counts.token_index_len = read_count(blob, layout.token_index_len, "token_index_len")?;
+        let layout = Layout::compute(counts)?;
+        let token_index = table::<U32>(blob, layout.token_index, "token_index")?;
+
+        let parsed = KsymBlob {
+            bytes: blob,
+            addresses,
+            offsets,
+            seqs,
+            names,
+            token_table,
+            token_index,
+        };
+        parsed.check_addresses(&layout)?;
+        parsed.check_token_index(&layout)?;
+        parsed.check_seqs(&layout)?;
+        parsed.check_records(&layout)?;
+        Ok(parsed)
+    }
+
+    /// D4.2: addresses are non-decreasing.
+    fn check_addresses(&self, layout: &Layout) -> Result<(), Error> {
+        let mut previous = 0u64;
+        for (i, a) in self.addresses.iter().enumerate() {
+            let a = a.get();
+            if a < previous {
+                return Err(err(
+                    "addresses",
+                    entry(layout.addresses, i, 8),
+                    ErrorKind::Unsorted,
+                ));
+            }
+            previous = a;
+        }
+        Ok(())
+    }
+
+    /// D4.5: token_index is non-decreasing and no entry lies beyond the token table.
+    fn check_token_index(&self, layout: &Layout) -> Result<(), Error> {
+        let limit = self.token_table.len() as u64;
+        let mut previous = 0u64;
+        for (k, start) in self.token_index.iter().enumerate() {
+            let start = u64::from(start.get());
+            let at = entry(layout.token_index, k, 4);
+            if start > limit {
+                let kind = ErrorKind::OutOfRange {
+                    value: start,
+                    limit,
+                };
+                return Err(err("token_index", at, kind));
+            }
+            if start < previous {
+                return Err(err("token_index", at, ErrorKind::Unsorted));
+            }
+            previous = start;
+        }
+        Ok(())
+    }
+
+    /// D4.6: every seqs entry names a symbol.
+    fn check_seqs(&self, layout: &Layout) -> Result<(), Error> {
+        let n = self.addresses.len() as u64;
+        for (r, seq) in self.seqs.iter().enumerate() {
+            let value = u64::from(seq.get());
+            if value >= n {
+                let kind = ErrorKind::OutOfRange { value, limit: n };
+                return Err(err("seqs", entry(layout.seqs, r, 4), kind));
+            }
+        }
+        Ok(())
+    }
+
+    /// D4.3 and D4.4: every record lies inside `names`, and its payload is well formed.
+    fn check_records(&self, layout: &Layout) -> Result<(), Error> {
+        let names_len = self.names.len() as u64;
+        let k = self.token_index.len() as u64;
+        for (i, offset) in self.offsets.iter().enumerate() {
+            let start = u64::from(offset.get());
+            let record_at = layout.names.offset.saturating_add(offset.get() as usize);
+            // `start + 3` cannot overflow a u64 built from a u32.
+            let header_end = start.saturating_add(RECORD_HEADER as u64);
+            if header_end > names_len {
+                let kind = ErrorKind::OutOfRange {
+                    value: start,
+                    limit: names_len.saturating_sub(RECORD_HEADER as u64),
+                };
+                return Err(err("offsets", entry(layout.offsets, i, 4), kind));
+            }
+            let payload_len = self.record_payload_len(start);
+            let end = header_end.saturating_add(payload_len);
+            if end > names_len {
+                let kind = ErrorKind::OutOfRange {
+                    value: end,
+                    limit: names_len,
+                };
+                return Err(err("names", record_at.saturating_add(1), kind));
+            }
+            let payload_at = record_at.saturating_add(RECORD_HEADER);
+            let payload = self.record(i).map_or(&[][..], |(_, p)| p);
+            let split = split_payload(payload).map_err(|_| {
+                let what = "token reference without its closing 0xFF";
+                err("names", payload_at, ErrorKind::Malformed(what))
+            })?;
+            if let Some(id) = split.token {
+                if u64::from(id) >= k {
+                    let kind = ErrorKind::OutOfRange {
+                        value: u64::from(id),
+                        limit: k,
+                    };
+                    return Err(err("names", payload_at, kind));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The u16 payload length of the record at `start` in `names` (0 if out of bounds).
+    fn record_payload_len(&self, start: u64) -> u64 {
+        let at = usize::try_from(start).unwrap_or(usize::MAX);
+        let len = at
+            .checked_add(1)
+            .and_then(|lo| self.names.get(lo..lo.checked_add(2)?));
+        len.and_then(|b| <[u8; 2]>::try_from(b).ok())
+            .map_or(0, |b| u64::from(u16::from_le_bytes(b)))
+    }
+
+    /// Type byte and payload of record `index`; `None` only if `index ≥ N` (parse has
+    /// checked every record).
+    #[inline]
+    pub(crate) fn record(&self, index: usize) -> Option<(u8, &'a [u8])> {
+        let start = self.offsets.get(index)?.get() as usize;
+        let header = self.names.get(start..start.checked_add(RECORD_HEADER)?)?;
+        let (&kind, len) = header.split_first()?;
+        let len = u16::from_le_bytes(<[u8; 2]>::try_from(len).ok()?) as usize;
+        let payload_start = start.checked_add(RECORD_HEADER)?;
+        let payload = self
+            .names
+            .get(payload_start..payload_start.checked_add(len)?)?;
+        Some((kind, payload))
+    }
+
+    /// Type byte and decoded name of record `index`.
+    #[inline]
+    pub(crate) fn kind_and_name(&self, index: usize) -> Option<(u8, Name<'a>)> {
+        let (kind, payload) = self.record(index)?;
+        Some((kind, self.decode(payload)))
+    }
+
+    /// Decodes a payload that parse has accepted. Defence in depth: anything unexpected
+    /// decodes as an empty name rather than failing.
+    #[inline]
+    pub(crate) fn decode(&self, payload: &'a [u8]) -> Name<'a> {
+        match split_payload(payload) {
+            Ok(p) => Name {
+                token: p.token.map_or(&[][..], |id| self.token(usize::from(id))),
+                rest: p.rest,
+            },
+            Err(_) => Name::default(),
+        }
+    }
+
+    /// The bytes of token `id` (empty if it does not exist).
+    #[inline]
+    pub(crate) fn token(&self, id: usize) -> &'a [u8] {
+        let start = self.token_index.get(id).map_or(0, |s| s.get() as usize);
+        let end = match id
+            .checked_add(1)
+            .and_then(|next| self.token_index.get(next))
+        {
+            Some(e) => e.get() as usize,
+            None => self.token_table.len(),
+        };
+        self.token_table.get(start..end).unwrap_or_default()
+    }
+
+    /// The stored (link-time) address of symbol `index`.
+    #[inline]
+    pub(crate) fn address(&self, index: usize) -> Option<u64> {
+        self.addresses.get(index).map(|a| a.get())
+    }
+
+    /// The address-order index of the symbol at name-order rank `rank`.
+    #[inline]
+    pub(crate) fn seq(&self, rank: usize) -> Option<usize> {
+        self.seqs.get(rank).map(|s| s.get() as usize)
+    }
+
+    /// The blob's own length `E` (the end of `token_index`); bytes after it were accepted
+    /// as padding.
+    pub fn used_size(&self) -> usize {
+        self.layout().used_size
+    }
+
+    /// Number of symbols N.
+    pub fn len(&self) -> usize {
+        self.addresses.len()
+    }
+
+    /// True when the blob holds no symbols, e.g. an all-zero placeholder section that was
+    /// never filled (spec section 8).
+    pub fn is_empty(&self) -> bool {
+        self.addresses.is_empty()
+    }
+
+    /// Number of tokens K.
+    pub fn token_count(&self) -> usize {
+        self.token_index.len()
+    }
+
+    /// The four counts N, L, T, K.
+    pub(crate) fn counts(&self) -> Counts {
+        Counts {
+            num_syms: self.addresses.len() as u64,
+            names_len: self.names.len() as u64,
+            token_table_len: self.token_table.len() as u64,
+            token_index_len: self.token_index.len() as u64,
+        }
+    }
+
+    /// The offset and size of every segment.
+    pub fn layout(&self) -> Layout {
+        // Parse has computed the same layout successfully, so this cannot fail.
+        Layout::compute(self.counts()).unwrap_or_default()
+    }
+}
+
+/// Byte offset of entry `i` of a table of `width`-byte entries.
+fn entry(table: Segment, i: usize, width: usize) -> usize {
+    table.offset.saturating_add(i.saturating_mul(width))
+}
+
+impl fmt::Debug for KsymBlob<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KsymBlob")
+            .field("symbols", &self.len())
+            .field("names_len", &self.names.len())
+            .field("tokens", &self.token_count())
+            .field("token_table_len", &self.token_table.len())
+            .field("used_size", &self.used_size())
+            .finish()
+    }
+}
