@@ -1,1 +1,159 @@
 //! Builds ksym-bin v1 blobs from nm, /proc/kallsyms, System.map text and ELF files.
+//!
+//! A ksym-bin v1 blob is a kallsyms-style table of text symbols (address, one type
+//! character, name) that the `no_std` reader [`symblob::ksym`] turns back into
+//! `name+0xoff/0xsize` and answers name lookups from. This module reads symbol lists,
+//! orders them, picks name-prefix tokens and writes the exact v1 layout.
+//!
+//! # Pipeline
+//!
+//! 1. **Input** ([`parse_nm`], [`parse_kallsyms`], [`read_elf`], or [`parse_input`] with
+//!    [`detect_format`]): each gives a [`SymbolList`] of the symbols whose type passes the
+//!    [`TypeFilter`] (default `T` and `t`), with names validated and, if asked, demangled.
+//! 2. **Build** ([`build`]): sorts, removes exact duplicates, selects tokens, encodes the
+//!    records and lays out the segments. The result is a [`Built`] blob with [`BuildStats`].
+//!
+//! [`build_from_elf`] does both for an ELF file and also returns the ELF's text ranges,
+//! which a caller passes to the reader.
+//!
+//! Nothing here prints or exits, so it can run in a `build.rs`. Every failure is an
+//! [`Error`](crate::Error) naming the input and the line (text), the symbol index (lists
+//! given directly) or the limit that was exceeded.
+//!
+//! # Input rules
+//!
+//! * **nm / System.map** (`nm -n`, with or without `-C`): `<hex address> <type> <name>`.
+//!   The name is everything after the single space that follows the type, kept byte for
+//!   byte (interior spaces included). Lines without an address (`U`, `w`, `v` undefined
+//!   symbols, printed with a blank address column) are skipped, as are blank lines. A line
+//!   ending in CR LF is read without its CR.
+//! * **/proc/kallsyms**: the same, but a name ends at a TAB; `\t[module]` marks a module
+//!   symbol, which v1 cannot represent: such lines are skipped and counted
+//!   ([`SymbolList::skipped_module`]). An input whose addresses are all zero (the view an
+//!   unprivileged reader gets) is refused.
+//! * **ELF** (`.symtab`, else `.dynsym`): `STT_FUNC`, `STT_GNU_IFUNC` and named
+//!   `STT_NOTYPE` symbols defined in an executable (`SHF_EXECINSTR`) section; type `T`
+//!   (global), `t` (local) or `W` (weak), as binutils `nm` assigns them. Undefined,
+//!   absolute, section and file symbols and `.L` locals are skipped.
+//! * Everywhere: mapping symbols (`$x`, `$a`, `$t`, `$d`, alone or followed by `.` and
+//!   anything) are dropped by that exact rule, and only types in the [`TypeFilter`] are
+//!   kept.
+//! * A kept name must be non-empty, valid UTF-8, free of NUL and CR, and at most 65,535
+//!   bytes long (after demangling). Anything else is an error; names are never truncated
+//!   or repaired.
+//!
+//! # Name normalisation (what `lookup_name` matches)
+//!
+//! By default names are stored **exactly as given**. With [`Demangle::Rust`], a name that
+//! starts with `_ZN` (Rust legacy) or `_R` (Rust v0) and that `rustc-demangle` accepts is
+//! replaced by its alternate form `{:#}`: the path without the `::h<hash>` suffix or crate
+//! disambiguators, with a `.llvm.<n>` suffix dropped and other suffixes such as `.cold`
+//! kept (`std::rt::lang_start.cold`). Names that do not parse, C++ `_ZN…` names among them,
+//! are kept as they are. A name lookup must then use the demangled form.
+//!
+//! # Orders and tokens
+//!
+//! Symbols are sorted by (address, number of leading underscores, name bytes, input
+//! position), so among aliases `startup_64` comes before `_stext`. Records equal in
+//! address, type and name are kept once. The name table (`seqs`) is sorted by (name,
+//! address, index), so the first of equal names has the lowest address.
+//!
+//! A name may start with one token from a table of at most 511 (ids 0..=510; id 511 is
+//! never written, because the original reader misreads it). Tokens are chosen by their
+//! real byte savings over a prefix trie of all names: any shared prefix that ends on a
+//! UTF-8 character boundary is a candidate, not only the fixed lengths the original
+//! generator tries, and every name uses the longest token that is a prefix of it. Tokens
+//! that do not pay for their table entry are dropped, and the most used tokens get the
+//! one-byte ids. The output is byte-for-byte reproducible.
+//!
+//! # Example
+//!
+//! ```
+//! use symblob_build::ksym::{build, parse_nm, BuildOptions, InputOptions};
+//!
+//! let text = b"0000000000001000 T _start\n0000000000001100 T do_fork\n";
+//! let symbols = parse_nm(text, "example.map", &InputOptions::default())?;
+//! let built = build(&symbols.symbols, &BuildOptions::default())?;
+//! assert_eq!(built.stats.symbols, 2);
+//! assert_eq!(built.bytes.len() as u64, built.stats.blob_bytes);
+//! # Ok::<(), symblob_build::Error>(())
+//! ```
+
+mod build;
+mod encode;
+mod input_elf;
+mod input_kallsyms;
+mod input_nm;
+mod names;
+mod order;
+mod tokens;
+
+pub use build::{build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild};
+pub use input_elf::{read_elf, ElfSymbols};
+pub use input_kallsyms::parse_kallsyms;
+pub use input_nm::{detect_format, parse_input, parse_nm, InputFormat};
+pub use names::Demangle;
+
+/// One symbol as read from an input: link-time address, nm type character, final name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// Link-time virtual address.
+    pub address: u64,
+    /// The nm type character, e.g. `b'T'` (global text) or `b't'` (local text).
+    pub kind: u8,
+    /// The name as it will be stored (after demangling, if that was asked for).
+    pub name: String,
+}
+
+/// Which nm type characters are kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TypeFilter {
+    kept: [bool; 256],
+}
+
+impl TypeFilter {
+    /// Keeps exactly the type characters in `types`, e.g. `"Tt"` or `"TtWw"`.
+    pub fn new(types: &str) -> Self {
+        let mut kept = [false; 256];
+        for b in types.bytes() {
+            kept[usize::from(b)] = true;
+        }
+        TypeFilter { kept }
+    }
+
+    /// Whether symbols of type `kind` are kept.
+    pub fn keeps(&self, kind: u8) -> bool {
+        self.kept[usize::from(kind)]
+    }
+}
+
+impl Default for TypeFilter {
+    /// `T` and `t`, the text symbols the original generator keeps.
+    fn default() -> Self {
+        TypeFilter::new("Tt")
+    }
+}
+
+/// How inputs are read: which types are kept and how names are normalised.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct InputOptions {
+    /// The symbol types to keep (default `T` and `t`).
+    pub types: TypeFilter,
+    /// Name demangling (default: none, names stored exactly as given).
+    pub demangle: Demangle,
+}
+
+/// The symbols read from one input, with counts of what was skipped.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SymbolList {
+    /// The kept symbols, in input order.
+    pub symbols: Vec<Symbol>,
+    /// Symbols dropped by the type filter.
+    pub skipped_type: u64,
+    /// Lines or symbols without an address (undefined symbols) and blank lines.
+    pub skipped_undefined: u64,
+    /// Mapping symbols (`$x`, `$d`, …) and, for ELF, `.L` locals.
+    pub skipped_mapping: u64,
+    /// `/proc/kallsyms` module symbols (`\t[module]`), which v1 cannot represent.
+    pub skipped_module: u64,
+}

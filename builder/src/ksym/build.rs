@@ -1,0 +1,172 @@
+//! The build step: symbols in, blob bytes and statistics out.
+
+use std::ops::Range;
+
+use super::encode::encode;
+use super::input_elf::read_elf;
+use super::names::{check_name_bytes, check_name_length};
+use super::order::order;
+use super::tokens::{select, MAX_TOKENS};
+use super::{InputOptions, Symbol, SymbolList};
+use crate::{Error, Location, Result};
+
+/// Options of the build step.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildOptions {
+    /// Most tokens to use (at most 511, the default; 0 writes every name raw).
+    pub max_tokens: usize,
+    /// Append zeros up to this many bytes (a fixed-size section to fill with
+    /// `objcopy --update-section`); the build fails if the blob is larger.
+    pub pad_to: Option<u64>,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            max_tokens: MAX_TOKENS,
+            pad_to: None,
+        }
+    }
+}
+
+/// Figures about a built blob.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BuildStats {
+    /// Symbols stored (N).
+    pub symbols: u64,
+    /// Input records dropped because they repeated another's address, type and name.
+    pub duplicates_removed: u64,
+    /// Tokens stored (K).
+    pub tokens: u64,
+    /// Sum of the stored names' lengths in bytes (without type or length bytes).
+    pub raw_name_bytes: u64,
+    /// Bytes of the addresses, offsets and seqs tables (16 per symbol).
+    pub table_bytes: u64,
+    /// Bytes of the names segment (L), record headers included.
+    pub names_bytes: u64,
+    /// Bytes of the token table (T).
+    pub token_table_bytes: u64,
+    /// Bytes of the token index (4 per token).
+    pub token_index_bytes: u64,
+    /// Records that start with a token with a one-byte id.
+    pub short_refs: u64,
+    /// Records that start with a token with a two-byte id.
+    pub long_refs: u64,
+    /// The blob's used size `E` (without `pad_to` padding).
+    pub blob_bytes: u64,
+    /// Length of the output, `pad_to` padding included.
+    pub output_bytes: u64,
+}
+
+impl BuildStats {
+    /// Names segment bytes per raw name byte (the original generator reaches 1.053 on
+    /// Linux text symbols); 0 when there are no names.
+    pub fn names_ratio(&self) -> f64 {
+        if self.raw_name_bytes == 0 {
+            0.0
+        } else {
+            self.names_bytes as f64 / self.raw_name_bytes as f64
+        }
+    }
+}
+
+/// A built blob.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Built {
+    /// The blob, followed by the `pad_to` zeros if asked for.
+    pub bytes: Vec<u8>,
+    /// Figures about it.
+    pub stats: BuildStats,
+}
+
+/// Builds a ksym-bin v1 blob from `symbols` (any order; they are sorted per the
+/// [module docs](super)).
+///
+/// # Errors
+///
+/// * [`Error::Input`] with input `symbols` and the symbol's index for a name that is
+///   empty, not UTF-8, contains NUL or CR, or is longer than 65,535 bytes;
+/// * [`Error::Limit`] when a count or segment exceeds the format's u32 fields, or the
+///   blob is larger than `pad_to`.
+pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
+    for (i, sym) in symbols.iter().enumerate() {
+        let at = Location::Index(i as u64);
+        check_name_bytes(sym.name.as_bytes())
+            .and_then(check_name_length)
+            .map_err(|m| Error::input("symbols", at, m))?;
+    }
+    if symbols.len() as u64 >= 1 << 32 {
+        return Err(Error::Limit {
+            what: "symbol count",
+            value: symbols.len() as u64,
+            limit: u64::from(u32::MAX),
+        });
+    }
+
+    let ordered = order(symbols);
+    let names: Vec<&str> = ordered.symbols.iter().map(|s| s.name.as_str()).collect();
+    let tokens = select(&names, &ordered.seqs, options.max_tokens);
+    let encoded = encode(&ordered.symbols, &ordered.seqs, &tokens)?;
+
+    let n = ordered.symbols.len() as u64;
+    let blob_bytes = encoded.bytes.len() as u64;
+    let mut bytes = encoded.bytes;
+    if let Some(size) = options.pad_to {
+        if blob_bytes > size {
+            return Err(Error::Limit {
+                what: "blob size",
+                value: blob_bytes,
+                limit: size,
+            });
+        }
+        let size = usize::try_from(size).map_err(|_| Error::Limit {
+            what: "pad-to size",
+            value: size,
+            limit: usize::MAX as u64,
+        })?;
+        bytes.resize(size, 0);
+    }
+    let stats = BuildStats {
+        symbols: n,
+        duplicates_removed: ordered.duplicates_removed,
+        tokens: tokens.table.len() as u64,
+        raw_name_bytes: names.iter().map(|s| s.len() as u64).sum(),
+        table_bytes: 16 * n,
+        names_bytes: encoded.names_bytes,
+        token_table_bytes: encoded.token_table_bytes,
+        token_index_bytes: 4 * tokens.table.len() as u64,
+        short_refs: encoded.short_refs,
+        long_refs: encoded.long_refs,
+        blob_bytes,
+        output_bytes: bytes.len() as u64,
+    };
+    Ok(Built { bytes, stats })
+}
+
+/// A blob built from an ELF file, with what the reader needs to use it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ElfBuild {
+    /// The blob.
+    pub blob: Built,
+    /// The ELF's text ranges (see [`ElfSymbols::text_ranges`](super::ElfSymbols)).
+    pub text_ranges: Vec<Range<u64>>,
+    /// The symbols read and what was skipped.
+    pub symbols: SymbolList,
+}
+
+/// Reads an ELF file's text symbols ([`read_elf`](super::read_elf)) and builds a blob from
+/// them; `input` names the file in error messages.
+pub fn build_from_elf(
+    data: &[u8],
+    input: &str,
+    input_options: &InputOptions,
+    options: &BuildOptions,
+) -> Result<ElfBuild> {
+    let elf = read_elf(data, input, input_options)?;
+    let blob = build(&elf.symbols.symbols, options)?;
+    Ok(ElfBuild {
+        blob,
+        text_ranges: elf.text_ranges,
+        symbols: elf.symbols,
+    })
+}

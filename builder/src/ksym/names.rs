@@ -1,0 +1,135 @@
+//! Name rules shared by every input: validation, mapping symbols and demangling.
+
+use symblob::ksym::raw::MAX_PAYLOAD;
+
+/// Name normalisation applied while reading an input. It decides what `lookup_name`
+/// matches, so it is part of a blob's contract (see the [module docs](super)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Demangle {
+    /// Names are stored exactly as given.
+    #[default]
+    None,
+    /// Rust legacy (`_ZN…`) and v0 (`_R…`) names that `rustc-demangle` accepts are stored
+    /// in its alternate form `{:#}` (no hash, `.llvm.<n>` dropped); others as given.
+    Rust,
+}
+
+impl Demangle {
+    /// Applies this normalisation to a (valid UTF-8) name.
+    pub(crate) fn apply(self, name: &str) -> Option<String> {
+        match self {
+            Demangle::None => None,
+            Demangle::Rust => demangle_rust(name),
+        }
+    }
+}
+
+/// The alternate (hash-free) rustc-demangle form of a `_ZN…` or `_R…` name, or `None`
+/// when the name is not a Rust symbol (C++ `_ZN…` names included).
+fn demangle_rust(name: &str) -> Option<String> {
+    if !(name.starts_with("_ZN") || name.starts_with("_R")) {
+        return None;
+    }
+    let demangled = rustc_demangle::try_demangle(name).ok()?;
+    Some(format!("{demangled:#}"))
+}
+
+/// Whether `name` is an ELF mapping symbol (AArch64 / ARM / RISC-V `$x`, `$a`, `$t`, `$d`,
+/// alone or followed by `.` and anything). These mark code/data regions, not functions.
+pub(crate) fn is_mapping_symbol(name: &[u8]) -> bool {
+    match name {
+        [b'$', b'x' | b'a' | b't' | b'd'] => true,
+        [b'$', b'x' | b'a' | b't' | b'd', b'.', ..] => true,
+        _ => false,
+    }
+}
+
+/// Checks the byte rules of a name (D14) and returns it as a `&str`, or a message that
+/// says what is wrong.
+pub(crate) fn check_name_bytes(name: &[u8]) -> Result<&str, String> {
+    if name.is_empty() {
+        return Err("missing symbol name".into());
+    }
+    let text = std::str::from_utf8(name).map_err(|e| {
+        format!(
+            "symbol name is not valid UTF-8 (bad byte at name offset {})",
+            e.valid_up_to()
+        )
+    })?;
+    if let Some(pos) = name.iter().position(|&b| b == 0 || b == b'\r') {
+        let what = if name[pos] == 0 { "NUL" } else { "CR" };
+        return Err(format!(
+            "symbol name contains a {what} byte at name offset {pos}"
+        ));
+    }
+    Ok(text)
+}
+
+/// Checks the length limit of a stored name.
+pub(crate) fn check_name_length(name: &str) -> Result<(), String> {
+    if name.len() > MAX_PAYLOAD {
+        return Err(format!(
+            "symbol name is {} bytes long, more than the format's limit of {MAX_PAYLOAD}",
+            name.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Validates a name read from an input and applies the demangling mode.
+pub(crate) fn finish_name(name: &[u8], demangle: Demangle) -> Result<String, String> {
+    let text = check_name_bytes(name)?;
+    let stored = demangle.apply(text).unwrap_or_else(|| text.to_owned());
+    // A demangler could in principle produce an empty or odd name; the stored name is
+    // what the rules apply to.
+    check_name_bytes(stored.as_bytes())?;
+    check_name_length(&stored)?;
+    Ok(stored)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mapping_symbols_by_exact_rule() {
+        for m in ["$x", "$x.12", "$d", "$a.0", "$t"] {
+            assert!(is_mapping_symbol(m.as_bytes()), "{m}");
+        }
+        for n in ["$xyz", "a$x", "foo$x.1", "$", "$e", "x"] {
+            assert!(!is_mapping_symbol(n.as_bytes()), "{n}");
+        }
+    }
+
+    #[test]
+    fn demangles_only_rust_names() {
+        let legacy = "_ZN4core3fmt5write17h0123456789abcdefE";
+        assert_eq!(
+            Demangle::Rust.apply(legacy).as_deref(),
+            Some("core::fmt::write")
+        );
+        assert_eq!(
+            Demangle::Rust
+                .apply("_ZN4core3fmt5write17h0123456789abcdefE.llvm.1234")
+                .as_deref(),
+            Some("core::fmt::write")
+        );
+        assert_eq!(Demangle::None.apply(legacy), None);
+        assert_eq!(
+            Demangle::Rust.apply("_ZNSt6vectorIiSaIiEE9push_backEOi"),
+            None
+        );
+        assert_eq!(Demangle::Rust.apply("do_fork"), None);
+    }
+
+    #[test]
+    fn name_rules() {
+        assert!(check_name_bytes(b"").is_err());
+        assert!(check_name_bytes(b"a\0b").is_err());
+        assert!(check_name_bytes(b"a\rb").is_err());
+        assert!(check_name_bytes(b"\xff").is_err());
+        assert_eq!(check_name_bytes("grüße".as_bytes()), Ok("grüße"));
+        assert!(check_name_length(&"a".repeat(65_535)).is_ok());
+        assert!(check_name_length(&"a".repeat(65_536)).is_err());
+    }
+}
