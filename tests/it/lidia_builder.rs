@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use symblob_build::lidia::{Flags, LidiaWriter, LineEntry, RangeSpec};
+use symblob_build::lidia::{build_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry, RangeSpec};
 
 use crate::common::{shared_testdata, testdata};
 
@@ -134,7 +134,75 @@ fn no_ranges_gives_the_empty_golden() {
     assert_eq!(got, read(&testdata("lidia/lidia/empty.lidia")));
 }
 
-#[allow(dead_code)]
 fn upstream(rel: &str) -> Option<PathBuf> {
     shared_testdata(&format!("lidia/upstream/{rel}"))
+}
+
+/// The options a golden's `<opts>` name stands for (testdata README); `crc` changes
+/// nothing in the written bytes, and `lines`/`files` nothing from an ELF.
+fn options_for(opts: &str) -> ElfOptions {
+    let mut o = ElfOptions::default();
+    match opts {
+        "none" | "crc" => {}
+        "crc_lines_files" => {
+            o.lines = true;
+            o.files = true;
+        }
+        "symtab_only" => o.gopclntab = false,
+        "pclntab_only" => o.symtab = false,
+        other => panic!("unknown option set {other}"),
+    }
+    o
+}
+
+/// Every `(elf, opts, golden)` triple of a `lidia/` folder whose ELF is in `elf_dir`.
+fn golden_builds(elf_dir: &Path, lidia_dir: &Path) -> Vec<(PathBuf, String, PathBuf)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(lidia_dir).unwrap() {
+        let golden = entry.unwrap().path();
+        let name = golden.file_name().unwrap().to_str().unwrap().to_owned();
+        let Some(stem) = name.strip_suffix(".lidia") else {
+            continue;
+        };
+        let Some((elf, opts)) = stem.rsplit_once('.') else {
+            continue;
+        };
+        let elf = elf_dir.join(elf);
+        if elf.exists() {
+            out.push((elf, opts.to_owned(), golden));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn check_golden_builds(elf_dir: &Path, lidia_dir: &Path) -> usize {
+    let builds = golden_builds(elf_dir, lidia_dir);
+    for (elf, opts, golden) in &builds {
+        let got = build_from_elf(elf, &options_for(opts))
+            .unwrap_or_else(|e| panic!("{} ({opts}): {e}", elf.display()));
+        assert!(
+            got == read(golden),
+            "{} with {opts} differs from {}",
+            elf.display(),
+            golden.display()
+        );
+    }
+    builds.len()
+}
+
+#[test]
+fn elf_builds_equal_the_go_goldens() {
+    let n = check_golden_builds(&testdata("lidia/elf"), &testdata("lidia/lidia"));
+    // 8 ELFs: none + crc_lines_files each, crc for the 6 C ones, 2 × 2 Go-only sets.
+    assert_eq!(n, 8 * 2 + 6 + 4);
+}
+
+#[test]
+fn upstream_elf_builds_equal_the_go_goldens() {
+    let (Some(elf), Some(lidia)) = (upstream("elf"), upstream("lidia")) else {
+        eprintln!("upstream Lidia test data absent: skipped");
+        return;
+    };
+    assert!(check_golden_builds(&elf, &lidia) > 0);
 }

@@ -2,9 +2,16 @@
 //!
 //! [`LidiaWriter`] takes ranges through [`RangeSpec`] and writes the exact bytes
 //! Pyroscope's Go writer produces for the same ranges and [`Flags`].
+//! [`build_from_elf`] and [`write_from_elf`] do what Pyroscope's `CreateLidia` does with an
+//! ELF file (symbols and Go `.gopclntab`), byte for byte, or build from DWARF.
 
 pub mod dwarf;
+mod elf;
+mod elf_file;
+mod gopclntab;
 mod strings;
+mod symbols;
 mod writer;
 
+pub use elf::{build_from_elf, collect, write_from_elf, ElfOptions, Stats};
 pub use writer::{Flags, Layout, LidiaWriter, LineEntry, RangeSpec};

@@ -213,7 +213,7 @@ impl LidiaWriter {
 
     /// Sorts the ranges and streams the file into `w`, section by section, without
     /// building the whole file in memory.
-    pub fn write_to<W: Write>(mut self, w: &mut W) -> io::Result<()> {
+    pub fn write_to<W: Write + ?Sized>(mut self, w: &mut W) -> io::Result<()> {
         // Stable: ranges with equal (VA, depth) keep their insertion order (spec 10).
         self.records.sort_by_key(|r| (r.va, r.depth));
         let layout = self.layout();
@@ -323,9 +323,9 @@ impl Sink for CrcSink<'_> {
 }
 
 /// Writes everything put into it to a writer.
-struct WriteSink<'a, W: Write>(&'a mut W);
+struct WriteSink<'a, W: Write + ?Sized>(&'a mut W);
 
-impl<W: Write> Sink for WriteSink<'_, W> {
+impl<W: Write + ?Sized> Sink for WriteSink<'_, W> {
     fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.0.write_all(bytes)
     }

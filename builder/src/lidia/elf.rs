@@ -1,0 +1,178 @@
+//! Lidia files from an ELF file: Pyroscope's `CreateLidia`, byte for byte (spec 12), and
+//! the DWARF builder behind [`ElfOptions::dwarf`].
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use super::elf_file::ElfFile;
+use super::gopclntab::{self, PclntabError};
+use super::symbols;
+use super::writer::{Flags, Layout, LidiaWriter, RangeSpec};
+use crate::{output, Error, Location, Result};
+
+/// What to read from the ELF file and what to store. [`Default`] is Go's default:
+/// symbols and `.gopclntab` on, everything else off.
+#[derive(Clone, Debug)]
+pub struct ElfOptions {
+    /// Read `.symtab` (or `.dynsym`) functions; Go's `WithSymtab(false)` turns it off.
+    pub symtab: bool,
+    /// Read Go `.gopclntab` functions; Go's `WithParseGoPclntab(false)` turns it off.
+    /// With it, an ELF without a `.text` section is an error, as in Go.
+    pub gopclntab: bool,
+    /// Store file and call-file strings (Go's `WithFiles()`).
+    pub files: bool,
+    /// Store line tables (Go's `WithLines()`).
+    pub lines: bool,
+    /// Build from DWARF (inline frames, files, lines) instead of symbols only.
+    pub dwarf: bool,
+    /// Demangle names (DWARF builds only; symbol names are always stored as they are).
+    pub demangle: bool,
+    /// A separate debug file to read DWARF from.
+    pub debug_file: Option<PathBuf>,
+}
+
+impl Default for ElfOptions {
+    fn default() -> Self {
+        ElfOptions {
+            symtab: true,
+            gopclntab: true,
+            files: false,
+            lines: false,
+            dwarf: false,
+            demangle: false,
+            debug_file: None,
+        }
+    }
+}
+
+impl ElfOptions {
+    /// The writer flags these options select.
+    pub fn flags(&self) -> Flags {
+        Flags {
+            files: self.files,
+            lines: self.lines,
+        }
+    }
+}
+
+/// What [`write_from_elf`] wrote.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stats {
+    /// Sizes and counts of the file written.
+    pub layout: Layout,
+}
+
+/// Builds the Lidia file of the ELF at `path` in memory.
+pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
+    let input = Input::open(path)?;
+    Ok(collect(path, input.bytes(), options)?.finish())
+}
+
+/// Builds the Lidia file of the ELF at `path` and writes it to `out` atomically: on any
+/// error `out` is left as it was.
+pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
+    let input = Input::open(path)?;
+    let writer = collect(path, input.bytes(), options)?;
+    let layout = writer.layout();
+    output::write_atomic_with(out, |w| writer.write_to(w))?;
+    Ok(Stats { layout })
+}
+
+/// Adds the ranges of the ELF `data` (read from `path`) to a new writer, in Go's order:
+/// symbols in table order, then `.gopclntab` functions in functab order.
+pub fn collect(path: &Path, data: &[u8], options: &ElfOptions) -> Result<LidiaWriter> {
+    let mut writer = LidiaWriter::new(options.flags());
+    let name = path.display().to_string();
+    let elf = ElfFile::parse(data).map_err(|m| Error::input(&name, Location::Whole, m))?;
+    if options.dwarf {
+        dwarf_ranges(path, data, options, &mut writer)?;
+        return Ok(writer);
+    }
+    if options.symtab {
+        let table = symbols::read(&elf).map_err(|m| Error::input(&name, Location::Whole, m))?;
+        for sym in table.iter().flat_map(|t| t.functions()) {
+            writer.add(&RangeSpec {
+                va: sym.value,
+                // Go's Range.Length is a uint32.
+                length: sym.size & 0xFFFF_FFFF,
+                ..symbol_range(sym.name)
+            });
+        }
+    }
+    if options.gopclntab {
+        gopclntab::for_each_function(&elf, |f| {
+            writer.add(&RangeSpec {
+                va: f.entry,
+                length: f.end.wrapping_sub(f.entry) & 0xFFFF_FFFF,
+                ..symbol_range(f.name)
+            });
+        })
+        .map_err(|e| match e {
+            PclntabError::NoText => Error::input(
+                &name,
+                Location::Whole,
+                "no .text section, which reading .gopclntab requires (as in Pyroscope); \
+                 build without .gopclntab to skip it",
+            ),
+            PclntabError::Other(m) => Error::input(&name, Location::Whole, m),
+        })?;
+    }
+    Ok(writer)
+}
+
+/// A depth-0 range with no file, call site or lines: what every symbol becomes.
+fn symbol_range(function: &[u8]) -> RangeSpec<'_> {
+    RangeSpec {
+        va: 0,
+        length: 0,
+        depth: 0,
+        function,
+        file: b"",
+        call_file: b"",
+        call_line: 0,
+        lines: &[],
+    }
+}
+
+/// The DWARF builder's ranges (it adds symbol-table ranges for what DWARF lacks itself).
+fn dwarf_ranges(
+    path: &Path,
+    _data: &[u8],
+    _options: &ElfOptions,
+    _writer: &mut LidiaWriter,
+) -> Result<()> {
+    Err(Error::input(
+        path.display().to_string(),
+        Location::Whole,
+        "building from DWARF is not available yet",
+    ))
+}
+
+/// The bytes of an input file: memory-mapped, or read when mapping is not possible.
+enum Input {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl Input {
+    fn open(path: &Path) -> Result<Self> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        // SAFETY: the map is only read, and only while `Input` lives. Another process
+        // truncating or rewriting the file meanwhile could change or unmap the bytes
+        // under us; every build tool that maps its inputs (linkers, objcopy) accepts that
+        // risk, and the bytes are treated as untrusted input whatever they contain.
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(map) => Ok(Input::Mapped(map)),
+            Err(_) => std::fs::read(path)
+                .map(Input::Read)
+                .map_err(|e| Error::io(path, e)),
+        }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Input::Mapped(m) => m,
+            Input::Read(v) => v,
+        }
+    }
+}

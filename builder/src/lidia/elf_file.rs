@@ -1,0 +1,170 @@
+//! The small view of an ELF file that the Lidia builder needs: class, byte order and the
+//! section headers, with section contents read as Go's `debug/elf` reads them.
+//!
+//! `object` parses the ELF and section headers (32/64-bit, either byte order); everything
+//! after that is done by hand, because Go's choices (which section, which fallback, what
+//! counts as malformed) decide the output bytes and `object`'s higher-level symbol API
+//! makes different ones.
+
+use std::borrow::Cow;
+
+use object::elf::{ELFCOMPRESS_ZLIB, SHF_COMPRESSED, SHT_NOBITS};
+use object::read::elf::{CompressionHeader, FileHeader, SectionHeader};
+use object::read::{CompressedData, CompressionFormat};
+use object::{Endianness, FileKind};
+
+/// One section header, with its name resolved.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Section<'a> {
+    /// Name from the section-name string table.
+    pub name: &'a [u8],
+    /// `sh_type`.
+    pub kind: u32,
+    /// `sh_flags`.
+    pub flags: u64,
+    /// `sh_addr`.
+    pub addr: u64,
+    /// `sh_offset`.
+    pub offset: u64,
+    /// `sh_size` (for a compressed section: the compressed size in the file).
+    pub size: u64,
+    /// `sh_link`.
+    pub link: u32,
+}
+
+/// What reading a section gives.
+#[derive(Debug)]
+pub(crate) enum SectionData<'a> {
+    /// The section's bytes (decompressed if it was compressed).
+    Bytes(Cow<'a, [u8]>),
+    /// An `SHT_NOBITS` section, which Go 1.19 reads as this many zero bytes.
+    Zeros(u64),
+}
+
+/// A parsed ELF file: byte order, class and sections.
+pub(crate) struct ElfFile<'a> {
+    data: &'a [u8],
+    /// Whether the file (and so its symbol entries) is big-endian.
+    pub big_endian: bool,
+    /// Whether the file is ELFCLASS64.
+    pub is_64: bool,
+    /// The section headers in table order (index 0 included).
+    pub sections: Vec<Section<'a>>,
+}
+
+impl<'a> ElfFile<'a> {
+    /// Parses the ELF header and the section headers of `data`.
+    pub(crate) fn parse(data: &'a [u8]) -> Result<Self, String> {
+        match FileKind::parse(data) {
+            Ok(FileKind::Elf32) => parse_generic::<object::elf::FileHeader32<Endianness>>(data),
+            Ok(FileKind::Elf64) => parse_generic::<object::elf::FileHeader64<Endianness>>(data),
+            Ok(other) => Err(format!("not an ELF file ({other:?})")),
+            Err(e) => Err(format!("not an ELF file: {e}")),
+        }
+    }
+
+    /// The first section named exactly `name` (Go's `File.Section`).
+    pub(crate) fn section_by_name(&self, name: &[u8]) -> Option<&Section<'a>> {
+        self.sections.iter().find(|s| s.name == name)
+    }
+
+    /// The first section of type `kind` (Go's `File.SectionByType`), with its index.
+    pub(crate) fn section_by_type(&self, kind: u32) -> Option<(usize, &Section<'a>)> {
+        self.sections
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.kind == kind)
+    }
+
+    /// The contents of `section` as Go's `Section.Data` returns them: zeros for
+    /// `SHT_NOBITS`, decompressed for `SHF_COMPRESSED` (zlib), else the file bytes, which
+    /// must lie inside the file.
+    pub(crate) fn data(&self, section: &Section<'a>) -> Result<SectionData<'a>, String> {
+        if section.kind == SHT_NOBITS {
+            return Ok(SectionData::Zeros(section.size));
+        }
+        let raw = usize::try_from(section.offset)
+            .ok()
+            .zip(usize::try_from(section.size).ok())
+            .and_then(|(start, len)| self.data.get(start..start.checked_add(len)?))
+            .ok_or_else(|| {
+                format!(
+                    "section {} lies outside the file (offset {:#x}, size {:#x})",
+                    String::from_utf8_lossy(section.name),
+                    section.offset,
+                    section.size
+                )
+            })?;
+        if section.flags & u64::from(SHF_COMPRESSED) == 0 {
+            return Ok(SectionData::Bytes(Cow::Borrowed(raw)));
+        }
+        self.decompress(section, raw).map(SectionData::Bytes)
+    }
+
+    /// Decompresses an `SHF_COMPRESSED` section (`Elf32_Chdr`/`Elf64_Chdr` then zlib).
+    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, String> {
+        let endian = if self.big_endian {
+            Endianness::Big
+        } else {
+            Endianness::Little
+        };
+        let (kind, size, header_len) = if self.is_64 {
+            let h = object::pod::from_bytes::<object::elf::CompressionHeader64<Endianness>>(raw)
+                .map_err(|()| "truncated compression header")?
+                .0;
+            (h.ch_type(endian), h.ch_size(endian), 24)
+        } else {
+            let h = object::pod::from_bytes::<object::elf::CompressionHeader32<Endianness>>(raw)
+                .map_err(|()| "truncated compression header")?
+                .0;
+            (h.ch_type(endian), u64::from(h.ch_size(endian)), 12)
+        };
+        let name = String::from_utf8_lossy(section.name);
+        if kind != ELFCOMPRESS_ZLIB {
+            return Err(format!(
+                "section {name}: unsupported compression type {kind}"
+            ));
+        }
+        let compressed = CompressedData {
+            format: CompressionFormat::Zlib,
+            data: raw.get(header_len..).unwrap_or_default(),
+            uncompressed_size: size,
+        };
+        compressed
+            .decompress()
+            .map_err(|e| format!("section {name}: {e}"))
+    }
+}
+
+fn parse_generic<'a, Elf: FileHeader<Endian = Endianness>>(
+    data: &'a [u8],
+) -> Result<ElfFile<'a>, String> {
+    let header = Elf::parse(data).map_err(|e| format!("bad ELF header: {e}"))?;
+    let endian = header
+        .endian()
+        .map_err(|e| format!("bad ELF header: {e}"))?;
+    let table = header
+        .sections(endian, data)
+        .map_err(|e| format!("bad section headers: {e}"))?;
+    let mut sections = Vec::with_capacity(table.len());
+    for (index, s) in table.enumerate() {
+        let name = table
+            .section_name(endian, s)
+            .map_err(|e| format!("section {}: {e}", index.0))?;
+        sections.push(Section {
+            name,
+            kind: s.sh_type(endian),
+            flags: s.sh_flags(endian).into(),
+            addr: s.sh_addr(endian).into(),
+            offset: s.sh_offset(endian).into(),
+            size: s.sh_size(endian).into(),
+            link: s.sh_link(endian),
+        });
+    }
+    Ok(ElfFile {
+        data,
+        big_endian: header.is_big_endian(),
+        is_64: header.is_type_64(),
+        sections,
+    })
+}

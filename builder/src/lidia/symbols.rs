@@ -1,0 +1,161 @@
+//! ELF symbol tables read as Pyroscope reads them through Go's `debug/elf` (spec 12.2):
+//! the first `SHT_SYMTAB`, or the first `SHT_DYNSYM` only when that fails.
+
+use std::borrow::Cow;
+
+use object::elf::{SHT_DYNSYM, SHT_SYMTAB, STT_FUNC};
+
+use super::elf_file::{ElfFile, SectionData};
+
+/// Why a symbol table could not be read.
+#[derive(Debug)]
+pub(crate) enum SymbolsError {
+    /// There is no section of the requested type (Go's `ErrNoSymbols`).
+    Missing,
+    /// The section exists but cannot be read.
+    Malformed(String),
+}
+
+/// A readable symbol table: its entries and the string table its names come from.
+pub(crate) struct SymbolTable<'a> {
+    /// The entries, the null entry 0 included; `None` for an `SHT_NOBITS` table, whose
+    /// entries Go reads as zeros (all names empty, so nothing is kept).
+    entries: Option<Cow<'a, [u8]>>,
+    /// The names; `None` for an `SHT_NOBITS` string table (all names empty).
+    names: Option<Cow<'a, [u8]>>,
+    entry_size: usize,
+    is_64: bool,
+    big_endian: bool,
+}
+
+/// A symbol kept for Lidia: a named `STT_FUNC`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FuncSymbol<'n> {
+    /// `st_value`.
+    pub value: u64,
+    /// `st_size`.
+    pub size: u64,
+    /// Name bytes up to the NUL, exactly as stored.
+    pub name: &'n [u8],
+}
+
+/// The symbols Pyroscope uses: `.symtab`, or `.dynsym` if that fails; `Ok(None)` when
+/// neither section exists (pyroscope #4895), an error when both fail otherwise.
+pub(crate) fn read<'a>(elf: &ElfFile<'a>) -> Result<Option<SymbolTable<'a>>, String> {
+    let symtab_error = match SymbolTable::open(elf, SHT_SYMTAB) {
+        Ok(t) => return Ok(Some(t)),
+        Err(e) => e,
+    };
+    match (symtab_error, SymbolTable::open(elf, SHT_DYNSYM)) {
+        (_, Ok(t)) => Ok(Some(t)),
+        (SymbolsError::Missing, Err(SymbolsError::Missing)) => Ok(None),
+        (a, Err(b)) => Err(format!(
+            "cannot read symbols: .symtab: {}; .dynsym: {}",
+            describe(&a),
+            describe(&b)
+        )),
+    }
+}
+
+fn describe(e: &SymbolsError) -> &str {
+    match e {
+        SymbolsError::Missing => "no such section",
+        SymbolsError::Malformed(m) => m,
+    }
+}
+
+impl<'a> SymbolTable<'a> {
+    /// Opens the first section of type `kind`, with the checks of Go's `getSymbols`.
+    fn open(elf: &ElfFile<'a>, kind: u32) -> Result<Self, SymbolsError> {
+        let (_, section) = elf.section_by_type(kind).ok_or(SymbolsError::Missing)?;
+        let entry_size = if elf.is_64 { 24 } else { 16 };
+        let entries = match elf.data(section).map_err(SymbolsError::Malformed)? {
+            SectionData::Bytes(b) => {
+                check_multiple(b.len() as u64, entry_size)?;
+                Some(b)
+            }
+            SectionData::Zeros(n) => {
+                check_multiple(n, entry_size)?;
+                None
+            }
+        };
+        let link = section.link as usize;
+        let strings = (link != 0)
+            .then(|| elf.sections.get(link))
+            .flatten()
+            .ok_or_else(|| {
+                SymbolsError::Malformed(format!("invalid string table link {}", section.link))
+            })?;
+        let names = match elf.data(strings).map_err(SymbolsError::Malformed)? {
+            SectionData::Bytes(b) => Some(b),
+            SectionData::Zeros(_) => None,
+        };
+        Ok(SymbolTable {
+            entries,
+            names,
+            entry_size: entry_size as usize,
+            is_64: elf.is_64,
+            big_endian: elf.big_endian,
+        })
+    }
+
+    /// The named `STT_FUNC` symbols, in table order, entry 0 skipped.
+    pub(crate) fn functions(&self) -> impl Iterator<Item = FuncSymbol<'_>> + '_ {
+        let entries: &[u8] = self.entries.as_deref().unwrap_or_default();
+        entries
+            .chunks_exact(self.entry_size)
+            .skip(1)
+            .filter_map(move |e| self.decode(e))
+    }
+
+    /// Decodes one entry, keeping it only if it is a `STT_FUNC` with a non-empty name.
+    fn decode(&self, e: &[u8]) -> Option<FuncSymbol<'_>> {
+        let u32_at = |at: usize| {
+            let b: [u8; 4] = e.get(at..at + 4)?.try_into().ok()?;
+            Some(if self.big_endian {
+                u32::from_be_bytes(b)
+            } else {
+                u32::from_le_bytes(b)
+            })
+        };
+        let u64_at = |at: usize| {
+            let b: [u8; 8] = e.get(at..at + 8)?.try_into().ok()?;
+            Some(if self.big_endian {
+                u64::from_be_bytes(b)
+            } else {
+                u64::from_le_bytes(b)
+            })
+        };
+        let (info, value, size) = if self.is_64 {
+            (*e.get(4)?, u64_at(8)?, u64_at(16)?)
+        } else {
+            (*e.get(12)?, u64::from(u32_at(4)?), u64::from(u32_at(8)?))
+        };
+        if info & 0xf != STT_FUNC {
+            return None;
+        }
+        let name = self.name(u32_at(0)?);
+        (!name.is_empty()).then_some(FuncSymbol { value, size, name })
+    }
+
+    /// The NUL-terminated name at `offset`, or empty when the offset is outside the table
+    /// or no NUL follows it (Go's `getString`).
+    fn name(&self, offset: u32) -> &[u8] {
+        let names: &[u8] = self.names.as_deref().unwrap_or_default();
+        let tail = names.get(offset as usize..).unwrap_or_default();
+        match tail.iter().position(|&b| b == 0) {
+            Some(end) => &tail[..end],
+            None => &[],
+        }
+    }
+}
+
+fn check_multiple(len: u64, entry_size: u64) -> Result<(), SymbolsError> {
+    if len % entry_size == 0 {
+        Ok(())
+    } else {
+        Err(SymbolsError::Malformed(format!(
+            "size {len} is not a multiple of the entry size {entry_size}"
+        )))
+    }
+}
