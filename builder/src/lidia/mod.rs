@@ -5,6 +5,7 @@
 //! [`build_from_elf`] and [`write_from_elf`] do what Pyroscope's `CreateLidia` does with an
 //! ELF file (symbols and Go `.gopclntab`), byte for byte, or build from DWARF.
 
+mod dump;
 pub mod dwarf;
 mod elf;
 mod elf_file;
@@ -13,5 +14,6 @@ mod strings;
 mod symbols;
 mod writer;
 
+pub use dump::{dump, go_quote, info};
 pub use elf::{build_from_elf, collect, write_from_elf, ElfOptions, Stats};
 pub use writer::{Flags, Layout, LidiaWriter, LineEntry, RangeSpec};
