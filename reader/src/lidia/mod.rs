@@ -362,9 +362,10 @@ impl<'a> LidiaFile<'a> {
         self.strings
     }
 
-    /// Number of entries of the global line table.
-    pub fn line_entry_count(&self) -> usize {
-        self.lines.len()
+    /// The file's whole line table (every range's entries, in stored order); a range's
+    /// own entries are [`Range::lines`].
+    pub fn lines(&self) -> LineTable<'a> {
+        LineTable(self.lines)
     }
 
     /// The start address of range `index`.

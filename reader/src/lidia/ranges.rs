@@ -71,7 +71,7 @@ impl<'a> LidiaFile<'a> {
         let fs = u64::from(self.field_size());
         let entry_size = fs.saturating_mul(8);
         let strings_size = to_u64(self.strings.len());
-        let lines = to_u64(self.line_entry_count());
+        let lines = to_u64(self.lines.len());
         for index in 0..self.len() {
             let Some(e) = self.ranges.get(index) else {
                 break;

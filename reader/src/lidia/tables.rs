@@ -157,7 +157,7 @@ pub struct LineEntry {
 ///
 /// Entries are returned as stored; producers write them in ascending offset order.
 #[derive(Clone, Copy, Debug)]
-pub struct LineTable<'a>(LineSlice<'a>);
+pub struct LineTable<'a>(pub(crate) LineSlice<'a>);
 
 /// The global line table, or a slice of it, in one of its two widths.
 #[derive(Clone, Copy, Debug)]
