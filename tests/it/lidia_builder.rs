@@ -3,7 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use symblob_build::lidia::{build_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry, RangeSpec};
+use symblob_build::lidia::{
+    build_from_elf, collect, write_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry, RangeSpec,
+};
 
 use crate::common::{shared_testdata, testdata};
 
@@ -205,4 +207,153 @@ fn upstream_elf_builds_equal_the_go_goldens() {
         return;
     };
     assert!(check_golden_builds(&elf, &lidia) > 0);
+}
+
+#[test]
+fn builds_are_deterministic() {
+    for elf in ["gohello", "simple", "libdemo-stripped.so"] {
+        let path = testdata(&format!("lidia/elf/{elf}"));
+        let options = ElfOptions::default();
+        let a = build_from_elf(&path, &options).unwrap();
+        let b = build_from_elf(&path, &options).unwrap();
+        assert_eq!(a, b, "{elf}");
+    }
+}
+
+/// A copy of a 64-bit little-endian ELF whose `.text` section is renamed `.tixt` in the
+/// section-name string table (nothing else changes).
+fn without_text_section(elf: &[u8]) -> Vec<u8> {
+    let u16_at = |at: usize| u16::from_le_bytes(elf[at..at + 2].try_into().unwrap()) as usize;
+    let u64_at = |at: usize| u64::from_le_bytes(elf[at..at + 8].try_into().unwrap()) as usize;
+    assert_eq!(
+        &elf[..6],
+        b"\x7fELF\x02\x01",
+        "test helper reads ELF64 LE only"
+    );
+    let (shoff, shentsize, shstrndx) = (u64_at(0x28), u16_at(0x3a), u16_at(0x3e));
+    let names = shoff + shstrndx * shentsize;
+    let (start, size) = (u64_at(names + 0x18), u64_at(names + 0x20));
+    let table = &elf[start..start + size];
+    let at = table
+        .windows(7)
+        .position(|w| w == b"\0.text\0")
+        .expect(".text in the section names")
+        + start;
+    let mut out = elf.to_vec();
+    out[at + 3] = b'i';
+    out
+}
+
+#[test]
+fn missing_text_fails_like_pyroscope_unless_gopclntab_is_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = dir.path().join("libdemo-notext.so");
+    std::fs::write(
+        &elf,
+        without_text_section(&read(&testdata("lidia/elf/libdemo.so"))),
+    )
+    .unwrap();
+
+    let err = build_from_elf(&elf, &ElfOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("libdemo-notext.so"), "{err}");
+    assert!(err.contains(".text"), "{err}");
+
+    // Without .gopclntab nothing needs .text: the symbols are those of the original.
+    let options = ElfOptions {
+        gopclntab: false,
+        ..ElfOptions::default()
+    };
+    let got = build_from_elf(&elf, &options).unwrap();
+    assert_eq!(got, read(&testdata("lidia/lidia/libdemo.so.none.lidia")));
+}
+
+#[test]
+fn failed_build_leaves_no_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = dir.path().join("notext.so");
+    std::fs::write(
+        &elf,
+        without_text_section(&read(&testdata("lidia/elf/libdemo.so"))),
+    )
+    .unwrap();
+
+    let fresh = dir.path().join("fresh.lidia");
+    assert!(write_from_elf(&elf, &fresh, &ElfOptions::default()).is_err());
+    assert!(!fresh.exists());
+
+    let existing = dir.path().join("existing.lidia");
+    std::fs::write(&existing, b"previous contents").unwrap();
+    assert!(write_from_elf(&elf, &existing, &ElfOptions::default()).is_err());
+    assert_eq!(read(&existing), b"previous contents");
+    // Only the two inputs remain: no temporary file is left behind either.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+
+    let stats = write_from_elf(
+        &testdata("lidia/elf/simple"),
+        &fresh,
+        &ElfOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        read(&fresh),
+        read(&testdata("lidia/lidia/simple.none.lidia"))
+    );
+    assert_eq!(stats.layout.file_size, read(&fresh).len() as u64);
+}
+
+#[test]
+fn truncated_or_garbage_elf_is_an_error_naming_the_file() {
+    let name = Path::new("cut.elf");
+    let options = ElfOptions::default();
+    // gcc and ld put the section headers at the end of the file, so every cut loses them.
+    for elf in ["simple", "libdemo-stripped.so", "simple-highva"] {
+        let bytes = read(&testdata(&format!("lidia/elf/{elf}")));
+        let lengths = [
+            0,
+            1,
+            4,
+            16,
+            63,
+            64,
+            200,
+            4096,
+            bytes.len() / 2,
+            bytes.len() - 1,
+        ];
+        for len in lengths {
+            match collect(name, &bytes[..len], &options) {
+                Ok(_) => panic!("{elf} cut at {len} was accepted"),
+                Err(e) => assert!(e.to_string().contains("cut.elf"), "{elf} at {len}: {e}"),
+            }
+        }
+    }
+    let err = collect(name, b"#!/bin/sh\necho not an ELF file\n", &options).err();
+    assert!(err.is_some_and(|e| e.to_string().contains("cut.elf")));
+
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("missing.elf");
+    let err = build_from_elf(&missing, &options).unwrap_err();
+    assert!(err.to_string().contains("missing.elf"), "{err}");
+}
+
+#[test]
+fn cut_or_corrupted_go_binaries_never_panic() {
+    // The Go linker puts the section headers near the start, so a cut Go binary may still
+    // parse; its symbol table or .gopclntab is then cut, which must give fewer functions
+    // or an error, never a panic. Flipped bytes cover headers, symbols and .gopclntab.
+    let name = Path::new("go.elf");
+    let options = ElfOptions::default();
+    for elf in ["gohello", "gohello-stripped"] {
+        let bytes = read(&testdata(&format!("lidia/elf/{elf}")));
+        for len in (0..bytes.len()).step_by(bytes.len() / 97) {
+            let _ = collect(name, &bytes[..len], &options);
+        }
+        for at in (0..bytes.len()).step_by(2003) {
+            let mut b = bytes.clone();
+            b[at] ^= 0xa5;
+            let _ = collect(name, &b, &options);
+        }
+    }
 }
