@@ -1,1 +1,7 @@
-//! Tests: cif.
+//! Tests: CIF (Compact ImageMap Format) encoder, decoder, text form and capture.
+
+mod support;
+
+mod differential;
+mod robustness;
+mod vectors;
