@@ -1,1 +1,241 @@
 //! Lidia ranges from DWARF: inline frames, source files and line tables.
+//!
+//! [`collect`] reads the DWARF of an ELF (or of its separate debug file), and adds to a
+//! [`LidiaWriter`] one depth-0 range per piece of every function with code and one range
+//! per inlined call at its inline depth, with call file and call line, each with the line
+//! rows it owns; then depth-0 ranges from the symbol table for code DWARF does not
+//! describe. The result answers lookups like `llvm-symbolizer --inlining
+//! --functions=linkage`, and Pyroscope's Go reader still selects the right frames.
+//!
+//! Pipeline (each step documents its exact rules):
+//! 1. [`load`]: find the DWARF (the ELF, `--debug-file`, build ID, `.gnu_debuglink`) and
+//!    decompress its sections;
+//! 2. per unit, in parallel: [`units`] walks the DIEs ([`names`] resolves names),
+//!    [`lines`] reads the line program, [`inlines`] nests the inline ranges, [`attach`]
+//!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
+//!    warning on stderr and contributes nothing (its code falls back to the symbol table);
+//! 3. [`shadowing`]: depth-0 pieces of all units are made disjoint;
+//! 4. [`symtab_fill`]: depth-0 names from the symbol table, fallback ranges;
+//! 5. every range goes to the writer in (address, depth) order.
+
+mod attach;
+mod group;
+mod inlines;
+mod lines;
+mod load;
+mod names;
+mod shadowing;
+mod symtab_fill;
+mod units;
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use self::group::Group;
+use crate::lidia::{ElfOptions, LidiaWriter, LineEntry, RangeSpec};
+use crate::{Error, Location, Result};
+
+/// gimli's view of one section.
+pub(crate) type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
+
+/// A unit together with the DWARF sections it belongs to.
+pub(crate) struct UnitRef<'u, 'a> {
+    /// All sections.
+    pub dwarf: &'u gimli::Dwarf<Slice<'a>>,
+    /// The unit.
+    pub unit: &'u gimli::Unit<Slice<'a>>,
+}
+
+/// What a DWARF build found, for reports and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DwarfStats {
+    /// Compilation units read.
+    pub units: usize,
+    /// Units skipped because their DWARF is corrupt (each reported on stderr).
+    pub failed_units: usize,
+    /// Ranges from DWARF (all depths).
+    pub dwarf_ranges: usize,
+    /// Depth-0 ranges added from the symbol table.
+    pub fallback_ranges: usize,
+}
+
+/// Adds the ranges of the ELF `data` (read from `path`) to `writer`: DWARF functions and
+/// inlined calls with files and lines, and symbol-table ranges for code DWARF lacks, in
+/// a deterministic order. `options.files`, `lines`, `demangle`, `symtab` and
+/// `debug_file` apply; see the module documentation.
+pub fn collect(
+    path: &Path,
+    data: &[u8],
+    options: &ElfOptions,
+    writer: &mut LidiaWriter,
+) -> Result<()> {
+    collect_with_stats(path, data, options, &mut |r| writer.add(r)).map(|_| ())
+}
+
+/// [`collect`] with any sink for the ranges, returning what was found.
+pub fn collect_with_stats(
+    path: &Path,
+    data: &[u8],
+    options: &ElfOptions,
+    sink: &mut dyn FnMut(&RangeSpec<'_>),
+) -> Result<DwarfStats> {
+    let name = path.display().to_string();
+    let obj = object::File::parse(data)
+        .map_err(|e| Error::input(&name, Location::Whole, format!("not an ELF file: {e}")))?;
+    let debug = load::find_debug_file(path, &obj, options.debug_file.as_deref())?;
+    let debug_obj = match &debug {
+        Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
+            Error::input(
+                d.path.display().to_string(),
+                Location::Whole,
+                format!("not an ELF file: {e}"),
+            )
+        })?),
+        None => None,
+    };
+    let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
+    let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
+    let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
+    let dwarf = store.dwarf();
+
+    let mut stats = DwarfStats::default();
+    let groups = read_units(&dwarf, options, dwarf_path, &mut stats);
+
+    let mut exec = shadowing::exec_ranges(&obj);
+    if exec.is_empty() {
+        exec = shadowing::exec_ranges(dwarf_obj);
+    }
+    let mut groups = shadowing::resolve_overlaps(groups, &exec);
+    if options.symtab {
+        let mut map = symtab_fill::SymbolMap::from_elf(&obj);
+        if map.is_empty() && debug_obj.is_some() {
+            map = symtab_fill::SymbolMap::from_elf(dwarf_obj);
+        }
+        groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
+        let fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
+        stats.fallback_ranges = fallback.len();
+        groups.extend(fallback);
+        groups.sort_by_key(Group::start);
+    }
+    stats.dwarf_ranges = groups
+        .iter()
+        .map(|g| g.spans.len())
+        .sum::<usize>()
+        .saturating_sub(stats.fallback_ranges);
+    emit(&groups, sink);
+    Ok(stats)
+}
+
+/// Reads every unit in parallel; the groups come back in unit order.
+fn read_units<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    options: &ElfOptions,
+    path: &Path,
+    stats: &mut DwarfStats,
+) -> Vec<Group<'a>> {
+    let mut headers = Vec::new();
+    let mut iter = dwarf.units();
+    loop {
+        match iter.next() {
+            Ok(Some(h)) => headers.push(h),
+            Ok(None) => break,
+            Err(e) => {
+                warn(path, &format!("cannot read more units of .debug_info: {e}"));
+                break;
+            }
+        }
+    }
+    stats.units = headers.len();
+    let progress = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(headers.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let results: Vec<_> = headers
+        .into_par_iter()
+        .map(|header| {
+            let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
+            let r = read_unit(dwarf, header, options);
+            progress.inc(1);
+            (offset, r)
+        })
+        .collect();
+    progress.finish_and_clear();
+    let mut groups = Vec::new();
+    for (offset, r) in results {
+        match r {
+            Ok(g) => groups.extend(g),
+            Err(e) => {
+                stats.failed_units += 1;
+                warn(
+                    path,
+                    &format!(
+                        "unit at .debug_info offset {offset:#x}: {e}; its code is described \
+                         by the symbol table only"
+                    ),
+                );
+            }
+        }
+    }
+    groups
+}
+
+/// One unit's groups.
+fn read_unit<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    header: gimli::UnitHeader<Slice<'a>>,
+    options: &ElfOptions,
+) -> gimli::Result<Vec<Group<'a>>> {
+    let unit = dwarf.unit(header)?;
+    let u = UnitRef { dwarf, unit: &unit };
+    let mut names = names::Names::new(options.demangle);
+    let trees = units::walk_unit(&u, &mut names)?;
+    let need_rows = options.lines || options.files;
+    let lines = if need_rows && !trees.is_empty() {
+        lines::read_lines(&u)?
+    } else {
+        lines::UnitLines::default()
+    };
+    let mut out = Vec::new();
+    for tree in trees {
+        for g in inlines::tree_to_groups(tree, &lines) {
+            if need_rows {
+                out.extend(attach::attach_rows(g, &lines, options.files));
+            } else {
+                out.push(g);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Hands every span to the sink, groups in address order, spans in (start, depth) order.
+fn emit(groups: &[Group<'_>], sink: &mut dyn FnMut(&RangeSpec<'_>)) {
+    let mut buf: Vec<LineEntry> = Vec::new();
+    for g in groups {
+        for s in &g.spans {
+            buf.clear();
+            buf.extend(s.rows.iter().map(|r| LineEntry {
+                offset: r.addr.wrapping_sub(s.start),
+                line: u64::from(r.line),
+            }));
+            sink(&RangeSpec {
+                va: s.start,
+                length: s.end.wrapping_sub(s.start),
+                depth: u64::from(s.depth),
+                function: &s.name,
+                file: s.file.as_deref().unwrap_or_default(),
+                call_file: s.call_file.as_deref().unwrap_or_default(),
+                call_line: u64::from(s.call_line),
+                lines: &buf,
+            });
+        }
+    }
+}
+
+/// A non-fatal problem: the build goes on with less information.
+fn warn(path: &Path, message: &str) {
+    eprintln!("warning: {}: {message}", path.display());
+}

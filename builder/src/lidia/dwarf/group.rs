@@ -1,0 +1,220 @@
+//! The intermediate form of one top-level function piece: its depth-0 span and the inline
+//! spans nested in it, each with its own line rows, and the cuts the later passes apply
+//! (splitting at an address, clipping to an interval).
+//!
+//! Invariant of a [`Group`]: `spans[0]` is the depth-0 span and contains every other span;
+//! the spans form a laminar family (two spans are disjoint or one contains the other, and
+//! a contained span is deeper); they are sorted by (start, depth). That is exactly the
+//! shape in which the Lidia lookup walk (spec 11.2) meets the innermost covering span
+//! first and stops at the depth-0 one.
+
+use std::ops::Deref;
+use std::sync::Arc;
+
+/// A byte string either borrowed from the input (a DWARF or ELF string table) or shared
+/// (built here: a path, a demangled name).
+#[derive(Clone, Debug)]
+pub(crate) enum Bytes<'a> {
+    /// Borrowed from the input.
+    Borrowed(&'a [u8]),
+    /// Built by the builder, shared between the spans that use it.
+    Shared(Arc<[u8]>),
+}
+
+impl Deref for Bytes<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Borrowed(b) => b,
+            Bytes::Shared(b) => b,
+        }
+    }
+}
+
+impl Default for Bytes<'_> {
+    fn default() -> Self {
+        Bytes::Borrowed(&[])
+    }
+}
+
+/// A line row attached to a span: from `addr` (absolute) on, the source line is `line`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Row {
+    /// Absolute address where the row starts.
+    pub addr: u64,
+    /// Source line (0 = no line).
+    pub line: u32,
+}
+
+/// One output range before it goes to the writer.
+#[derive(Clone, Debug)]
+pub(crate) struct Span<'a> {
+    /// First address.
+    pub start: u64,
+    /// One past the last address.
+    pub end: u64,
+    /// Inline depth, 0 for the function itself.
+    pub depth: u32,
+    /// Function name.
+    pub name: Bytes<'a>,
+    /// The source file of the rows attached to this span (for the innermost frame).
+    pub file: Option<Arc<[u8]>>,
+    /// File of the call site (inline spans only).
+    pub call_file: Option<Arc<[u8]>>,
+    /// Line of the call site (inline spans only).
+    pub call_line: u32,
+    /// Line rows in ascending address order, absolute addresses.
+    pub rows: Vec<Row>,
+}
+
+impl Span<'_> {
+    /// Splits off and returns the part `[at, end)`; `self` keeps `[start, at)`. The second
+    /// part starts with the row in force at `at`, so every address keeps its line.
+    fn split_off(&mut self, at: u64) -> Self {
+        let keep = self.rows.partition_point(|r| r.addr < at);
+        let mut tail_rows = self.rows.split_off(keep);
+        if tail_rows.first().map_or(true, |r| r.addr != at) {
+            if let Some(prev) = self.rows.last() {
+                tail_rows.insert(
+                    0,
+                    Row {
+                        addr: at,
+                        line: prev.line,
+                    },
+                );
+            }
+        }
+        let tail = Span {
+            start: at,
+            end: self.end,
+            depth: self.depth,
+            name: self.name.clone(),
+            file: self.file.clone(),
+            call_file: self.call_file.clone(),
+            call_line: self.call_line,
+            rows: tail_rows,
+        };
+        self.end = at;
+        tail
+    }
+}
+
+/// One depth-0 span with the inline spans nested in it.
+#[derive(Clone, Debug)]
+pub(crate) struct Group<'a> {
+    /// `spans[0]` is the depth-0 span; see the module invariant.
+    pub spans: Vec<Span<'a>>,
+}
+
+impl<'a> Group<'a> {
+    /// First address of the group.
+    pub fn start(&self) -> u64 {
+        self.spans.first().map_or(0, |s| s.start)
+    }
+
+    /// One past the last address of the group.
+    pub fn end(&self) -> u64 {
+        self.spans.first().map_or(0, |s| s.end)
+    }
+
+    /// Splits the group at `at` (strictly inside it): every span that crosses `at` is cut
+    /// in two. Returns the part `[at, end)`; `self` keeps `[start, at)`.
+    pub fn split_off(&mut self, at: u64) -> Group<'a> {
+        let mut head = Vec::with_capacity(self.spans.len());
+        let mut tail = Vec::new();
+        for mut span in self.spans.drain(..) {
+            if span.end <= at {
+                head.push(span);
+            } else if span.start >= at {
+                tail.push(span);
+            } else {
+                let t = span.split_off(at);
+                head.push(span);
+                tail.push(t);
+            }
+        }
+        sort_spans(&mut tail);
+        self.spans = head;
+        Group { spans: tail }
+    }
+
+    /// Keeps only `[from, to)` of the group; `None` when nothing is left.
+    pub fn clip(mut self, from: u64, to: u64) -> Option<Group<'a>> {
+        let (start, end) = (self.start(), self.end());
+        let from = from.max(start);
+        let to = to.min(end);
+        if from >= to {
+            return None;
+        }
+        if from > start {
+            self = self.split_off(from);
+        }
+        if to < end {
+            self.split_off(to);
+        }
+        Some(self)
+    }
+}
+
+/// Sorts spans by (start, depth): the order of a laminar family's pre-order walk.
+pub(crate) fn sort_spans(spans: &mut [Span<'_>]) {
+    spans.sort_by_key(|s| (s.start, s.depth));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(start: u64, end: u64, depth: u32, rows: &[(u64, u32)]) -> Span<'static> {
+        Span {
+            start,
+            end,
+            depth,
+            name: Bytes::Borrowed(b"f"),
+            file: None,
+            call_file: None,
+            call_line: 0,
+            rows: rows
+                .iter()
+                .map(|&(addr, line)| Row { addr, line })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn split_carries_the_line_in_force() {
+        let mut g = Group {
+            spans: vec![
+                span(0, 100, 0, &[(0, 1), (40, 2), (60, 3)]),
+                span(10, 30, 1, &[(10, 7)]),
+                span(50, 90, 1, &[(50, 8), (70, 9)]),
+            ],
+        };
+        let t = g.split_off(55);
+        assert_eq!((g.start(), g.end()), (0, 55));
+        assert_eq!(g.spans.len(), 3);
+        assert_eq!(g.spans[2].end, 55);
+        assert_eq!((t.start(), t.end()), (55, 100));
+        assert_eq!(t.spans.len(), 2);
+        assert_eq!(
+            t.spans[0].rows,
+            vec![Row { addr: 55, line: 2 }, Row { addr: 60, line: 3 }]
+        );
+        assert_eq!(
+            t.spans[1].rows,
+            vec![Row { addr: 55, line: 8 }, Row { addr: 70, line: 9 }]
+        );
+    }
+
+    #[test]
+    fn clip_keeps_the_middle() {
+        let g = Group {
+            spans: vec![span(0, 100, 0, &[(0, 1)]), span(10, 30, 1, &[])],
+        };
+        let c = g.clone().clip(20, 50).unwrap();
+        assert_eq!((c.start(), c.end()), (20, 50));
+        assert_eq!(c.spans[1].start, 20);
+        assert_eq!(c.spans[1].end, 30);
+        assert!(g.clip(100, 200).is_none());
+    }
+}

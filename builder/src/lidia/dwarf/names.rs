@@ -1,0 +1,203 @@
+//! Function names of DIEs: `DW_AT_linkage_name` (or `DW_AT_MIPS_linkage_name`), else
+//! `DW_AT_name`, searched through `DW_AT_abstract_origin` and `DW_AT_specification`
+//! chains like LLVM's `DWARFDie::getName(LinkageName)`, bounded so that cyclic references
+//! end; optionally demangled.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use gimli::{AttributeValue, UnitOffset};
+
+use super::group::Bytes;
+use super::{Slice, UnitRef};
+
+/// At most this many DIEs are visited per name (the DIE, its origins and specifications).
+const MAX_CHAIN: usize = 16;
+
+/// A DIE anywhere in `.debug_info`, by global offset.
+type GlobalOffset = usize;
+
+/// Resolves and caches the names of the DIEs of one unit.
+pub(crate) struct Names<'a> {
+    demangle: bool,
+    cache: HashMap<GlobalOffset, Bytes<'a>>,
+}
+
+/// Name attributes of one DIE.
+#[derive(Default)]
+struct NameAttrs<'a> {
+    linkage: Option<&'a [u8]>,
+    name: Option<&'a [u8]>,
+    refs: [Option<GlobalOffset>; 2],
+}
+
+impl<'a> Names<'a> {
+    /// A resolver; `demangle` turns Rust and C++ linkage names into readable ones.
+    pub fn new(demangle: bool) -> Self {
+        Names {
+            demangle,
+            cache: HashMap::new(),
+        }
+    }
+
+    /// The name of the subprogram or inlined subroutine at `offset` of `unit`.
+    pub fn name_of(&mut self, unit: &UnitRef<'_, 'a>, offset: UnitOffset) -> Bytes<'a> {
+        let Some(global) = global_offset(unit, offset) else {
+            return Bytes::default();
+        };
+        if let Some(n) = self.cache.get(&global) {
+            return n.clone();
+        }
+        let mut linkage = None;
+        let mut short = None;
+        // Depth-first over origins and specifications, the DIE itself first.
+        let mut work = vec![global];
+        let mut seen: Vec<GlobalOffset> = Vec::new();
+        while let Some(die) = work.pop() {
+            if seen.contains(&die) || seen.len() >= MAX_CHAIN {
+                continue;
+            }
+            seen.push(die);
+            let attrs = read_name_attrs(unit, die).unwrap_or_default();
+            if linkage.is_none() {
+                linkage = attrs.linkage;
+            }
+            if short.is_none() {
+                short = attrs.name;
+            }
+            if linkage.is_some() {
+                break;
+            }
+            work.extend(attrs.refs.iter().rev().flatten());
+        }
+        let raw = linkage.or(short).unwrap_or_default();
+        let name = if self.demangle {
+            match demangle(raw) {
+                Some(d) => Bytes::Shared(Arc::from(d.into_bytes())),
+                None => Bytes::Borrowed(raw),
+            }
+        } else {
+            Bytes::Borrowed(raw)
+        };
+        self.cache.insert(global, name.clone());
+        name
+    }
+}
+
+/// The `.debug_info` offset of a unit-relative DIE offset.
+fn global_offset(unit: &UnitRef<'_, '_>, offset: UnitOffset) -> Option<GlobalOffset> {
+    offset.to_debug_info_offset(&unit.unit.header).map(|o| o.0)
+}
+
+/// Reads the name-related attributes of the DIE at global offset `die`, which may lie in
+/// another unit (`DW_FORM_ref_addr`).
+fn read_name_attrs<'a>(unit: &UnitRef<'_, 'a>, die: GlobalOffset) -> Option<NameAttrs<'a>> {
+    let start = unit.unit.header.offset().as_debug_info_offset()?.0;
+    let local = die.checked_sub(start).map(UnitOffset);
+    let header = &unit.unit.header;
+    let valid =
+        |o: &UnitOffset| o.0 >= header.header_size() && o.0 < header.length_including_self();
+    if let Some(local) = local.filter(valid) {
+        return attrs_in(unit.dwarf, unit.unit, local);
+    }
+    // Another unit: parse its header and abbreviations (rare: LTO and some DWARF 5
+    // producers only).
+    let mut headers = unit.dwarf.units();
+    while let Ok(Some(header)) = headers.next() {
+        let h_start = header.offset().as_debug_info_offset()?.0;
+        let len = header.length_including_self();
+        if die >= h_start && die < h_start.saturating_add(len) {
+            let other = unit.dwarf.unit(header).ok()?;
+            return attrs_in(unit.dwarf, &other, UnitOffset(die - h_start));
+        }
+        if h_start > die {
+            break;
+        }
+    }
+    None
+}
+
+fn attrs_in<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    offset: UnitOffset,
+) -> Option<NameAttrs<'a>> {
+    let entry = unit.entry(offset).ok()?;
+    let mut out = NameAttrs::default();
+    let mut attrs = entry.attrs();
+    while let Ok(Some(attr)) = attrs.next() {
+        match attr.name() {
+            gimli::DW_AT_linkage_name | gimli::DW_AT_MIPS_linkage_name => {
+                out.linkage = dwarf
+                    .attr_string(unit, attr.value())
+                    .ok()
+                    .map(|s| s.slice());
+            }
+            gimli::DW_AT_name => {
+                out.name = dwarf
+                    .attr_string(unit, attr.value())
+                    .ok()
+                    .map(|s| s.slice());
+            }
+            gimli::DW_AT_abstract_origin => out.refs[0] = reference(unit, attr.value()),
+            gimli::DW_AT_specification => out.refs[1] = reference(unit, attr.value()),
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
+/// The global offset a reference attribute points to.
+fn reference(unit: &gimli::Unit<Slice<'_>>, value: AttributeValue<Slice<'_>>) -> Option<usize> {
+    match value {
+        AttributeValue::UnitRef(o) => o.to_debug_info_offset(&unit.header).map(|o| o.0),
+        AttributeValue::DebugInfoRef(o) => Some(o.0),
+        _ => None,
+    }
+}
+
+/// Demangles a Rust (legacy or v0) or C++ (Itanium) symbol name; `None` when `raw` is
+/// not a mangled name either demangler accepts. Rust names lose their hash suffix.
+pub(crate) fn demangle(raw: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(raw).ok()?;
+    if text.starts_with("_R") || looks_like_rust_legacy(text) {
+        if let Ok(d) = rustc_demangle::try_demangle(text) {
+            return Some(format!("{d:#}"));
+        }
+    }
+    if text.starts_with("_Z") {
+        let sym = cpp_demangle::Symbol::new(raw).ok()?;
+        return sym.demangle(&cpp_demangle::DemangleOptions::default()).ok();
+    }
+    None
+}
+
+/// `_ZN…17h<16 hex digits>E` (optionally followed by a `.suffix`): a legacy Rust name.
+fn looks_like_rust_legacy(text: &str) -> bool {
+    let base = text.split('.').next().unwrap_or(text);
+    base.starts_with("_ZN")
+        && base.len() > 20
+        && base.ends_with('E')
+        && base
+            .get(base.len() - 20..base.len() - 17)
+            .is_some_and(|s| s == "17h")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demangles_rust_and_cpp() {
+        assert_eq!(
+            demangle(b"_ZN4core3fmt5write17h0123456789abcdefE").as_deref(),
+            Some("core::fmt::write")
+        );
+        assert_eq!(
+            demangle(b"_RNvCs1234_7mycrate3foo").as_deref(),
+            Some("mycrate::foo")
+        );
+        assert_eq!(demangle(b"_Z3addii").as_deref(), Some("add(int, int)"));
+        assert_eq!(demangle(b"main"), None);
+    }
+}
