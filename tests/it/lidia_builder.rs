@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
+use proptest::prelude::*;
 use serde_json::Value;
+use symblob::lidia::LidiaFile;
 use symblob_build::lidia::{
     build_from_elf, collect, write_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry, RangeSpec,
 };
@@ -10,6 +12,7 @@ use symblob_build::lidia::{
 use crate::common::{shared_testdata, testdata};
 
 /// One range of a `synth/*.json` file, owning its strings.
+#[derive(Clone, Debug)]
 struct SynthRange {
     va: u64,
     length: u64,
@@ -354,6 +357,122 @@ fn cut_or_corrupted_go_binaries_never_panic() {
             let mut b = bytes.clone();
             b[at] ^= 0xa5;
             let _ = collect(name, &b, &options);
+        }
+    }
+}
+
+/// The frames a lookup must give, from the ranges alone: the walk of spec 11.2 over the
+/// stable (VA, depth) order, with the files and lines of spec 7.3.
+fn model_lookup(sorted: &[&SynthRange], flags: Flags, addr: u64) -> Vec<(String, String, u64)> {
+    let file = |s: &str| {
+        if flags.files {
+            s.to_owned()
+        } else {
+            String::new()
+        }
+    };
+    let mut covering: Vec<&SynthRange> = Vec::new();
+    let mut idx = sorted.iter().rposition(|r| r.va <= addr);
+    while let Some(i) = idx {
+        let r = sorted[i];
+        if r.va <= addr && addr < r.va.wrapping_add(r.length) {
+            covering.push(r);
+        }
+        if r.depth == 0 {
+            break;
+        }
+        idx = i.checked_sub(1);
+    }
+    let mut frames = Vec::new();
+    for (k, r) in covering.iter().enumerate() {
+        let (f, line) = match k.checked_sub(1).map(|j| covering[j]) {
+            None => {
+                let mut line = 0;
+                if flags.lines {
+                    for e in &r.lines {
+                        if addr < r.va.wrapping_add(e.offset) {
+                            break;
+                        }
+                        line = e.line;
+                    }
+                }
+                (file(&r.file), line)
+            }
+            Some(inner) => {
+                let call_file = file(&inner.call_file);
+                let f = if call_file.is_empty() {
+                    file(&r.file)
+                } else {
+                    call_file
+                };
+                (f, inner.call_line)
+            }
+        };
+        frames.push((r.function.clone(), f, line));
+    }
+    frames
+}
+
+fn arb_range() -> impl Strategy<Value = SynthRange> {
+    let names = prop::sample::select(vec!["", "a", "b", "main", "[overflow]", "f\u{e9}"]);
+    let files = prop::sample::select(vec!["", "a.c", "b.h", "main"]);
+    (
+        (
+            prop::sample::select(vec![0u64, 0xffff_ff00]),
+            0u64..0x200,
+            0u64..0x80,
+            0u64..4,
+        ),
+        (names, files.clone(), files, 0u64..70_000),
+        prop::collection::vec((0u64..0x30, 0u64..70_000), 0..4),
+    )
+        .prop_map(
+            |((base, va, length, depth), (f, file, cf, call_line), lines)| {
+                let mut lines: Vec<LineEntry> = lines
+                    .into_iter()
+                    .map(|(offset, line)| LineEntry { offset, line })
+                    .collect();
+                lines.sort_by_key(|l| l.offset);
+                SynthRange {
+                    va: base + va,
+                    length,
+                    depth,
+                    function: f.to_owned(),
+                    file: file.to_owned(),
+                    call_file: cf.to_owned(),
+                    call_line,
+                    lines,
+                }
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn written_files_read_back_as_the_model_says(
+        ranges in prop::collection::vec(arb_range(), 0..40),
+        files in any::<bool>(),
+        lines in any::<bool>(),
+        probes in prop::collection::vec(0u64..0x240, 0..40),
+    ) {
+        let flags = Flags { files, lines };
+        let blob = write_synth(&ranges, flags);
+        let lidia = LidiaFile::parse(&blob).unwrap();
+        lidia.verify_checksums().unwrap();
+        lidia.validate().unwrap();
+        prop_assert_eq!(lidia.len(), ranges.len());
+
+        let mut sorted: Vec<&SynthRange> = ranges.iter().collect();
+        sorted.sort_by_key(|r| (r.va, r.depth));
+        let bases = [0u64, 0xffff_ff00];
+        for addr in bases.iter().flat_map(|b| probes.iter().map(move |p| b + p)) {
+            let got: Vec<_> = lidia
+                .lookup(addr)
+                .map(|f| (f.function.to_string(), f.file.to_string(), f.line))
+                .collect();
+            prop_assert_eq!(got, model_lookup(&sorted, flags, addr), "address {:#x}", addr);
         }
     }
 }
