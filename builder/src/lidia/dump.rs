@@ -132,7 +132,7 @@ pub fn info(file: &LidiaFile<'_>, blob: &[u8]) -> String {
     let _ = writeln!(out, "va size         {}", file.va_size());
     let _ = writeln!(out, "field size      {}", file.field_size());
     let _ = writeln!(out, "line field size {}", file.line_size());
-    let _ = writeln!(out, "line entries    {}", file.line_entry_count());
+    let _ = writeln!(out, "line entries    {}", file.lines().len());
     let sections = [
         ("header", HEADER_SIZE),
         ("va table", file.va_bytes().len()),

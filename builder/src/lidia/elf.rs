@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use super::elf_file::ElfFile;
 use super::gopclntab::{self, PclntabError};
-use super::symbols;
 use super::writer::{Flags, Layout, LidiaWriter, RangeSpec};
+use super::{dwarf, symbols};
 use crate::{output, Error, Location, Result};
 
 /// What to read from the ELF file and what to store. [`Default`] is Go's default:
@@ -137,15 +137,11 @@ fn symbol_range(function: &[u8]) -> RangeSpec<'_> {
 /// The DWARF builder's ranges (it adds symbol-table ranges for what DWARF lacks itself).
 fn dwarf_ranges(
     path: &Path,
-    _data: &[u8],
-    _options: &ElfOptions,
-    _writer: &mut LidiaWriter,
+    data: &[u8],
+    options: &ElfOptions,
+    writer: &mut LidiaWriter,
 ) -> Result<()> {
-    Err(Error::input(
-        path.display().to_string(),
-        Location::Whole,
-        "building from DWARF is not available yet",
-    ))
+    dwarf::collect(path, data, options, writer)
 }
 
 /// The bytes of an input file: memory-mapped, or read when mapping is not possible.
