@@ -11,7 +11,8 @@
 //!   but a function symbol does (assembly, units without DWARF), become depth-0 ranges
 //!   named after the symbol, so coverage never drops below the symbol-only build.
 //!   Zero-size function symbols reach up to the next symbol (as in LLVM's model) but never
-//!   past the end of their section.
+//!   past the end of their section. A local symbol's range gets as its file the name of
+//!   the `STT_FILE` symbol before it, as LLVM reports when DWARF has no file.
 
 use std::sync::Arc;
 
@@ -31,6 +32,9 @@ pub(crate) struct Symbol<'a> {
     pub name: &'a [u8],
     /// A `FUNC` or `GNU_IFUNC` symbol (not an `OBJECT`).
     pub is_func: bool,
+    /// For a local symbol, the name of the `STT_FILE` symbol before it (LLVM reports it
+    /// as the file when DWARF has none).
+    pub file: &'a [u8],
 }
 
 /// The symbol table as LLVM's symbolizer sees it.
@@ -54,7 +58,12 @@ impl<'a> SymbolMap<'a> {
         iter: impl Iterator<Item = object::Symbol<'a, 'f>>,
     ) -> Vec<Symbol<'a>> {
         let mut out = Vec::new();
+        let mut file: &'a [u8] = &[];
         for sym in iter {
+            if sym.kind() == SymbolKind::File {
+                file = sym.name_bytes().unwrap_or_default();
+                continue;
+            }
             let is_func = match sym.kind() {
                 SymbolKind::Text => true,
                 SymbolKind::Data => false,
@@ -76,6 +85,7 @@ impl<'a> SymbolMap<'a> {
                 size: sym.size(),
                 name,
                 is_func,
+                file: if sym.is_local() { file } else { &[] },
             });
         }
         out
@@ -178,7 +188,9 @@ pub(crate) fn fallback_groups<'a>(
     let mut out = Vec::new();
     for &(sec_start, sec_end) in exec {
         for (s, e, sym) in map.regions(sec_start, sec_end) {
-            let Some(sym) = sym.filter(|s| s.is_func) else {
+            // A zero-size symbol of an earlier section does not reach into this one.
+            let Some(sym) = sym.filter(|x| x.is_func && (x.size != 0 || x.addr >= sec_start))
+            else {
                 continue;
             };
             let mut pos = s;
@@ -195,7 +207,7 @@ pub(crate) fn fallback_groups<'a>(
                             end: gap_end,
                             depth: 0,
                             name: symbol_name(sym, want_demangled),
-                            file: None,
+                            file: (!sym.file.is_empty()).then(|| Arc::from(sym.file)),
                             call_file: None,
                             call_line: 0,
                             rows: Vec::new(),
@@ -220,6 +232,7 @@ mod tests {
             size,
             name,
             is_func: true,
+            file: &[],
         }
     }
 
