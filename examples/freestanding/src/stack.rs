@@ -1,0 +1,121 @@
+//! Stack high-water marks of the reader's entry points, measured by painting.
+//!
+//! Each operation runs on a separate, painted stack: the stack pointer is switched to the
+//! top of a static buffer filled with a pattern, the operation runs, and the deepest word
+//! that no longer holds the pattern gives the stack it used. The figure includes the few
+//! words of the trampoline and the closure call around the operation.
+
+use core::arch::asm;
+use core::fmt::Write;
+use core::hint::black_box;
+use core::ptr::addr_of_mut;
+
+use symblob::ksym::Ksyms;
+
+use crate::fixed_buf::FixedBuf;
+use crate::rt::Console;
+
+const PAINT: u64 = 0x5a5a_5a5a_5a5a_5a5a;
+const STACK_WORDS: usize = 8 * 1024;
+
+#[repr(C, align(16))]
+struct Stack([u64; STACK_WORDS]);
+
+static mut STACK: Stack = Stack([0; STACK_WORDS]);
+
+/// Runs `job` on the painted stack and returns the bytes of stack it used.
+fn measure(job: &mut dyn FnMut()) -> usize {
+    // SAFETY: the program is single-threaded and `measure` is not re-entered, so this is
+    // the only reference to the buffer.
+    let stack = unsafe { &mut (*addr_of_mut!(STACK)).0 };
+    stack.fill(PAINT);
+    let top = stack.as_mut_ptr_range().end;
+    let mut job = job;
+    // SAFETY: `top` is the 16-byte aligned end of a buffer nobody else uses; the old stack
+    // pointer is kept in the callee-saved r12 and restored after the call; the trampoline
+    // follows the C ABI, whose clobbers are declared.
+    unsafe {
+        asm!(
+            "mov r12, rsp",
+            "mov rsp, {top}",
+            "call {trampoline}",
+            "mov rsp, r12",
+            top = in(reg) top,
+            trampoline = sym trampoline,
+            in("rdi") &mut job as *mut &mut dyn FnMut(),
+            out("r12") _,
+            clobber_abi("C"),
+        );
+    }
+    let untouched = stack.iter().take_while(|w| **w == PAINT).count();
+    (STACK_WORDS - untouched) * 8
+}
+
+extern "C" fn trampoline(job: *mut &mut dyn FnMut()) {
+    // SAFETY: `measure` passes a pointer to a live `&mut dyn FnMut()`.
+    unsafe { (*job)() }
+}
+
+/// Measures parse, validate, every address and return-address lookup, every name lookup,
+/// `Display` of a symbol and the whole dump, and prints the high-water marks.
+pub fn report(ksyms: &Ksyms<'_>, out: &mut Console) {
+    let blob = ksyms.blob();
+    let bytes = crate::embedded_blob();
+    let mut name_buf = [0u8; 512];
+    let mut line = [0u8; 160];
+
+    let parse = measure(&mut || {
+        black_box(symblob::ksym::KsymBlob::parse(black_box(bytes)).is_ok());
+    });
+    let validate = measure(&mut || {
+        black_box(blob.validate().is_ok());
+    });
+    let lookup_address = measure(&mut || {
+        for entry in blob.symbols() {
+            for delta in [0, 1] {
+                black_box(ksyms.lookup_address(black_box(entry.address + delta)));
+            }
+        }
+    });
+    let lookup_return_address = measure(&mut || {
+        for entry in blob.symbols() {
+            black_box(ksyms.lookup_return_address(black_box(entry.address + 1)));
+        }
+    });
+    let lookup_name = measure(&mut || {
+        for entry in blob.symbols() {
+            if let Ok(len) = entry.name.copy_to(&mut name_buf) {
+                black_box(blob.lookup_name(black_box(&name_buf[..len])));
+            }
+        }
+    });
+    let display = measure(&mut || {
+        for entry in blob.symbols() {
+            if let Some(symbol) = ksyms.lookup_address(entry.address) {
+                let mut w = FixedBuf::new(&mut line);
+                let _ = write!(w, "{symbol}");
+                black_box(w.bytes());
+            }
+        }
+    });
+    let mut dumped = 0;
+    let dump = measure(&mut || {
+        let mut w = FixedBuf::new(&mut []);
+        let _ = blob.dump(&mut w);
+        dumped = w.wanted();
+    });
+
+    let _ = writeln!(out, "stack high-water marks (bytes):");
+    for (what, bytes) in [
+        ("parse", parse),
+        ("validate", validate),
+        ("lookup_address", lookup_address),
+        ("lookup_return_address", lookup_return_address),
+        ("lookup_name", lookup_name),
+        ("Display of a symbol", display),
+        ("dump", dump),
+    ] {
+        let _ = writeln!(out, "  {what}: {bytes}");
+    }
+    let _ = writeln!(out, "dump: {dumped} bytes");
+}
