@@ -1,5 +1,6 @@
 //! Tests: CIF (Compact ImageMap Format) encoder, decoder, text form and capture.
 
+mod random_maps;
 mod support;
 
 mod differential;

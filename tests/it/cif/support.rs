@@ -86,6 +86,7 @@ pub fn decode(data: &[u8]) -> Result<DecodedMap, Error> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OwnedImage {
     pub path: Option<String>,
+    pub name: Option<String>,
     pub build_id: Option<Vec<u8>>,
     pub base: u64,
     pub end_of_text: u64,
@@ -95,6 +96,7 @@ impl OwnedImage {
     pub fn new(path: &str, base: u64, end_of_text: u64) -> Self {
         OwnedImage {
             path: Some(path.to_owned()),
+            name: None,
             build_id: None,
             base,
             end_of_text,
@@ -104,7 +106,7 @@ impl OwnedImage {
     pub fn borrow(&self) -> Image<'_> {
         Image {
             path: self.path.as_deref().map(str::as_bytes),
-            name: None,
+            name: self.name.as_deref().map(str::as_bytes),
             build_id: self.build_id.as_deref(),
             base: self.base,
             end_of_text: self.end_of_text,

@@ -146,6 +146,7 @@ fn reencode(bytes: &[u8], mode: EncodeMode) -> Vec<u8> {
         .iter()
         .map(|i| OwnedImage {
             path: i.path_or_nil().map(str::to_owned),
+            name: None,
             build_id: i.build_id.clone(),
             base: i.base,
             end_of_text: i.end_of_text,
