@@ -13,6 +13,7 @@
 mod error;
 
 pub mod cif;
+pub mod embed;
 pub mod ksym;
 pub mod lidia;
 pub mod output;

@@ -2,6 +2,7 @@
 
 mod cif;
 mod common;
+mod freestanding;
 mod ksym_builder;
 mod ksym_reader;
 mod lidia_builder;
