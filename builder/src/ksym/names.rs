@@ -37,11 +37,10 @@ fn demangle_rust(name: &str) -> Option<String> {
 /// Whether `name` is an ELF mapping symbol (AArch64 / ARM / RISC-V `$x`, `$a`, `$t`, `$d`,
 /// alone or followed by `.` and anything). These mark code/data regions, not functions.
 pub(crate) fn is_mapping_symbol(name: &[u8]) -> bool {
-    match name {
-        [b'$', b'x' | b'a' | b't' | b'd'] => true,
-        [b'$', b'x' | b'a' | b't' | b'd', b'.', ..] => true,
-        _ => false,
-    }
+    matches!(
+        name,
+        [b'$', b'x' | b'a' | b't' | b'd'] | [b'$', b'x' | b'a' | b't' | b'd', b'.', ..]
+    )
 }
 
 /// Checks the byte rules of a name (D14) and returns it as a `&str`, or a message that

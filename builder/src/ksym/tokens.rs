@@ -62,8 +62,25 @@ pub(crate) fn select<'a>(names: &[&'a str], name_order: &[u32], max_tokens: usiz
     }
 
     let (nodes, leaf_of) = build_trie(&distinct);
-    let chosen = choose(&nodes, &distinct, max_tokens);
-    let chosen = prune(&nodes, &distinct, &leaf_of, chosen);
+    // Pruning can free ids; refill them a few times, always ending with a prune so that
+    // every token left pays for itself.
+    let mut chosen = prune(
+        &nodes,
+        &distinct,
+        &leaf_of,
+        choose(&nodes, &distinct, max_tokens, &[]),
+    );
+    for _ in 0..3 {
+        if chosen.len() >= max_tokens {
+            break;
+        }
+        let kept: Vec<u32> = chosen.iter().map(|&(v, _)| v).collect();
+        let refilled = choose(&nodes, &distinct, max_tokens, &kept);
+        if refilled.len() == kept.len() {
+            break;
+        }
+        chosen = prune(&nodes, &distinct, &leaf_of, refilled);
+    }
 
     // Final ids: by use count, descending, then token bytes.
     let mut chosen: Vec<(u32, u64)> = chosen;
@@ -207,13 +224,18 @@ fn id_cost(ids_taken: usize) -> i64 {
     }
 }
 
-/// Greedy selection on real savings with lazy gain updates. Returns the chosen nodes.
-fn choose(nodes: &[Node], distinct: &[(&[u8], u64)], max_tokens: usize) -> Vec<u32> {
+/// Greedy selection on real savings with lazy gain updates, starting from the nodes in
+/// `initial` (taken first, in order). Returns the chosen nodes.
+fn choose(
+    nodes: &[Node],
+    distinct: &[(&[u8], u64)],
+    max_tokens: usize,
+    initial: &[u32],
+) -> Vec<u32> {
     // uncovered[v]: names below v not below a chosen node strictly inside v's subtree.
     let mut uncovered: Vec<u64> = nodes.iter().map(|n| n.count).collect();
     // saving[v]: per-name saving of chosen node v (NONE-like when not chosen).
     let mut saving: Vec<i64> = vec![i64::MIN; nodes.len()];
-    let chosen_mark = |saving: &Vec<i64>, v: u32| saving[v as usize] != i64::MIN;
 
     let gain = |v: u32, uncovered: &[u64], saving: &[i64], taken: usize| -> i64 {
         let n = &nodes[v as usize];
@@ -230,10 +252,29 @@ fn choose(nodes: &[Node], distinct: &[(&[u8], u64)], max_tokens: usize) -> Vec<u
         (uncovered[v as usize] as i64).saturating_mul(per_name) - (n.depth as i64 + 4)
     };
 
+    let mut chosen = Vec::new();
+    let take = |v: u32, chosen: &mut Vec<u32>, uncovered: &mut [u64], saving: &mut [i64]| {
+        let n = &nodes[v as usize];
+        saving[v as usize] = n.depth as i64 - id_cost(chosen.len());
+        let newly = uncovered[v as usize];
+        let mut a = n.parent;
+        while a != NONE {
+            uncovered[a as usize] -= newly;
+            if saving[a as usize] != i64::MIN {
+                break;
+            }
+            a = nodes[a as usize].parent;
+        }
+        chosen.push(v);
+    };
+    for &v in initial.iter().take(max_tokens) {
+        take(v, &mut chosen, &mut uncovered, &mut saving);
+    }
+
     // Heap entries: (gain, smaller bytes first, node). The bytes order is a rank computed
     // once, so that ties are broken by token bytes.
     let mut ranked: Vec<u32> = (1..nodes.len() as u32)
-        .filter(|&v| nodes[v as usize].count >= 2)
+        .filter(|&v| nodes[v as usize].count >= 2 && saving[v as usize] == i64::MIN)
         .collect();
     ranked.sort_by(|&a, &b| prefix(nodes, distinct, a).cmp(prefix(nodes, distinct, b)));
     let mut rank = vec![0u32; nodes.len()];
@@ -244,7 +285,7 @@ fn choose(nodes: &[Node], distinct: &[(&[u8], u64)], max_tokens: usize) -> Vec<u
         .iter()
         .map(|&v| {
             (
-                gain(v, &uncovered, &saving, 0),
+                gain(v, &uncovered, &saving, chosen.len()),
                 Reverse(rank[v as usize]),
                 v,
             )
@@ -252,7 +293,6 @@ fn choose(nodes: &[Node], distinct: &[(&[u8], u64)], max_tokens: usize) -> Vec<u
         .filter(|e| e.0 > 0)
         .collect();
 
-    let mut chosen = Vec::new();
     while chosen.len() < max_tokens {
         let Some((stored, r, v)) = heap.pop() else {
             break;
@@ -266,18 +306,7 @@ fn choose(nodes: &[Node], distinct: &[(&[u8], u64)], max_tokens: usize) -> Vec<u
             continue;
         }
         // `current` is at least every other (stale, hence optimistic) gain: take it.
-        let n = &nodes[v as usize];
-        saving[v as usize] = n.depth as i64 - id_cost(chosen.len());
-        let newly = uncovered[v as usize];
-        let mut a = n.parent;
-        while a != NONE {
-            uncovered[a as usize] -= newly;
-            if chosen_mark(&saving, a) {
-                break;
-            }
-            a = nodes[a as usize].parent;
-        }
-        chosen.push(v);
+        take(v, &mut chosen, &mut uncovered, &mut saving);
     }
     chosen
 }
