@@ -13,12 +13,17 @@ use symblob::lidia::raw::{OVERFLOW_STRING, STRINGS_PREFIX};
 const EMPTY_STRING: u64 = 0;
 /// Marks an unused slot of the index (offset 0 is the empty string, never indexed).
 const FREE: u64 = 0;
+/// A slot holds a string's offset in its low 48 bits and 16 bits of the string's hash
+/// above them, so most non-matching slots are rejected without touching the string.
+const OFFSET_BITS: u32 = 48;
+const OFFSET_MASK: u64 = (1 << OFFSET_BITS) - 1;
 
 /// The strings table bytes plus the index that deduplicates them.
 pub(crate) struct StringTable {
     /// The table exactly as written: `u32` length then bytes, per string.
     bytes: Vec<u8>,
-    /// Open-addressing index: each slot holds the offset of a stored string, or [`FREE`].
+    /// Open-addressing index (linear probing, at most half full): tag and offset of a
+    /// stored string per slot, or [`FREE`].
     slots: Vec<u64>,
     /// Number of occupied slots.
     used: usize,
@@ -36,10 +41,11 @@ impl StringTable {
         // "[overflow]" is pre-seeded in Go's dedup map, so a function with that name
         // shares offset 4.
         let overflow = u64::from(OVERFLOW_STRING);
-        if let Err(slot) = table.find_slot(b"[overflow]") {
-            table.slots[slot] = overflow;
+        let h = hash(b"[overflow]");
+        if let Err(slot) = table.find_slot(b"[overflow]", h) {
+            table.slots[slot] = slot_value(h, overflow);
+            table.used = 1;
         }
-        table.used = 1;
         table
     }
 
@@ -61,15 +67,21 @@ impl StringTable {
             // offset and does not remember the string.
             return u64::from(OVERFLOW_STRING);
         }
-        match self.find_slot(s) {
+        let h = hash(s);
+        match self.find_slot(s, h) {
             Ok(offset) => offset,
             Err(free) => {
                 let offset = self.bytes.len() as u64;
                 self.bytes.extend_from_slice(&len.to_le_bytes());
                 self.bytes.extend_from_slice(s);
-                self.slots[free] = offset;
+                if offset > OFFSET_MASK {
+                    // Beyond 256 TiB of strings: stored but not indexed, so later copies
+                    // are stored again (no real input gets near this).
+                    return offset;
+                }
+                self.slots[free] = slot_value(h, offset);
                 self.used += 1;
-                if self.used * 4 >= self.slots.len() * 3 {
+                if self.used * 2 >= self.slots.len() {
                     self.grow();
                 }
                 offset
@@ -77,17 +89,19 @@ impl StringTable {
         }
     }
 
-    /// `Ok(offset)` of `s` if stored, else `Err(index of the free slot where it belongs)`.
-    fn find_slot(&self, s: &[u8]) -> Result<u64, usize> {
+    /// `Ok(offset)` of `s` (whose hash is `h`) if stored, else `Err(index of the free slot
+    /// where it belongs)`.
+    fn find_slot(&self, s: &[u8], h: u64) -> Result<u64, usize> {
         let mask = self.slots.len() - 1;
-        let mut i = (hash(s) as usize) & mask;
+        let tag = h >> OFFSET_BITS;
+        let mut i = (h as usize) & mask;
         loop {
-            let offset = self.slots[i];
-            if offset == FREE {
+            let slot = self.slots[i];
+            if slot == FREE {
                 return Err(i);
             }
-            if self.stored(offset) == s {
-                return Ok(offset);
+            if slot >> OFFSET_BITS == tag && self.stored(slot & OFFSET_MASK) == s {
+                return Ok(slot & OFFSET_MASK);
             }
             i = (i + 1) & mask;
         }
@@ -102,19 +116,30 @@ impl StringTable {
         &self.bytes[at + 4..at + 4 + len]
     }
 
-    /// Doubles the index and re-inserts every stored offset.
+    /// Doubles the index and re-inserts every string, walking the table bytes in order
+    /// (sequential reads, unlike following the old slots).
     fn grow(&mut self) {
-        let doubled = vec![FREE; self.slots.len() * 2];
-        let old = std::mem::replace(&mut self.slots, doubled);
+        self.slots = vec![FREE; self.slots.len() * 2];
         let mask = self.slots.len() - 1;
-        for offset in old.into_iter().filter(|&o| o != FREE) {
-            let mut i = (hash(self.stored(offset)) as usize) & mask;
+        // Offset 0 is "" (never indexed); every later string is indexed.
+        let mut offset = 4u64;
+        while (offset as usize) < self.bytes.len() && offset <= OFFSET_MASK {
+            let s = self.stored(offset);
+            let h = hash(s);
+            let next = offset + 4 + s.len() as u64;
+            let mut i = (h as usize) & mask;
             while self.slots[i] != FREE {
                 i = (i + 1) & mask;
             }
-            self.slots[i] = offset;
+            self.slots[i] = slot_value(h, offset);
+            offset = next;
         }
     }
+}
+
+/// The slot value for a string with hash `h` stored at `offset`.
+fn slot_value(h: u64, offset: u64) -> u64 {
+    (h >> OFFSET_BITS) << OFFSET_BITS | offset
 }
 
 /// A fast 64-bit hash of `s`: eight bytes per multiply, then a full avalanche so that the
