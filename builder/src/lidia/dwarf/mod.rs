@@ -15,7 +15,8 @@
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
 //!    warning on stderr and contributes nothing (its code falls back to the symbol table);
 //! 3. [`shadowing`]: depth-0 pieces of all units are made disjoint;
-//! 4. [`symtab_fill`]: depth-0 names from the symbol table, fallback ranges;
+//! 4. [`symtab_fill`]: depth-0 names from the symbol table, fallback ranges, which get
+//!    the line rows no unit's function covers ([`orphans`]);
 //! 5. every range goes to the writer in (address, depth) order.
 
 mod attach;
@@ -24,6 +25,7 @@ mod inlines;
 mod lines;
 mod load;
 mod names;
+mod orphans;
 mod shadowing;
 mod symtab_fill;
 mod units;
@@ -101,7 +103,8 @@ pub fn collect_with_stats(
     let dwarf = store.dwarf();
 
     let mut stats = DwarfStats::default();
-    let groups = read_units(&dwarf, options, dwarf_path, &mut stats);
+    let mut orphan_rows = Vec::new();
+    let groups = read_units(&dwarf, options, dwarf_path, &mut stats, &mut orphan_rows);
 
     let mut exec = shadowing::exec_ranges(&obj);
     if exec.is_empty() {
@@ -114,7 +117,14 @@ pub fn collect_with_stats(
             map = symtab_fill::SymbolMap::from_elf(dwarf_obj);
         }
         groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
-        let fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
+        let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
+        if options.lines || options.files {
+            let rows = orphans::as_unit_lines(orphan_rows);
+            fallback = fallback
+                .into_iter()
+                .flat_map(|g| attach::attach_rows(g, &rows, options.files))
+                .collect();
+        }
         stats.fallback_ranges = fallback.len();
         groups.extend(fallback);
         groups.sort_by_key(Group::start);
@@ -134,6 +144,7 @@ fn read_units<'a>(
     options: &ElfOptions,
     path: &Path,
     stats: &mut DwarfStats,
+    orphan_rows: &mut Vec<orphans::OrphanRow>,
 ) -> Vec<Group<'a>> {
     let mut headers = Vec::new();
     let mut iter = dwarf.units();
@@ -166,7 +177,10 @@ fn read_units<'a>(
     let mut groups = Vec::new();
     for (offset, r) in results {
         match r {
-            Ok(g) => groups.extend(g),
+            Ok(r) => {
+                groups.extend(r.groups);
+                orphan_rows.extend(r.orphans);
+            }
             Err(e) => {
                 stats.failed_units += 1;
                 warn(
@@ -182,18 +196,25 @@ fn read_units<'a>(
     groups
 }
 
+/// What one unit contributes: its groups, and its line rows that none of its functions
+/// covers (assembly units have rows but no subprograms), for the fallback ranges.
+struct UnitResult<'a> {
+    groups: Vec<Group<'a>>,
+    orphans: Vec<orphans::OrphanRow>,
+}
+
 /// One unit's groups.
 fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
     options: &ElfOptions,
-) -> gimli::Result<Vec<Group<'a>>> {
+) -> gimli::Result<UnitResult<'a>> {
     let unit = dwarf.unit(header)?;
     let u = UnitRef { dwarf, unit: &unit };
     let mut names = names::Names::new(options.demangle);
     let trees = units::walk_unit(&u, &mut names)?;
     let need_rows = options.lines || options.files;
-    let lines = if need_rows && !trees.is_empty() {
+    let lines = if need_rows {
         lines::read_lines(&u)?
     } else {
         lines::UnitLines::default()
@@ -208,7 +229,11 @@ fn read_unit<'a>(
             }
         }
     }
-    Ok(out)
+    let orphans = orphans::uncovered_rows(&lines, &out);
+    Ok(UnitResult {
+        groups: out,
+        orphans,
+    })
 }
 
 /// Hands every span to the sink, groups in address order, spans in (start, depth) order.

@@ -3,7 +3,7 @@
 //! * **Names of depth-0 frames.** `llvm-symbolizer --functions=linkage` names the
 //!   outermost frame after the symbol table whenever a symbol covers the address (GCC's
 //!   `foo.constprop.0`, `foo.cold`, `foo.part.0` clones keep the name `foo` in DWARF). The
-//!   symbol model is LLVM's: defined `FUNC`, `GNU_IFUNC` and `OBJECT` symbols of allocated
+//!   symbol model is LLVM's: defined `FUNC`, `GNU_IFUNC`, `NOTYPE` and `OBJECT` symbols of allocated
 //!   sections, sorted by address; of several at one address the largest (then the last)
 //!   wins; the symbol for an address is the last one at or below it, if its size is 0 or
 //!   reaches the address. Depth-0 pieces are split where that answer changes.
@@ -30,7 +30,7 @@ pub(crate) struct Symbol<'a> {
     pub size: u64,
     /// Name as stored.
     pub name: &'a [u8],
-    /// A `FUNC` or `GNU_IFUNC` symbol (not an `OBJECT`).
+    /// A `FUNC`, `GNU_IFUNC` or `NOTYPE` symbol (not an `OBJECT`).
     pub is_func: bool,
     /// For a local symbol, the name of the `STT_FILE` symbol before it (LLVM reports it
     /// as the file when DWARF has none).
@@ -64,8 +64,15 @@ impl<'a> SymbolMap<'a> {
                 file = sym.name_bytes().unwrap_or_default();
                 continue;
             }
+            // NOTYPE symbols (assembly entry code) count like functions; `$x`/`$d`
+            // mapping symbols do not (LLVM drops them as format-specific).
             let is_func = match sym.kind() {
                 SymbolKind::Text => true,
+                SymbolKind::Unknown | SymbolKind::Label
+                    if !sym.name_bytes().unwrap_or_default().starts_with(b"$") =>
+                {
+                    true
+                }
                 SymbolKind::Data => false,
                 _ => continue,
             };
