@@ -3,6 +3,7 @@
 mod random_maps;
 mod support;
 
+mod capture;
 mod differential;
 mod robustness;
 mod vectors;

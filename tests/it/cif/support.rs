@@ -12,7 +12,7 @@ use symblob::Error;
 /// Bytes from hex text; spaces are ignored.
 pub fn hex(text: &str) -> Vec<u8> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    assert!(digits.len() % 2 == 0, "odd hex: {text}");
+    assert_eq!(digits.len() & 1, 0, "odd hex: {text}");
     digits
         .chunks(2)
         .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
