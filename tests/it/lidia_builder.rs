@@ -6,7 +6,8 @@ use proptest::prelude::*;
 use serde_json::Value;
 use symblob::lidia::LidiaFile;
 use symblob_build::lidia::{
-    build_from_elf, collect, write_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry, RangeSpec,
+    build_from_elf, collect_from_elf, write_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry,
+    RangeSpec,
 };
 
 use crate::common::{shared_testdata, testdata};
@@ -326,13 +327,13 @@ fn truncated_or_garbage_elf_is_an_error_naming_the_file() {
             bytes.len() - 1,
         ];
         for len in lengths {
-            match collect(name, &bytes[..len], &options) {
+            match collect_from_elf(name, &bytes[..len], &options) {
                 Ok(_) => panic!("{elf} cut at {len} was accepted"),
                 Err(e) => assert!(e.to_string().contains("cut.elf"), "{elf} at {len}: {e}"),
             }
         }
     }
-    let err = collect(name, b"#!/bin/sh\necho not an ELF file\n", &options).err();
+    let err = collect_from_elf(name, b"#!/bin/sh\necho not an ELF file\n", &options).err();
     assert!(err.is_some_and(|e| e.to_string().contains("cut.elf")));
 
     let dir = tempfile::tempdir().unwrap();
@@ -351,12 +352,12 @@ fn cut_or_corrupted_go_binaries_never_panic() {
     for elf in ["gohello", "gohello-stripped"] {
         let bytes = read(&testdata(&format!("lidia/elf/{elf}")));
         for len in (0..bytes.len()).step_by(bytes.len() / 97) {
-            let _ = collect(name, &bytes[..len], &options);
+            let _ = collect_from_elf(name, &bytes[..len], &options);
         }
         for at in (0..bytes.len()).step_by(2003) {
             let mut b = bytes.clone();
             b[at] ^= 0xa5;
-            let _ = collect(name, &b, &options);
+            let _ = collect_from_elf(name, &b, &options);
         }
     }
 }

@@ -65,14 +65,14 @@ pub struct Stats {
 /// Builds the Lidia file of the ELF at `path` in memory.
 pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
     let input = Input::open(path)?;
-    Ok(collect(path, input.bytes(), options)?.finish())
+    Ok(collect_from_elf(path, input.bytes(), options)?.finish())
 }
 
 /// Builds the Lidia file of the ELF at `path` and writes it to `out` atomically: on any
 /// error `out` is left as it was.
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
     let input = Input::open(path)?;
-    let writer = collect(path, input.bytes(), options)?;
+    let writer = collect_from_elf(path, input.bytes(), options)?;
     let layout = writer.layout();
     output::write_atomic_with(out, |w| writer.write_to(w))?;
     Ok(Stats { layout })
@@ -80,7 +80,7 @@ pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<S
 
 /// Adds the ranges of the ELF `data` (read from `path`) to a new writer, in Go's order:
 /// symbols in table order, then `.gopclntab` functions in functab order.
-pub fn collect(path: &Path, data: &[u8], options: &ElfOptions) -> Result<LidiaWriter> {
+pub fn collect_from_elf(path: &Path, data: &[u8], options: &ElfOptions) -> Result<LidiaWriter> {
     let mut writer = LidiaWriter::new(options.flags());
     let name = path.display().to_string();
     let elf = ElfFile::parse(data).map_err(|m| Error::input(&name, Location::Whole, m))?;
