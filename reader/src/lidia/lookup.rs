@@ -97,7 +97,8 @@ impl<'a> LidiaFile<'a> {
     /// The frames covering `addr`, innermost first.
     ///
     /// Selection is exactly the Go reader's: take the last range whose VA is at or below
-    /// `addr` (Go's bisection, so even an unsorted VA table gives Go's answer), then walk
+    /// `addr` (by binary search; the VA table is sorted in every file the Go writer
+    /// produces, and an unsorted one keeps the lookup bounded), then walk
     /// backwards; a range covers `addr` when `va <= addr < va + length` (64-bit wrapping
     /// add, so zero-length ranges never match); the walk stops after the first depth-0
     /// range, whether it covers or not. Each frame also gets a file and line: the

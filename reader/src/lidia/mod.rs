@@ -39,7 +39,8 @@
 //! reference outside the line table reads as an empty [`LineTable`]. A lookup therefore
 //! never fails and stays as fast as on a valid file. Callers that want to know that no
 //! such substitution can happen call [`LidiaFile::validate`] once: it checks every entry in
-//! O(N) and reports the first dangling reference. [`LidiaFile::string`] itself returns
+//! O(N) and reports the first dangling reference (and an unsorted VA table, on which
+//! lookups stay bounded but need not select what the Go reader selects). [`LidiaFile::string`] itself returns
 //! `None` for a dangling offset, for callers that read strings by offset.
 //!
 //! Checksums are verified only on request, by [`LidiaFile::verify_checksums`].
@@ -206,7 +207,8 @@ impl<'a> LidiaFile<'a> {
     /// bytes. Rejects a short buffer, a wrong magic or version, a VA entry size or range
     /// field size other than 4 or 8, a line field size other than 2 or 4, VA and range
     /// counts that differ, and any section that overflows 64 bits or leaves the buffer.
-    /// An unsorted VA table is accepted; lookups on it stay bounded.
+    /// An unsorted VA table is accepted, like the Go reader does; lookups on it stay
+    /// bounded ([`validate`](Self::validate) reports it).
     pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
         let available = to_u64(bytes.len());
         let (header, _) = Header::ref_from_prefix(bytes).map_err(|_| {
@@ -360,6 +362,11 @@ impl<'a> LidiaFile<'a> {
     /// The bytes of the strings table.
     pub fn strings_table(&self) -> &'a [u8] {
         self.strings
+    }
+
+    /// Number of entries of the file's whole line table.
+    pub fn line_entry_count(&self) -> usize {
+        self.lines.len()
     }
 
     /// The file's whole line table (every range's entries, in stored order); a range's

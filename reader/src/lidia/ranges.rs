@@ -64,9 +64,25 @@ impl<'a> LidiaFile<'a> {
     /// strings table, and each line reference `[index, index + count)` must lie inside the
     /// line table.
     ///
+    /// It also checks that the VA table is sorted (ascending, ties allowed), which makes
+    /// every lookup select exactly what the Go reader selects; on an unsorted table
+    /// lookups stay bounded but may select differently. The Go writer always sorts.
+    ///
     /// After it succeeds, no accessor substitutes an empty string or line table. The
-    /// error names the range table and the offset of the first bad field.
+    /// error names the range table and the offset of the first bad field, or the VA table
+    /// and the offset of the first entry out of order ([`ErrorKind::Unsorted`]).
     pub fn validate(&self) -> Result<(), Error> {
+        let vs = u64::from(self.va_size());
+        let va_base = self.header.va.offset.get();
+        let mut previous = 0;
+        for index in 0..self.len() {
+            let va = self.vas.get(index).unwrap_or(u64::MAX);
+            if va < previous {
+                let at = va_base.saturating_add(to_u64(index).saturating_mul(vs));
+                return Err(error(section::VA, at, ErrorKind::Unsorted));
+            }
+            previous = va;
+        }
         let base = self.header.ranges.offset.get();
         let fs = u64::from(self.field_size());
         let entry_size = fs.saturating_mul(8);

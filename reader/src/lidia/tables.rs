@@ -27,36 +27,26 @@ impl VaTable<'_> {
         }
     }
 
-    /// Go's `sort.Search(n, func(i) bool { return va[i] > addr }) - 1`, with the very same
-    /// bisection, so that even an unsorted table selects the entry the Go reader selects.
-    /// `None` when no entry is at or below `addr`.
+    /// The index of the last entry whose VA is at or below `addr` (Go's
+    /// `sort.Search(n, func(i) bool { return va[i] > addr }) - 1`), or `None` when there
+    /// is none.
+    ///
+    /// On a sorted table (every file the Go writer produces) this is exactly Go's answer.
+    /// On an unsorted one the answer may differ from Go's, but it is always a valid index
+    /// and the search takes O(log N) steps.
     #[inline]
     pub(crate) fn last_at_or_below(&self, addr: u64) -> Option<usize> {
         let count = match self {
-            VaTable::Narrow(v) => search(v, addr, |x| u64::from(x.get())),
-            VaTable::Wide(v) => search(v, addr, |x| x.get()),
+            // core's partition point is branchless (a fixed number of steps whose only
+            // data-dependent choice is a conditional move): several times faster than
+            // the textbook bisection of Go's `sort.Search`, which mispredicts at every
+            // level, and a hand-written loop here gets its select turned back into a
+            // branch by the compiler.
+            VaTable::Narrow(v) => v.partition_point(|x| u64::from(x.get()) <= addr),
+            VaTable::Wide(v) => v.partition_point(|x| x.get() <= addr),
         };
         count.checked_sub(1)
     }
-}
-
-/// Number of leading entries for which `va > addr` is false, found by Go's bisection.
-#[inline(always)]
-fn search<T: Copy>(table: &[T], addr: u64, value: impl Fn(T) -> u64) -> usize {
-    let (mut lo, mut hi) = (0usize, table.len());
-    while lo < hi {
-        // (lo + hi) / 2 without overflow; the same midpoint as Go's `uint(i+j) >> 1`.
-        let mid = lo.wrapping_add(hi.wrapping_sub(lo) / 2);
-        // `mid < hi <= len`, so the `get` never fails; treating a miss as "greater"
-        // keeps the loop total anyway.
-        let greater = table.get(mid).map_or(true, |&v| value(v) > addr);
-        if greater {
-            hi = mid;
-        } else {
-            lo = mid.wrapping_add(1);
-        }
-    }
-    lo
 }
 
 /// The eight fields of one range-table entry (section 5 of the format), widened to u64.
