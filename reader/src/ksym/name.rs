@@ -117,11 +117,12 @@ impl<'a> Name<'a> {
                 ErrorKind::BufferTooSmall { needed: len as u64 },
             )
         };
-        let (head, tail) = buf
-            .get_mut(..len)
-            .ok_or_else(too_small)?
+        // Each destination is cut to its source's own length, so the copies cannot fail
+        // (a length computed as a sum would leave the optimiser a mismatch to check).
+        let (head, after) = buf
             .split_at_mut_checked(self.token.len())
             .ok_or_else(too_small)?;
+        let tail = after.get_mut(..self.rest.len()).ok_or_else(too_small)?;
         head.copy_from_slice(self.token);
         tail.copy_from_slice(self.rest);
         Ok(len)
