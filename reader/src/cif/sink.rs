@@ -35,14 +35,14 @@ impl<'o> Sink<'o> {
     }
 
     pub(crate) fn put_slice(&mut self, bytes: &[u8]) {
-        let end = self.len.saturating_add(bytes.len());
-        if let Some(dst) = self.buf.get_mut(self.len..end) {
-            dst.copy_from_slice(bytes);
-        } else if let Some(dst) = self.buf.get_mut(self.len..) {
-            // Partially fits: fill up to the end so the caller sees how far it got.
-            let n = dst.len();
-            dst.copy_from_slice(bytes.get(..n).unwrap_or(&[]));
+        // Copy as much as fits; when it only partly fits, the buffer is filled up to its
+        // end so the caller sees how far it got. Both sides are cut to the same `n`, so
+        // the copy has no length check that could fail.
+        let room = self.buf.get_mut(self.len..).unwrap_or_default();
+        let n = room.len().min(bytes.len());
+        if let (Some(dst), Some(src)) = (room.get_mut(..n), bytes.get(..n)) {
+            dst.copy_from_slice(src);
         }
-        self.len = end;
+        self.len = self.len.saturating_add(bytes.len());
     }
 }
