@@ -19,13 +19,13 @@ pub const MAX_VLQ7_LEN: usize = 10;
 pub fn encode_vlq7(value: u64, mode: EncodeMode, out: &mut [u8]) -> Result<usize, Error> {
     let mut tmp = [0u8; MAX_VLQ7_LEN];
     let len = vlq7_bytes(value, mode, &mut tmp);
-    let src = tmp.get(..len).unwrap_or(&[]);
-    match out.get_mut(..len) {
-        Some(dst) => {
+    // Both sides are cut to `len`, so the copy has no length check that could fail.
+    match (out.get_mut(..len), tmp.get(..len)) {
+        (Some(dst), Some(src)) => {
             dst.copy_from_slice(src);
             Ok(len)
         }
-        None => Err(Error::new(
+        _ => Err(Error::new(
             Format::Cif,
             "vlq7",
             0,
