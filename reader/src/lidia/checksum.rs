@@ -1,22 +1,101 @@
 //! CRC32C of the four sections.
 
-use crc::{Crc, Table, CRC_32_ISCSI};
 use zerocopy::IntoBytes;
 
 use super::tables::{LineSlice, RangeTable, VaTable};
 use super::{error, section, LidiaFile};
 use crate::{Error, ErrorKind};
 
-/// CRC-32C (Castagnoli), table-driven, 16 bytes per step (the fastest of the `crc`
-/// crate's software modes here; see the `lidia` benchmark). 16 KiB of tables, built at
-/// compile time.
-static CASTAGNOLI: Crc<u32, Table<16>> = Crc::<u32, Table<16>>::new(&CRC_32_ISCSI);
+/// The CRC-32C (Castagnoli) polynomial, bit-reversed.
+const POLYNOMIAL: u32 = 0x82F6_3B78;
+
+/// Slice-by-16 tables, built at compile time (16 KiB): `TABLES[0]` is the byte-wise
+/// table, and `TABLES[k][b]` advances the CRC of byte `b` by `k` further zero bytes.
+///
+/// The checksum is computed here rather than with the `crc` crate, whose 16-byte loop
+/// indexes with sums the optimiser cannot prove in bounds: that left panic calls in
+/// `verify_checksums` (found by the freestanding no-panic link check).
+static TABLES: [[u32; 256]; 16] = tables();
+
+// Evaluated at compile time: an out-of-bounds index or overflow would fail the build, not
+// panic at run time.
+#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+const fn tables() -> [[u32; 256]; 16] {
+    let mut tables = [[0u32; 256]; 16];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut crc = byte as u32;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ POLYNOMIAL
+            } else {
+                crc >> 1
+            };
+            bit += 1;
+        }
+        tables[0][byte] = crc;
+        byte += 1;
+    }
+    let mut byte = 0;
+    while byte < 256 {
+        let mut k = 1;
+        while k < 16 {
+            let previous = tables[k - 1][byte];
+            tables[k][byte] = (previous >> 8) ^ tables[0][(previous & 0xFF) as usize];
+            k += 1;
+        }
+        byte += 1;
+    }
+    tables
+}
+
+/// `TABLES[k][byte]`. `k` is a constant below 16 at every call and `byte` is below 256, so
+/// the optimiser removes the checks.
+#[inline(always)]
+fn table(k: usize, byte: u8) -> u32 {
+    TABLES
+        .get(k)
+        .and_then(|t| t.get(usize::from(byte)))
+        .copied()
+        .unwrap_or(0)
+}
 
 /// CRC-32C (Castagnoli polynomial, reflected, initial value and final XOR `0xFFFFFFFF`) of
 /// `bytes`: the checksum Lidia stores for each section. `crc32c(b"") == 0`,
 /// `crc32c(b"123456789") == 0xE3069283`.
 pub fn crc32c(bytes: &[u8]) -> u32 {
-    CASTAGNOLI.checksum(bytes)
+    let mut crc = !0u32;
+    let mut blocks = bytes.chunks_exact(16);
+    for block in &mut blocks {
+        let Ok(&[b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11, b12, b13, b14, b15]) =
+            <&[u8; 16]>::try_from(block)
+        else {
+            continue;
+        };
+        let [c0, c1, c2, c3] = crc.to_le_bytes();
+        crc = table(15, b0 ^ c0)
+            ^ table(14, b1 ^ c1)
+            ^ table(13, b2 ^ c2)
+            ^ table(12, b3 ^ c3)
+            ^ table(11, b4)
+            ^ table(10, b5)
+            ^ table(9, b6)
+            ^ table(8, b7)
+            ^ table(7, b8)
+            ^ table(6, b9)
+            ^ table(5, b10)
+            ^ table(4, b11)
+            ^ table(3, b12)
+            ^ table(2, b13)
+            ^ table(1, b14)
+            ^ table(0, b15);
+    }
+    for &byte in blocks.remainder() {
+        let [low, ..] = crc.to_le_bytes();
+        crc = (crc >> 8) ^ table(0, low ^ byte);
+    }
+    !crc
 }
 
 impl<'a> LidiaFile<'a> {
