@@ -11,6 +11,7 @@ use core::ops::Range;
 use super::iter::Entry;
 use super::name::Name;
 use super::parse::KsymBlob;
+use super::search;
 
 impl<'a> KsymBlob<'a> {
     /// The lowest stored address among the symbols named exactly `name`, or `None`.
@@ -38,30 +39,14 @@ impl<'a> KsymBlob<'a> {
         }
     }
 
-    /// The first rank whose name is not less than `query` (or `len()`).
-    ///
-    /// Branch-light: the interval halves every step whatever the comparison says, so the
-    /// loop runs ⌈log2 N⌉ times and the compiler can use a conditional move.
+    /// The first rank whose name is not less than `query` (or `len()`): a K-ary search
+    /// (see `search`), so that the records of several probes are fetched at once.
     fn lower_bound(&self, query: &[u8]) -> usize {
-        let less = |rank: usize| {
-            self.name_at_rank(rank)
-                .is_some_and(|n| n.cmp_bytes(query) == Ordering::Less)
-        };
-        let mut base = 0usize;
-        let mut size = self.seqs.len();
-        if size == 0 {
-            return 0;
-        }
-        while size > 1 {
-            let half = size / 2;
-            // base + half < base + size ≤ N: no overflow.
-            let mid = base.wrapping_add(half);
-            if less(mid) {
-                base = mid;
-            }
-            size = size.wrapping_sub(half);
-        }
-        base.wrapping_add(usize::from(less(base)))
+        search::partition_point(
+            0..self.seqs.len(),
+            |rank| self.name_at_rank(rank).unwrap_or_default(),
+            |name| name.cmp_bytes(query) == Ordering::Less,
+        )
     }
 
     /// The name at name-order rank `rank`.

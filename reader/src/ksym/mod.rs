@@ -68,6 +68,7 @@ mod name;
 mod parse;
 mod ranges;
 pub mod raw;
+mod search;
 mod validate;
 
 pub use dump::DumpLine;
