@@ -19,7 +19,11 @@ static TABLES: [[u32; 256]; 16] = tables();
 
 // Evaluated at compile time: an out-of-bounds index or overflow would fail the build, not
 // panic at run time.
-#[allow(clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+#[allow(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation
+)]
 const fn tables() -> [[u32; 256]; 16] {
     let mut tables = [[0u32; 256]; 16];
     let mut byte = 0;
@@ -50,15 +54,13 @@ const fn tables() -> [[u32; 256]; 16] {
     tables
 }
 
-/// `TABLES[k][byte]`. `k` is a constant below 16 at every call and `byte` is below 256, so
-/// the optimiser removes the checks.
+/// `TABLES[K][byte]`. `K` is checked against 16 at compile time and a `u8` is below 256,
+/// so this indexing cannot fail and compiles to a plain load.
 #[inline(always)]
-fn table(k: usize, byte: u8) -> u32 {
-    TABLES
-        .get(k)
-        .and_then(|t| t.get(usize::from(byte)))
-        .copied()
-        .unwrap_or(0)
+#[allow(clippy::indexing_slicing)]
+fn table<const K: usize>(byte: u8) -> u32 {
+    const { assert!(K < 16) };
+    TABLES[K][usize::from(byte)]
 }
 
 /// CRC-32C (Castagnoli polynomial, reflected, initial value and final XOR `0xFFFFFFFF`) of
@@ -74,26 +76,29 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
             continue;
         };
         let [c0, c1, c2, c3] = crc.to_le_bytes();
-        crc = table(15, b0 ^ c0)
-            ^ table(14, b1 ^ c1)
-            ^ table(13, b2 ^ c2)
-            ^ table(12, b3 ^ c3)
-            ^ table(11, b4)
-            ^ table(10, b5)
-            ^ table(9, b6)
-            ^ table(8, b7)
-            ^ table(7, b8)
-            ^ table(6, b9)
-            ^ table(5, b10)
-            ^ table(4, b11)
-            ^ table(3, b12)
-            ^ table(2, b13)
-            ^ table(1, b14)
-            ^ table(0, b15);
+        // The terms that do not depend on the running CRC come first, so they are
+        // combined while the previous block's CRC is still being computed; only the last
+        // four lookups wait for it.
+        crc = table::<0>(b15)
+            ^ table::<1>(b14)
+            ^ table::<2>(b13)
+            ^ table::<3>(b12)
+            ^ table::<4>(b11)
+            ^ table::<5>(b10)
+            ^ table::<6>(b9)
+            ^ table::<7>(b8)
+            ^ table::<8>(b7)
+            ^ table::<9>(b6)
+            ^ table::<10>(b5)
+            ^ table::<11>(b4)
+            ^ table::<12>(b3 ^ c3)
+            ^ table::<13>(b2 ^ c2)
+            ^ table::<14>(b1 ^ c1)
+            ^ table::<15>(b0 ^ c0);
     }
     for &byte in blocks.remainder() {
         let [low, ..] = crc.to_le_bytes();
-        crc = (crc >> 8) ^ table(0, low ^ byte);
+        crc = (crc >> 8) ^ table::<0>(low ^ byte);
     }
     !crc
 }
