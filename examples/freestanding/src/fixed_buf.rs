@@ -34,14 +34,12 @@ impl<'a> FixedBuf<'a> {
 impl fmt::Write for FixedBuf<'_> {
     fn write_str(&mut self, s: &str) -> fmt::Result {
         self.wanted = self.wanted.saturating_add(s.len());
-        let room = self.buf.len().saturating_sub(self.len);
-        let n = s.len().min(room);
-        if let (Some(dst), Some(src)) = (
-            self.buf.get_mut(self.len..self.len.saturating_add(n)),
-            s.as_bytes().get(..n),
-        ) {
-            dst.copy_from_slice(src);
-            self.len = self.len.saturating_add(n);
+        let room = self.buf.get_mut(self.len..).unwrap_or(&mut []);
+        // Byte by byte: the copy is as long as the shorter side, with no length check
+        // that could fail.
+        for (dst, src) in room.iter_mut().zip(s.as_bytes()) {
+            *dst = *src;
+            self.len += 1;
         }
         Ok(())
     }

@@ -23,6 +23,7 @@ pub unsafe extern "C" fn _start() -> ! {
     )
 }
 
+const SYS_READ: usize = 0;
 const SYS_WRITE: usize = 1;
 const SYS_EXIT_GROUP: usize = 231;
 
@@ -43,6 +44,42 @@ fn sys_write(fd: usize, bytes: &[u8]) -> isize {
         );
     }
     ret
+}
+
+/// `read(fd, buf, len)`; returns the raw result (bytes read, or `-errno`).
+fn sys_read(fd: usize, buf: &mut [u8]) -> isize {
+    let ret: isize;
+    // SAFETY: `read` writes at most `buf.len()` bytes into `buf`.
+    unsafe {
+        asm!(
+            "syscall",
+            inlateout("rax") SYS_READ as isize => ret,
+            in("rdi") fd,
+            in("rsi") buf.as_mut_ptr(),
+            in("rdx") buf.len(),
+            lateout("rcx") _,
+            lateout("r11") _,
+            options(nostack),
+        );
+    }
+    ret
+}
+
+/// Reads from `fd` until end of file, an error, or `buf` is full; returns the bytes read.
+#[allow(dead_code)] // used by the no-panic check, which shares this module
+pub fn read_to_end(fd: usize, buf: &mut [u8]) -> usize {
+    let mut len = 0;
+    while let Some(rest) = buf.get_mut(len..) {
+        if rest.is_empty() {
+            break;
+        }
+        let n = sys_read(fd, rest);
+        if n <= 0 {
+            break;
+        }
+        len += n as usize;
+    }
+    len
 }
 
 /// Ends the process with `code`.

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The reader's panic freedom, proven at link time, and the no_std link check.
+#
+# examples/nopanic is a #![no_std] #![no_main], panic = "abort" program without libc or
+# allocator that feeds standard input to every public entry point of the reader. Its panic
+# handler calls `symblob_reader_panicked`, which is defined nowhere: with fat LTO and one
+# codegen unit, the link succeeds only if no panic is reachable from those entry points.
+# A negative control (one panicking index) must fail to link, and the program, run on the
+# project's golden blobs, must print the origin reader's dumps and verify Lidia checksums.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ "$(uname -s)-$(uname -m)" != "Linux-x86_64" ]; then
+  echo "skipped: the no-panic program is an x86_64 Linux program"
+  exit 0
+fi
+
+target="$(realpath -m "${CARGO_TARGET_DIR:-target}")/examples"
+bin="$target/x86_64-unknown-linux-gnu/release/nopanic"
+build() {
+  # The example's .cargo/config.toml carries its flags; outer RUSTFLAGS would replace them.
+  (cd examples/nopanic &&
+    env -u RUSTFLAGS -u CARGO_ENCODED_RUSTFLAGS CARGO_TARGET_DIR="$target" \
+      cargo build --release --locked "$@")
+}
+
+echo "link with an undefined panic handler (LTO, codegen-units = 1, opt-level 3)"
+build
+echo "ok: no panic path is reachable from the reader's entry points"
+
+echo "negative control: a reachable panic must make the link fail"
+if log=$(build --features panic-control 2>&1); then
+  echo "FAIL: the control program linked; the check proves nothing" >&2
+  exit 1
+fi
+grep -q "undefined symbol: symblob_reader_panicked" <<<"$log" || {
+  echo "FAIL: the control program failed for another reason:" >&2
+  echo "$log" >&2
+  exit 1
+}
+echo "ok: the control program's panic was caught"
+# Leave the real program as the last build in the target directory.
+build >/dev/null 2>&1
+
+echo "run on the golden ksym blobs: dumps equal the origin reader's"
+for blob in testdata/ksym/origin/*.bin; do
+  "$bin" <"$blob" | sed -n '/^ksym dump:$/,/^ksym dump end$/{//!p}' |
+    cmp -s - "${blob%.bin}.dump.txt" || {
+    echo "FAIL: dump of $blob differs from ${blob%.bin}.dump.txt" >&2
+    exit 1
+  }
+done
+
+echo "run on the Lidia files: every one parses, checksums verify"
+for file in testdata/lidia/lidia/*.lidia; do
+  out=$("$bin" <"$file")
+  grep -q "^lidia: [0-9]* ranges" <<<"$out" || {
+    echo "FAIL: $file: $(grep '^lidia' <<<"$out")" >&2
+    exit 1
+  }
+  if grep -q "^lidia checksums:" <<<"$out"; then
+    echo "FAIL: $file: $(grep '^lidia checksums:' <<<"$out")" >&2
+    exit 1
+  fi
+done
+echo "ok"

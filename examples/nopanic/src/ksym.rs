@@ -1,0 +1,137 @@
+//! Every ksym-bin entry point, on the input bytes.
+
+use core::fmt::Write;
+use core::hint::black_box;
+use core::ops::Range;
+
+use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+
+use crate::digest::Digest;
+use crate::fixed_buf::FixedBuf;
+use crate::rt::Console;
+
+/// A number taken from the input, so that queries are as opaque as the blob.
+fn word(input: &[u8], at: usize) -> u64 {
+    input
+        .get(at..)
+        .and_then(|rest| rest.first_chunk::<8>())
+        .map_or(0, |bytes| u64::from_le_bytes(*bytes))
+}
+
+pub fn check(input: &[u8], out: &mut Console) {
+    let blob = match KsymBlob::parse(input) {
+        Ok(blob) => blob,
+        Err(e) => {
+            let _ = writeln!(out, "ksym: {e}");
+            return;
+        }
+    };
+    let mut digest = Digest::new();
+    let _ = writeln!(
+        out,
+        "ksym: {} symbols, {} tokens, used size {}",
+        blob.len(),
+        blob.token_count(),
+        blob.used_size()
+    );
+    let _ = writeln!(out, "ksym dump:");
+    let _ = blob.dump(out);
+    let _ = writeln!(out, "ksym dump end");
+
+    if let Err(e) = blob.validate() {
+        let _ = writeln!(out, "ksym validate: {e}");
+    }
+
+    // Text ranges: the span of the symbols (a constructor that can fail), and two ranges
+    // taken from the input.
+    let first = blob.symbol(0).map_or(0, |e| e.address);
+    let last = blob
+        .symbols()
+        .next_back()
+        .map_or(0, |e| e.address.wrapping_add(16));
+    let from_input: [Range<u64>; 2] = [
+        word(input, 8)..word(input, 16),
+        word(input, 24)..word(input, 32),
+    ];
+    let ranges = match (
+        TextRanges::single(first, last),
+        TextRanges::new(&from_input),
+    ) {
+        (Ok(span), Ok(other)) => {
+            digest.number(other.len() as u64);
+            for (start, end) in other.iter() {
+                digest.number(start ^ end);
+            }
+            span
+        }
+        (Ok(span), Err(_)) => span,
+        (Err(e), _) => {
+            let _ = writeln!(out, "ksym ranges: {e}");
+            return;
+        }
+    };
+    let bias = word(input, input.len().saturating_sub(8)) & 0xfff;
+    let ksyms = Ksyms::new(blob, ranges).with_bias(black_box(bias));
+    let _ = (ksyms.bias(), ksyms.ranges().find(first), ksyms.blob().len());
+
+    let mut line = [0u8; 160];
+    let mut name_buf = [0u8; 512];
+    for entry in blob.symbols() {
+        digest.number(entry.address);
+        for query in [entry.address, entry.address.wrapping_add(bias ^ 7)] {
+            if let Some(symbol) = ksyms.lookup_address(query) {
+                let mut w = FixedBuf::new(&mut line);
+                let _ = write!(w, "{symbol}");
+                digest.bytes(w.bytes());
+            }
+            if let Some(symbol) = ksyms.lookup_return_address(query) {
+                digest.number(symbol.offset ^ symbol.size);
+                digest.number(symbol.index as u64);
+            }
+        }
+        // Name operations.
+        let name = entry.name;
+        digest.number(name.len() as u64);
+        digest.number(u64::from(name.is_empty()));
+        digest.number(name.bytes().fold(0u64, |a, b| a.wrapping_add(u64::from(b))));
+        digest.number(name.cmp_bytes(input.get(..4).unwrap_or(&[])) as u64);
+        digest.number(u64::from(name.starts_with(b"__")));
+        if let Some(dump) = blob.dump_line(entry.index) {
+            let mut w = FixedBuf::new(&mut line);
+            let _ = write!(w, "{dump}");
+            digest.number(w.wanted() as u64);
+        }
+        match name.copy_to(&mut name_buf) {
+            Ok(len) => {
+                let copied = name_buf.get(..len).unwrap_or(&[]);
+                digest.number(u64::from(name == copied));
+                digest.number(blob.lookup_name(copied).unwrap_or(0));
+                for found in blob.lookup_name_all(copied) {
+                    digest.number(found.address);
+                    digest.number(u64::from(found.kind));
+                }
+            }
+            Err(e) => {
+                let mut w = FixedBuf::new(&mut line);
+                let _ = write!(w, "{e}");
+                digest.bytes(w.bytes());
+            }
+        }
+    }
+    let mut previous = None;
+    for entry in blob.symbols_by_name() {
+        if let Some(previous) = previous {
+            digest.number(entry.name.cmp_name(&previous) as u64);
+            digest.number(u64::from(entry.name == previous));
+        }
+        previous = Some(entry.name);
+    }
+    // A query straight from the input.
+    let tail = input.get(input.len().saturating_sub(24)..).unwrap_or(&[]);
+    digest.number(blob.lookup_name(tail).unwrap_or(0));
+    digest.number(blob.lookup_name_all(tail).ranks().len() as u64);
+    if let Some(symbol) = ksyms.lookup_address(word(input, 40)) {
+        digest.number(symbol.address);
+    }
+    let _ = writeln!(out, "ksym lookups: digest {:016x}", digest.value());
+}
