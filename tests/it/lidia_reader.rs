@@ -397,8 +397,38 @@ fn strings_by_offset() {
     );
 }
 
+/// CRC-32C bit by bit, straight from its definition: reflected polynomial 0x82F63B78,
+/// initial value and final XOR 0xFFFFFFFF.
+fn crc32c_bitwise(bytes: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in bytes {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0x82F6_3B78
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+proptest::proptest! {
+    /// Every length around the 16-byte blocks, at every alignment.
+    #[test]
+    fn crc32c_equals_the_bitwise_definition(
+        bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..100),
+        skip in 0usize..16,
+    ) {
+        let tail = &bytes[skip.min(bytes.len())..];
+        proptest::prop_assert_eq!(crc32c(tail), crc32c_bitwise(tail));
+    }
+}
+
 #[test]
 fn crc32c_check_values() {
+    assert_eq!(crc32c_bitwise(b"123456789"), 0xE3069283);
     assert_eq!(crc32c(b"123456789"), 0xE3069283);
     assert_eq!(crc32c(b""), 0);
     assert_eq!(crc32c(&symblob::lidia::raw::STRINGS_PREFIX), 0x16d712e8);
