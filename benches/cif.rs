@@ -184,9 +184,9 @@ fn browser_map() -> Vec<(String, Vec<u8>, u64, u64)> {
         .into_iter()
         .map(|p| {
             let id: Vec<u8> = (0..20).map(|_| rng.next() as u8).collect();
-            let text = 0x1000 + (rng.next() % 0x80_0000 & !0xfff);
+            let text = 0x1000 + ((rng.next() % 0x80_0000) & !0xfff);
             let entry = (p, id, base, base + text);
-            base += text + 0x1000 + (rng.next() % 0x100_0000 & !0xfff);
+            base += text + 0x1000 + ((rng.next() % 0x100_0000) & !0xfff);
             entry
         })
         .collect()
