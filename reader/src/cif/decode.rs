@@ -211,13 +211,13 @@ impl<'a, 't> Decoder<'a, 't> {
         let id_len = usize::try_from(id_len).unwrap_or(usize::MAX);
         let build_id = self.cursor.take(id_len, "build ID")?;
         let build_id = (!build_id.is_empty()).then_some(build_id);
-        let result = decode_path(&mut self.cursor, &mut self.refs, path_buf);
+        let path = decode_path(&mut self.cursor, &mut self.refs, path_buf);
         Ok(DecodedImage {
             offset,
             base,
             end_of_text,
             build_id,
-            path: result.path,
+            path,
         })
     }
 }

@@ -235,12 +235,6 @@ fn expand_dynamic(
     Ok(())
 }
 
-/// What became of one image's path.
-pub(crate) struct PathResult<'p> {
-    /// The path (`None` when absent), or why it could not be rebuilt.
-    pub(crate) path: Result<Option<&'p str>, Error>,
-}
-
 /// Tracks the §6.3 state of the path being decoded.
 struct PathState {
     /// Output position where the first `str` started, and that opcode's stream offset.
@@ -257,7 +251,8 @@ impl PathState {
     }
 }
 
-/// Decodes one path at the cursor into `buf`, defining its prefixes in `refs`.
+/// Decodes one path at the cursor into `buf`, defining its prefixes in `refs`: the path
+/// (`None` when absent), or why it could not be rebuilt.
 ///
 /// Failures other than the end of the data leave the cursor after the path's last opcode
 /// (`end` or `framewk`), so the next image starts at the right byte.
@@ -265,16 +260,14 @@ pub(crate) fn decode_path<'p>(
     cursor: &mut Cursor<'_>,
     refs: &mut PrefixRefs<'_>,
     buf: &'p mut [u8],
-) -> PathResult<'p> {
+) -> Result<Option<&'p str>, Error> {
     let start = cursor.offset();
-    let end_of_input = |cursor: &Cursor<'_>| PathResult {
-        path: Err(cursor.truncated("path", 1)),
-    };
+    let end_of_input = |cursor: &Cursor<'_>| Err(cursor.truncated("path", 1));
     let Some(mut op) = cursor.next() else {
         return end_of_input(cursor);
     };
     if op == 0 {
-        return PathResult { path: Ok(None) };
+        return Ok(None);
     }
     let data = cursor.data();
     let mut out = PathOut { buf, len: 0 };
@@ -341,7 +334,7 @@ pub(crate) fn decode_path<'p>(
             None => return end_of_input(cursor),
         }
     }
-    let path = if let Some(e) = state.failure {
+    if let Some(e) = state.failure {
         Err(e)
     } else if out.overflowed() {
         Err(path_error(
@@ -356,8 +349,7 @@ pub(crate) fn decode_path<'p>(
             Some(Ok(s)) => Ok(Some(s)),
             _ => Err(path_error(start, ErrorKind::InvalidUtf8)),
         }
-    };
-    PathResult { path }
+    }
 }
 
 /// Appends prefix `code` (fixed or dynamic) to the output.
