@@ -147,7 +147,7 @@ fn encode_then_decode_gives_the_input_back() {
 
 #[test]
 fn encode_matches_the_reference_model_when_present() {
-    let model = root().join("../shared/tools/cif_ref.py");
+    let model = root().join("tools/cif_ref.py");
     if !model.exists() {
         eprintln!("reference model absent: skipped");
         return;
