@@ -298,7 +298,7 @@ fn freestanding_backtrace_matches_binutils() {
         .take_while(|l| l.starts_with("  "))
         .map(|l| l.rsplit_once(": ").unwrap().1.parse().unwrap())
         .collect();
-    assert_eq!(marks.len(), 7, "{stdout}");
+    assert_eq!(marks.len(), 8, "{stdout}");
     assert!(marks.iter().all(|&m| m > 0 && m <= 2048), "{marks:?}");
 }
 

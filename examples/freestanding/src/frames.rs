@@ -47,7 +47,7 @@ fn level_three(ksyms: &Ksyms<'_>, out: &mut Console) {
     for _ in 0..MAX_FRAMES {
         // A frame pointer is 16-byte aligned at a call boundary; anything else, or zero,
         // ends the walk.
-        if fp == 0 || fp % 8 != 0 {
+        if fp == 0 || fp & 0xf != 0 {
             break;
         }
         // SAFETY: `fp` is a frame pointer saved by a function of this program (each one

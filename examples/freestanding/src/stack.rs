@@ -64,6 +64,11 @@ pub fn report(ksyms: &Ksyms<'_>, out: &mut Console) {
     let mut name_buf = [0u8; 512];
     let mut line = [0u8; 160];
 
+    // The trampoline and an empty job: subtract from the figures below for the reader's
+    // own share.
+    let baseline = measure(&mut || {
+        black_box(());
+    });
     let parse = measure(&mut || {
         black_box(symblob::ksym::KsymBlob::parse(black_box(bytes)).is_ok());
     });
@@ -107,6 +112,7 @@ pub fn report(ksyms: &Ksyms<'_>, out: &mut Console) {
 
     let _ = writeln!(out, "stack high-water marks (bytes):");
     for (what, bytes) in [
+        ("baseline (empty job)", baseline),
         ("parse", parse),
         ("validate", validate),
         ("lookup_address", lookup_address),
