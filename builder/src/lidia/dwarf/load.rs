@@ -8,12 +8,17 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
-use object::{Object, ObjectSection, SectionKind};
+use object::{CompressionFormat, Object, ObjectSection, SectionKind};
 
 use crate::{Error, Location, Result};
 
 /// The root under which distributions install separate debug files.
 const DEBUG_ROOT: &str = "/usr/lib/debug";
+
+/// The most a compressed section may expand: deflate cannot exceed 1032:1, and DWARF
+/// compresses far less (zstd too). A header claiming more is corrupt, and is refused
+/// before the claimed size is allocated.
+const MAX_EXPANSION: u64 = 1032;
 
 /// A memory-mapped separate debug file.
 pub(crate) struct DebugFile {
@@ -183,10 +188,26 @@ impl<'a> SectionStore<'a> {
             if section.kind() == SectionKind::UninitializedData {
                 continue;
             }
+            let at = section
+                .file_range()
+                .map_or(Location::Whole, |(o, _)| Location::Offset(o));
+            if let Ok(c) = section.compressed_data() {
+                let limit = (c.data.len() as u64).saturating_mul(MAX_EXPANSION);
+                if c.format != CompressionFormat::None && c.uncompressed_size > limit {
+                    return Err(Error::input(
+                        name.display().to_string(),
+                        at,
+                        format!(
+                            "compressed section {} claims {} bytes from {} compressed bytes, \
+                             more than {MAX_EXPANSION} times as many",
+                            id.name(),
+                            c.uncompressed_size,
+                            c.data.len()
+                        ),
+                    ));
+                }
+            }
             let data = section.uncompressed_data().map_err(|e| {
-                let at = section
-                    .file_range()
-                    .map_or(Location::Whole, |(o, _)| Location::Offset(o));
                 Error::input(
                     name.display().to_string(),
                     at,
