@@ -159,6 +159,13 @@ fn read_units<'a>(
         }
     }
     stats.units = headers.len();
+    let index: Vec<_> = headers
+        .iter()
+        .filter_map(|h| {
+            let start = h.offset().as_debug_info_offset()?.0;
+            Some((start, start.saturating_add(h.length_including_self()), *h))
+        })
+        .collect();
     let progress = if std::io::stderr().is_terminal() {
         indicatif::ProgressBar::new(headers.len() as u64)
     } else {
@@ -168,7 +175,7 @@ fn read_units<'a>(
         .into_par_iter()
         .map(|header| {
             let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
-            let r = read_unit(dwarf, header, options);
+            let r = read_unit(dwarf, header, options, &index);
             progress.inc(1);
             (offset, r)
         })
@@ -208,10 +215,11 @@ fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
     options: &ElfOptions,
+    index: &names::UnitIndex<'a>,
 ) -> gimli::Result<UnitResult<'a>> {
     let unit = dwarf.unit(header)?;
     let u = UnitRef { dwarf, unit: &unit };
-    let mut names = names::Names::new(options.demangle);
+    let mut names = names::Names::new(options.demangle, index);
     let trees = units::walk_unit(&u, &mut names)?;
     let need_rows = options.lines || options.files;
     let lines = if need_rows {

@@ -11,16 +11,27 @@ use gimli::{AttributeValue, UnitOffset};
 use super::group::Bytes;
 use super::{Slice, UnitRef};
 
-/// At most this many DIEs are visited per name (the DIE, its origins and specifications).
-const MAX_CHAIN: usize = 16;
+/// At most this many references are followed from one DIE (origins of origins…).
+const MAX_CHAIN: u32 = 16;
 
 /// A DIE anywhere in `.debug_info`, by global offset.
 type GlobalOffset = usize;
 
-/// Resolves and caches the names of the DIEs of one unit.
-pub(crate) struct Names<'a> {
+/// Where each unit lies in `.debug_info`: `(start, end, header)`, sorted by start. Built
+/// once, shared by every worker, so that a reference into another unit
+/// (`DW_FORM_ref_addr`, common in Rust and LTO builds) finds its unit by binary search.
+pub(crate) type UnitIndex<'a> = [(usize, usize, gimli::UnitHeader<Slice<'a>>)];
+
+/// Resolves and caches the names of the DIEs one unit refers to.
+pub(crate) struct Names<'u, 'a> {
     demangle: bool,
+    index: &'u UnitIndex<'a>,
+    /// Final names, by DIE.
     cache: HashMap<GlobalOffset, Bytes<'a>>,
+    /// (linkage name, name) found through each DIE's chain.
+    raw: HashMap<GlobalOffset, (Option<&'a [u8]>, Option<&'a [u8]>)>,
+    /// Other units parsed to read referenced DIEs, by start offset.
+    others: HashMap<usize, gimli::Unit<Slice<'a>>>,
 }
 
 /// Name attributes of one DIE.
@@ -31,12 +42,15 @@ struct NameAttrs<'a> {
     refs: [Option<GlobalOffset>; 2],
 }
 
-impl<'a> Names<'a> {
+impl<'u, 'a> Names<'u, 'a> {
     /// A resolver; `demangle` turns Rust and C++ linkage names into readable ones.
-    pub fn new(demangle: bool) -> Self {
+    pub fn new(demangle: bool, index: &'u UnitIndex<'a>) -> Self {
         Names {
             demangle,
+            index,
             cache: HashMap::new(),
+            raw: HashMap::new(),
+            others: HashMap::new(),
         }
     }
 
@@ -48,28 +62,7 @@ impl<'a> Names<'a> {
         if let Some(n) = self.cache.get(&global) {
             return n.clone();
         }
-        let mut linkage = None;
-        let mut short = None;
-        // Depth-first over origins and specifications, the DIE itself first.
-        let mut work = vec![global];
-        let mut seen: Vec<GlobalOffset> = Vec::new();
-        while let Some(die) = work.pop() {
-            if seen.contains(&die) || seen.len() >= MAX_CHAIN {
-                continue;
-            }
-            seen.push(die);
-            let attrs = read_name_attrs(unit, die).unwrap_or_default();
-            if linkage.is_none() {
-                linkage = attrs.linkage;
-            }
-            if short.is_none() {
-                short = attrs.name;
-            }
-            if linkage.is_some() {
-                break;
-            }
-            work.extend(attrs.refs.iter().rev().flatten());
-        }
+        let (linkage, short) = self.resolve(unit, global, 0);
         let raw = linkage.or(short).unwrap_or_default();
         let name = if self.demangle {
             match demangle(raw) {
@@ -82,39 +75,65 @@ impl<'a> Names<'a> {
         self.cache.insert(global, name.clone());
         name
     }
+
+    /// The first linkage name and the first name found on `die` or, depth first, on the
+    /// DIEs its `DW_AT_abstract_origin` and `DW_AT_specification` point to. Memoized; a
+    /// cycle meets its own in-progress entry (nothing found) and ends.
+    fn resolve(
+        &mut self,
+        unit: &UnitRef<'_, 'a>,
+        die: GlobalOffset,
+        depth: u32,
+    ) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+        if let Some(r) = self.raw.get(&die) {
+            return *r;
+        }
+        if depth > MAX_CHAIN {
+            return (None, None);
+        }
+        self.raw.insert(die, (None, None));
+        let attrs = self.read_name_attrs(unit, die).unwrap_or_default();
+        let (mut linkage, mut short) = (attrs.linkage, attrs.name);
+        for r in attrs.refs.into_iter().flatten() {
+            if linkage.is_some() {
+                break;
+            }
+            let (l, n) = self.resolve(unit, r, depth + 1);
+            linkage = linkage.or(l);
+            short = short.or(n);
+        }
+        self.raw.insert(die, (linkage, short));
+        (linkage, short)
+    }
+
+    /// Reads the name-related attributes of the DIE at global offset `die`, which may lie
+    /// in another unit.
+    fn read_name_attrs(
+        &mut self,
+        unit: &UnitRef<'_, 'a>,
+        die: GlobalOffset,
+    ) -> Option<NameAttrs<'a>> {
+        let header = &unit.unit.header;
+        let start = header.offset().as_debug_info_offset()?.0;
+        if let Some(local) = die.checked_sub(start).map(UnitOffset) {
+            if local.0 >= header.header_size() && local.0 < header.length_including_self() {
+                return attrs_in(unit.dwarf, unit.unit, local);
+            }
+        }
+        let i = self.index.partition_point(|u| u.1 <= die);
+        let (u_start, _, u_header) = self.index.get(i).filter(|u| u.0 <= die)?;
+        if !self.others.contains_key(u_start) {
+            let parsed = unit.dwarf.unit(*u_header).ok()?;
+            self.others.insert(*u_start, parsed);
+        }
+        let other = self.others.get(u_start)?;
+        attrs_in(unit.dwarf, other, UnitOffset(die - u_start))
+    }
 }
 
 /// The `.debug_info` offset of a unit-relative DIE offset.
 fn global_offset(unit: &UnitRef<'_, '_>, offset: UnitOffset) -> Option<GlobalOffset> {
     offset.to_debug_info_offset(&unit.unit.header).map(|o| o.0)
-}
-
-/// Reads the name-related attributes of the DIE at global offset `die`, which may lie in
-/// another unit (`DW_FORM_ref_addr`).
-fn read_name_attrs<'a>(unit: &UnitRef<'_, 'a>, die: GlobalOffset) -> Option<NameAttrs<'a>> {
-    let start = unit.unit.header.offset().as_debug_info_offset()?.0;
-    let local = die.checked_sub(start).map(UnitOffset);
-    let header = &unit.unit.header;
-    let valid =
-        |o: &UnitOffset| o.0 >= header.header_size() && o.0 < header.length_including_self();
-    if let Some(local) = local.filter(valid) {
-        return attrs_in(unit.dwarf, unit.unit, local);
-    }
-    // Another unit: parse its header and abbreviations (rare: LTO and some DWARF 5
-    // producers only).
-    let mut headers = unit.dwarf.units();
-    while let Ok(Some(header)) = headers.next() {
-        let h_start = header.offset().as_debug_info_offset()?.0;
-        let len = header.length_including_self();
-        if die >= h_start && die < h_start.saturating_add(len) {
-            let other = unit.dwarf.unit(header).ok()?;
-            return attrs_in(unit.dwarf, &other, UnitOffset(die - h_start));
-        }
-        if h_start > die {
-            break;
-        }
-    }
-    None
 }
 
 fn attrs_in<'a>(

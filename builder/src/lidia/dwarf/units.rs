@@ -40,7 +40,7 @@ pub(crate) struct FuncTree<'a> {
 /// Walks the DIEs of `u` and returns its functions in DIE order.
 pub(crate) fn walk_unit<'a>(
     u: &UnitRef<'_, 'a>,
-    names: &mut Names<'a>,
+    names: &mut Names<'_, 'a>,
 ) -> gimli::Result<Vec<FuncTree<'a>>> {
     let mut trees: Vec<FuncTree<'a>> = Vec::new();
     // (DIE depth, tree index, node index) of the open subprograms and inlined calls.
