@@ -39,7 +39,9 @@ fn build_example() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = run(Command::new(cargo)
         .current_dir(&dir)
-        .args(["build", "--release", "--locked"])
+        // Not --locked: the example has its own Cargo.lock, which cargo brings up to date
+        // when the reader's dependencies change (CI builds it with --locked).
+        .args(["build", "--release"])
         .env("CARGO_TARGET_DIR", &target)
         // The example's own .cargo/config.toml carries its flags; flags meant for the
         // test build must not replace them.
