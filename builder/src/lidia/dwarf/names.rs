@@ -29,10 +29,13 @@ pub(crate) struct Names<'u, 'a> {
     /// Final names, by DIE.
     cache: HashMap<GlobalOffset, Bytes<'a>>,
     /// (linkage name, name) found through each DIE's chain.
-    raw: HashMap<GlobalOffset, (Option<&'a [u8]>, Option<&'a [u8]>)>,
+    raw: HashMap<GlobalOffset, Found<'a>>,
     /// Other units parsed to read referenced DIEs, by start offset.
     others: HashMap<usize, gimli::Unit<Slice<'a>>>,
 }
+
+/// (linkage name, name) found through a DIE's chain.
+type Found<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
 
 /// Name attributes of one DIE.
 #[derive(Default)]
@@ -79,12 +82,7 @@ impl<'u, 'a> Names<'u, 'a> {
     /// The first linkage name and the first name found on `die` or, depth first, on the
     /// DIEs its `DW_AT_abstract_origin` and `DW_AT_specification` point to. Memoized; a
     /// cycle meets its own in-progress entry (nothing found) and ends.
-    fn resolve(
-        &mut self,
-        unit: &UnitRef<'_, 'a>,
-        die: GlobalOffset,
-        depth: u32,
-    ) -> (Option<&'a [u8]>, Option<&'a [u8]>) {
+    fn resolve(&mut self, unit: &UnitRef<'_, 'a>, die: GlobalOffset, depth: u32) -> Found<'a> {
         if let Some(r) = self.raw.get(&die) {
             return *r;
         }
