@@ -3,6 +3,7 @@
 mod cif;
 mod common;
 mod freestanding;
+mod fuzz_regressions;
 mod ksym_builder;
 mod ksym_reader;
 mod lidia_builder;

@@ -1,0 +1,35 @@
+//! Lidia DWARF builder on arbitrary ELF bytes: units, names, inline nesting, line
+//! programs and the symbol-table fallback. An error is fine; an accepted file must give a
+//! Lidia file that parses, passes its checksums and validates.
+
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use symblob::lidia::LidiaFile;
+use symblob_build::lidia::{collect_from_elf, ElfOptions};
+
+fuzz_target!(|data: &[u8]| {
+    // A directory that does not exist, so no debug-link or build-ID lookup can find a
+    // file beside the input.
+    let path = Path::new("fuzz-no-such-dir/input.elf");
+    let options = ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        demangle: data.len() % 2 == 0,
+        gopclntab: false,
+        ..ElfOptions::default()
+    };
+    let Ok(writer) = collect_from_elf(path, data, &options) else {
+        return;
+    };
+    let ranges = writer.len();
+    let bytes = writer.finish();
+    let file = LidiaFile::parse(&bytes).expect("a built file parses");
+    file.verify_checksums()
+        .expect("a built file has correct checksums");
+    file.validate().expect("a built file validates");
+    assert_eq!(file.len(), ranges);
+});

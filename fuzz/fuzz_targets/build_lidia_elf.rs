@@ -1,0 +1,41 @@
+//! Lidia builder on arbitrary ELF bytes: ELF symbols and Go `.gopclntab`, under several
+//! option sets. An error is fine; an accepted file must give a Lidia file that parses,
+//! passes its checksums and validates.
+
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use symblob::lidia::LidiaFile;
+use symblob_build::lidia::{collect_from_elf, ElfOptions};
+
+fuzz_target!(|data: &[u8]| {
+    let path = Path::new("fuzz-input.elf");
+    let default = ElfOptions::default();
+    let everything = ElfOptions {
+        files: true,
+        lines: true,
+        ..ElfOptions::default()
+    };
+    let symbols_only = ElfOptions {
+        gopclntab: false,
+        ..ElfOptions::default()
+    };
+    let pclntab_only = ElfOptions {
+        symtab: false,
+        ..ElfOptions::default()
+    };
+    for options in [&default, &everything, &symbols_only, &pclntab_only] {
+        let Ok(writer) = collect_from_elf(path, data, options) else {
+            continue;
+        };
+        let ranges = writer.len();
+        let bytes = writer.finish();
+        let file = LidiaFile::parse(&bytes).expect("a built file parses");
+        file.verify_checksums()
+            .expect("a built file has correct checksums");
+        file.validate().expect("a built file validates");
+        assert_eq!(file.len(), ranges);
+    }
+});

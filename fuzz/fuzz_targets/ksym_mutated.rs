@@ -1,0 +1,36 @@
+//! ksym-bin reader on damaged valid blobs: a generated symbol set is built into a blob,
+//! a few bytes are edited, and the reader runs on the result at a chosen alignment.
+
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use symblob_build::ksym::{build, BuildOptions};
+use symblob_fuzz::gen::GenSymbols;
+use symblob_fuzz::mutate::{apply, Edit};
+use symblob_fuzz::{at_offset, reader};
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    symbols: GenSymbols,
+    max_tokens: u16,
+    edits: Vec<Edit>,
+    offset: u8,
+    probes: Vec<u64>,
+    names: Vec<Vec<u8>>,
+}
+
+fuzz_target!(|input: Input| {
+    let symbols = input.symbols.symbols();
+    let options = BuildOptions {
+        max_tokens: usize::from(input.max_tokens % 512),
+        pad_to: None,
+    };
+    let built = build(&symbols, &options).expect("generated names are valid");
+    let mut blob = built.bytes;
+    apply(&mut blob, &input.edits[..input.edits.len().min(8)]);
+    let offset = usize::from(input.offset % 8);
+    let shifted = at_offset(&blob, offset);
+    let names: Vec<&[u8]> = input.names.iter().map(Vec::as_slice).collect();
+    reader::ksym(&shifted[offset..], &input.probes, &names);
+});

@@ -1,0 +1,106 @@
+//! ksym-bin round trip: a generated symbol set is built, and the reader's iteration,
+//! dump, name lookups and address lookups must match a BTreeMap model of the input
+//! (spec D8, D11, D13).
+
+#![no_main]
+
+use std::fmt::Write as _;
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob_build::ksym::{build, BuildOptions};
+use symblob_fuzz::gen::GenSymbols;
+use symblob_fuzz::model::KsymModel;
+
+#[derive(Arbitrary, Debug)]
+struct Input {
+    symbols: GenSymbols,
+    max_tokens: u16,
+    offset: u8,
+    range_slack: u16,
+    probes: Vec<u64>,
+}
+
+fuzz_target!(|input: Input| {
+    let symbols = input.symbols.symbols();
+    let options = BuildOptions {
+        max_tokens: usize::from(input.max_tokens % 512),
+        pad_to: None,
+    };
+    let built = build(&symbols, &options).expect("generated names are valid");
+    let offset = usize::from(input.offset % 8);
+    let buf = symblob_fuzz::at_offset(&built.bytes, offset);
+    let blob = KsymBlob::parse(&buf[offset..]).expect("a built blob parses");
+    blob.validate().expect("a built blob validates");
+    let model = KsymModel::new(&symbols);
+    assert_eq!(blob.len(), model.len);
+
+    // Address order, aliases in the preferred order, and the dump text.
+    let expected: Vec<(u64, u8, &str)> = model
+        .by_address
+        .iter()
+        .flat_map(|(&a, aliases)| aliases.iter().map(move |(k, n)| (a, *k, n.as_str())))
+        .collect();
+    let mut dump = String::new();
+    blob.dump(&mut dump).unwrap();
+    let mut expected_dump = String::new();
+    for (i, (entry, (a, k, n))) in blob.symbols().zip(&expected).enumerate() {
+        assert_eq!(entry.index, i);
+        assert_eq!((entry.address, entry.kind), (*a, *k));
+        assert_eq!(entry.name.to_string(), *n);
+        writeln!(expected_dump, "{a:016x} {} {n}", char::from(*k)).unwrap();
+    }
+    assert_eq!(dump, expected_dump);
+
+    // Name order is (name, address) ascending, and every name finds its lowest address.
+    let by_name: Vec<(String, u64)> = blob
+        .symbols_by_name()
+        .map(|e| (e.name.to_string(), e.address))
+        .collect();
+    assert!(by_name.windows(2).all(|w| w[0] <= w[1]));
+    for (name, &lowest) in &model.by_name {
+        assert_eq!(blob.lookup_name(name), Some(lowest), "{name}");
+        let all = blob.lookup_name_all(name).count();
+        let count = expected.iter().filter(|(_, _, n)| n == name).count();
+        assert_eq!(all, count);
+    }
+    assert_eq!(blob.lookup_name("not a stored name\u{1}"), None);
+
+    // Address lookups over one text range around the symbols.
+    let (Some(&first), Some(&last)) = (
+        model.by_address.keys().next(),
+        model.by_address.keys().last(),
+    ) else {
+        return;
+    };
+    let start = first.saturating_sub(u64::from(input.range_slack));
+    let end = last
+        .saturating_add(u64::from(input.range_slack))
+        .max(start.saturating_add(1));
+    if end <= start {
+        return;
+    }
+    let ksyms = Ksyms::new(blob, TextRanges::single(start, end).unwrap());
+    let mut queries = input.probes.clone();
+    for &a in model.by_address.keys().take(512) {
+        queries.extend([a.wrapping_sub(1), a, a.wrapping_add(1), a.wrapping_add(7)]);
+    }
+    queries.extend([start, end - 1, end]);
+    for q in queries {
+        let got = ksyms.lookup_address(q).map(|s| {
+            (
+                s.index,
+                s.address,
+                s.size,
+                s.offset,
+                s.kind,
+                s.name.to_string(),
+            )
+        });
+        let want = model
+            .lookup_address(q, start, end)
+            .map(|m| (m.index, m.address, m.size, m.offset, m.kind, m.name));
+        assert_eq!(got, want, "lookup_address({q:#x})");
+    }
+});

@@ -1,0 +1,79 @@
+//! Inputs that fuzzing (fuzz/) found to break a parser, minimized, with the behaviour the
+//! fix gives. Each file lives in `testdata/fuzz-regressions/<fuzz target>/`.
+
+use std::path::PathBuf;
+
+use symblob_build::lidia::{collect_from_elf, ElfOptions};
+use symblob_build::{Error, Location};
+
+use crate::common::testdata;
+
+fn regression(target: &str, name: &str) -> (PathBuf, Vec<u8>) {
+    let path = testdata(&format!("fuzz-regressions/{target}/{name}"));
+    let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (path, data)
+}
+
+/// One section header of a little-endian ELF64 file: (name, file offset, size, flags).
+fn elf64_sections(data: &[u8]) -> Vec<(String, u64, u64, u64)> {
+    let u16_at = |o: usize| u16::from_le_bytes(data[o..o + 2].try_into().unwrap()) as usize;
+    let u32_at = |o: usize| u32::from_le_bytes(data[o..o + 4].try_into().unwrap()) as u64;
+    let u64_at = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().unwrap());
+    assert_eq!(&data[..6], b"\x7fELF\x02\x01", "a little-endian ELF64 file");
+    let (shoff, shentsize, shnum, shstrndx) = (
+        u64_at(0x28) as usize,
+        u16_at(0x3a),
+        u16_at(0x3c),
+        u16_at(0x3e),
+    );
+    let header = |i: usize| shoff + i * shentsize;
+    let strtab = u64_at(header(shstrndx) + 0x18) as usize;
+    (0..shnum)
+        .map(|i| {
+            let h = header(i);
+            let name_at = strtab + u32_at(h) as usize;
+            let len = data[name_at..].iter().position(|&b| b == 0).unwrap();
+            let name = String::from_utf8_lossy(&data[name_at..name_at + len]).into_owned();
+            (name, u64_at(h + 0x18), u64_at(h + 0x20), u64_at(h + 8))
+        })
+        .collect()
+}
+
+/// A `.debug_*` section with `SHF_COMPRESSED` whose compression header claims
+/// 0x2e00_0000_0000_014d bytes: the DWARF loader used to hand that size to the allocator
+/// before decompressing. Now it is an input error at that section, naming the claim.
+#[test]
+fn dwarf_section_claiming_a_huge_uncompressed_size_is_refused() {
+    let (path, data) = regression("build_lidia_dwarf", "compressed-section-huge-size.elf");
+    // The first compressed DWARF section whose ch_size exceeds 1032 × its payload (the
+    // compression header is 24 bytes: type, reserved, size, alignment).
+    const SHF_COMPRESSED: u64 = 0x800;
+    let (name, offset, claim) = elf64_sections(&data)
+        .into_iter()
+        .filter(|(n, _, _, flags)| n.starts_with(".debug_") && flags & SHF_COMPRESSED != 0)
+        .map(|(n, off, size, _)| {
+            let o = off as usize;
+            let claim = u64::from_le_bytes(data[o + 8..o + 16].try_into().unwrap());
+            (n, off, claim, size - 24)
+        })
+        .find(|&(_, _, claim, payload)| claim > payload * 1032)
+        .map(|(n, off, claim, _)| (n, off, claim))
+        .expect("the input has an over-claiming compressed section");
+
+    let options = ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        gopclntab: false,
+        ..ElfOptions::default()
+    };
+    match collect_from_elf(&path, &data, &options) {
+        Err(Error::Input { at, message, .. }) => {
+            assert_eq!(at, Location::Offset(offset), "{message}");
+            assert!(message.contains(&name), "{message}");
+            assert!(message.contains(&claim.to_string()), "{message}");
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+        Ok(_) => panic!("a corrupt compressed section was accepted"),
+    }
+}
