@@ -8,15 +8,15 @@
 //! --functions=linkage`, and Pyroscope's Go reader still selects the right frames.
 //!
 //! Pipeline (each step documents its exact rules):
-//! 1. [`load`]: find the DWARF (the ELF, `--debug-file`, build ID, `.gnu_debuglink`) and
+//! 1. `load`: find the DWARF (the ELF, `--debug-file`, build ID, `.gnu_debuglink`) and
 //!    decompress its sections;
-//! 2. per unit, in parallel: [`units`] walks the DIEs ([`names`] resolves names),
-//!    [`lines`] reads the line program, [`inlines`] nests the inline ranges, [`attach`]
+//! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
+//!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
 //!    warning on stderr and contributes nothing (its code falls back to the symbol table);
-//! 3. [`shadowing`]: depth-0 pieces of all units are made disjoint;
-//! 4. [`symtab_fill`]: depth-0 names from the symbol table, fallback ranges, which get
-//!    the line rows no unit's function covers ([`orphans`]);
+//! 3. `shadowing`: depth-0 pieces of all units are made disjoint;
+//! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
+//!    the line rows no unit's function covers (`orphans`);
 //! 5. every range goes to the writer in (address, depth) order.
 
 mod attach;
