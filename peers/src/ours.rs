@@ -1,0 +1,135 @@
+//! symblob's readers on the workload: Lidia (every frame with file and line, or the
+//! innermost function name only) and ksym-bin (name, offset and size; name → address).
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::Instant;
+
+use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::lidia::LidiaFile;
+
+use crate::measure::{throughput, Measurement};
+use crate::sample::text_ranges;
+
+/// Maps a file read-only.
+pub fn map(path: &Path) -> Result<memmap2::Mmap, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // SAFETY: the file is only read, and nothing in this process writes to it.
+    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Lidia, every frame: function, file and line of the innermost frame and of each caller
+/// it was inlined into.
+pub fn lidia_frames(lidia: &Path, addrs: &[u64], secs: f64) -> Result<Measurement, String> {
+    let bytes = map(lidia)?;
+    let t = Instant::now();
+    let file = LidiaFile::parse(&bytes).map_err(|e| format!("{}: {e}", lidia.display()))?;
+    let open = t.elapsed();
+    let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
+        let (mut found, mut frames, mut acc) = (0u64, 0u64, 0u64);
+        for &a in addrs {
+            let mut any = false;
+            for f in file.lookup(a) {
+                any = true;
+                frames += 1;
+                acc = acc.wrapping_add(f.line + f.function.len() as u64 + f.file.len() as u64);
+            }
+            found += u64::from(any);
+        }
+        black_box(acc);
+        (found, frames)
+    });
+    Ok(Measurement {
+        per_second,
+        resolved,
+        frames,
+        open,
+        ..Measurement::default()
+    })
+}
+
+/// Lidia, the innermost function name only.
+pub fn lidia_names(lidia: &Path, addrs: &[u64], secs: f64) -> Result<Measurement, String> {
+    let bytes = map(lidia)?;
+    let t = Instant::now();
+    let file = LidiaFile::parse(&bytes).map_err(|e| format!("{}: {e}", lidia.display()))?;
+    let open = t.elapsed();
+    let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
+        let (mut found, mut acc) = (0u64, 0u64);
+        for &a in addrs {
+            if let Some(name) = file.lookup_function(a) {
+                found += 1;
+                acc = acc.wrapping_add(name.len() as u64);
+            }
+        }
+        black_box(acc);
+        (found, found)
+    });
+    Ok(Measurement {
+        per_second,
+        resolved,
+        frames,
+        open,
+        ..Measurement::default()
+    })
+}
+
+/// ksym-bin, address → `name+off/size`, bounded by the ELF's executable sections.
+pub fn ksym_addresses(
+    ksym: &Path,
+    elf: &Path,
+    addrs: &[u64],
+    secs: f64,
+) -> Result<Measurement, String> {
+    let bytes = map(ksym)?;
+    let ranges = text_ranges(elf)?;
+    let t = Instant::now();
+    let blob = KsymBlob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
+    let open = t.elapsed();
+    let text = TextRanges::new(&ranges).map_err(|e| format!("text ranges: {e}"))?;
+    let ksyms = Ksyms::new(blob, text);
+    let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
+        let (mut found, mut acc) = (0u64, 0u64);
+        for &a in addrs {
+            if let Some(sym) = ksyms.lookup_address(a) {
+                found += 1;
+                acc = acc.wrapping_add(sym.offset);
+            }
+        }
+        black_box(acc);
+        (found, found)
+    });
+    Ok(Measurement {
+        per_second,
+        resolved,
+        frames,
+        open,
+        ..Measurement::default()
+    })
+}
+
+/// ksym-bin, name → lowest address.
+pub fn ksym_names(ksym: &Path, names: &[String], secs: f64) -> Result<Measurement, String> {
+    let bytes = map(ksym)?;
+    let t = Instant::now();
+    let blob = KsymBlob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
+    let open = t.elapsed();
+    let (per_second, (resolved, frames)) = throughput(names.len(), secs, || {
+        let (mut found, mut acc) = (0u64, 0u64);
+        for name in names {
+            if let Some(addr) = blob.lookup_name(name.as_bytes()) {
+                found += 1;
+                acc = acc.wrapping_add(addr);
+            }
+        }
+        black_box(acc);
+        (found, found)
+    });
+    Ok(Measurement {
+        per_second,
+        resolved,
+        frames,
+        open,
+        ..Measurement::default()
+    })
+}
