@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
         dwarf: true,
         files: true,
         lines: true,
-        demangle: data.len() % 2 == 0,
+        demangle: data.len().is_multiple_of(2),
         gopclntab: false,
         ..ElfOptions::default()
     };

@@ -70,7 +70,7 @@ pub fn names(data: &[u8]) -> Vec<&[u8]> {
 
 /// The alignment shift for a raw-byte target: 1 or 3, chosen by the input so both occur.
 pub fn odd_offset(data: &[u8]) -> usize {
-    if data.len() % 2 == 0 {
+    if data.len().is_multiple_of(2) {
         1
     } else {
         3

@@ -110,9 +110,10 @@ pub fn ksym(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
 /// Text-range lists to try: everything, one range between two probes, and ranges
 /// around the stored addresses.
 fn text_ranges(probes: &[u64], stored: &[u64]) -> Vec<Vec<core::ops::Range<u64>>> {
-    let mut sets = vec![vec![0..u64::MAX]];
+    let range = |start: u64, end: u64| core::ops::Range { start, end };
+    let mut sets = vec![vec![range(0, u64::MAX)]];
     if let [a, b, ..] = probes {
-        sets.push(vec![*a.min(b)..*a.max(b)]);
+        sets.push(vec![range(*a.min(b), *a.max(b))]);
     }
     if let (Some(first), Some(last)) = (stored.first(), stored.last()) {
         let mid = first / 2 + last / 2;
