@@ -84,7 +84,7 @@ scale_binary() {
     "$PEERS" gen-c "$n" "$dir/src"
     mkdir -p "$dir/obj"
     ls "$dir"/src/*.c | xargs -P2 -I{} sh -c 'gcc -O2 -g -c "$1" -o "$2/$(basename "$1" .c).o"' _ {} "$dir/obj"
-    gcc "$dir"/obj/*.o -o "$dir/prog"
+    gcc "$dir"/obj/*.o -o "$dir/prog" || return 1
   fi
   echo "$dir/prog"
 }
@@ -113,6 +113,8 @@ compare ripgrep "$(ripgrep_binary)" 3
 for n in $SCALES; do
   compare "scale-$n" "$(scale_binary "$n")" 3
 done
+
+"$PEERS" checksums | tee -a "$TABLES"
 
 mkdir -p "$ROOT/docs/bench"
 "$PEERS" chart "$TSV" "$ROOT/docs/bench/scaling.png"

@@ -21,6 +21,7 @@ pub fn generate(functions: usize, dir: &Path) -> Result<(), String> {
         let first = k * PER_FILE;
         let last = functions.min(first + PER_FILE);
         let mut src = String::from("/* Generated: the scaling benchmark's program. */\n");
+        // Leaves first: every `mid_h` calls the leaf after its own.
         for h in 0..HELPERS {
             let _ = writeln!(
                 src,
@@ -29,6 +30,8 @@ pub fn generate(functions: usize, dir: &Path) -> Result<(), String> {
                 m = 2 * h + 3,
                 s = h % 7 + 1
             );
+        }
+        for h in 0..HELPERS {
             let _ = writeln!(
                 src,
                 "static inline __attribute__((always_inline)) int mid_{h}(int x) {{\n  \

@@ -7,6 +7,8 @@
 //!                       [--label L] [--count N] [--seconds S] [--tools a,b] [--work DIR] [--tsv F]
 //! symblob-peers symcache-build BIN OUT
 //! symblob-peers functions BIN
+//! symblob-peers checksums
+//! symblob-peers lidia-walk LIDIA ADDRS     (ranges a lookup examines)
 //! symblob-peers gen-c FUNCTIONS DIR
 //! symblob-peers chart TSV OUT.png
 //! ```
@@ -15,6 +17,7 @@
 
 mod builds;
 mod chart;
+mod checksums;
 mod gen_c;
 mod lookups;
 mod measure;
@@ -80,9 +83,15 @@ fn main() {
         "builds" => builds::run(&args),
         "lookups" => lookups::run(&args),
         "child" => lookups::run_child(args.positional(0, "TOOL")?, &args),
+        "checksums" => checksums::run(),
         "functions" => sample::functions(args.positional(0, "BIN")?.as_ref()).map(|f| {
             println!("{}", f.len());
         }),
+        "lidia-walk" => {
+            let addrs = sample::read_addresses(args.positional(1, "ADDRS")?.as_ref())
+                .map_err(|e| e.to_string())?;
+            ours::lidia_walk(args.positional(0, "LIDIA")?.as_ref(), &addrs)
+        }
         "symcache-build" => others::symcache_build(
             args.positional(0, "BIN")?.as_ref(),
             args.positional(1, "OUT")?.as_ref(),
@@ -99,7 +108,7 @@ fn main() {
             args.positional(1, "OUT.png")?.as_ref(),
         ),
         _ => Err(
-            "usage: symblob-peers builds|lookups|symcache-build|functions|gen-c|chart … \
+            "usage: symblob-peers builds|lookups|checksums|symcache-build|functions|gen-c|chart … \
                   (see the crate docs)"
                 .to_owned(),
         ),

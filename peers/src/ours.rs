@@ -133,3 +133,40 @@ pub fn ksym_names(ksym: &Path, names: &[String], secs: f64) -> Result<Measuremen
         ..Measurement::default()
     })
 }
+
+/// How many ranges a Lidia lookup examines: for each address, the ranges the backward
+/// walk from the last range at or below it visits before it stops (the format's cost
+/// model: the walk ends at the first depth-0 range). Prints the mean and percentiles.
+pub fn lidia_walk(lidia: &Path, addrs: &[u64]) -> Result<(), String> {
+    let bytes = map(lidia)?;
+    let file = LidiaFile::parse(&bytes).map_err(|e| format!("{}: {e}", lidia.display()))?;
+    let vas: Vec<u64> = file.ranges().map(|r| r.va).collect();
+    let mut steps: Vec<u64> = addrs
+        .iter()
+        .map(|&a| {
+            let mut i = vas.partition_point(|&v| v <= a);
+            let mut n = 0;
+            while i > 0 {
+                i -= 1;
+                n += 1;
+                match file.range(i) {
+                    Some(r) if r.depth != 0 => {}
+                    _ => break,
+                }
+            }
+            n
+        })
+        .collect();
+    steps.sort_unstable();
+    let mean = steps.iter().sum::<u64>() as f64 / steps.len().max(1) as f64;
+    let pct = |p: usize| steps.get(steps.len() * p / 100).copied().unwrap_or(0);
+    println!(
+        "{} ranges; ranges examined per lookup: mean {mean:.1}, median {}, p90 {}, p99 {}, max {}",
+        file.len(),
+        pct(50),
+        pct(90),
+        pct(99),
+        steps.last().copied().unwrap_or(0)
+    );
+    Ok(())
+}
