@@ -8,6 +8,9 @@ use std::hint::black_box;
 use crate::lookups::human_duration;
 use crate::measure::throughput;
 
+/// A CRC-32C implementation.
+type Checksum = fn(&[u8]) -> u32;
+
 /// Prints one table row per implementation, in GB/s (10^9 bytes per second).
 pub fn run() -> Result<(), String> {
     let buffer: Vec<u8> = (0..64u32 << 20)
@@ -20,7 +23,7 @@ pub fn run() -> Result<(), String> {
     println!("### checksums (64 MiB buffer, median pass)\n");
     println!("| implementation | GB/s | one pass |");
     println!("|---|---:|---:|");
-    let rows: [(&str, fn(&[u8]) -> u32); 2] = [
+    let rows: [(&str, Checksum); 2] = [
         (
             "reader: symblob::lidia::crc32c (portable tables)",
             symblob::lidia::crc32c,
