@@ -20,6 +20,7 @@
 //! 5. every range goes to the writer in (address, depth) order.
 
 mod attach;
+mod fast_hash;
 mod group;
 mod inlines;
 mod lines;

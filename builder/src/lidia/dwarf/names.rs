@@ -3,13 +3,16 @@
 //! chains like LLVM's `DWARFDie::getName(LinkageName)`, bounded so that cyclic references
 //! end; optionally demangled.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use gimli::{AttributeValue, UnitOffset};
 
+use super::fast_hash::{fast_map, FastMap};
 use super::group::Bytes;
 use super::{Slice, UnitRef};
+
+/// A DIE as the unit walk holds it.
+pub(crate) type Entry<'e, 'a> = gimli::DebuggingInformationEntry<'e, 'e, Slice<'a>>;
 
 /// At most this many references are followed from one DIE (origins of origins…).
 const MAX_CHAIN: u32 = 16;
@@ -26,12 +29,13 @@ pub(crate) type UnitIndex<'a> = [(usize, usize, gimli::UnitHeader<Slice<'a>>)];
 pub(crate) struct Names<'u, 'a> {
     demangle: bool,
     index: &'u UnitIndex<'a>,
-    /// Final names, by DIE.
-    cache: HashMap<GlobalOffset, Bytes<'a>>,
+    /// Demangled names, by the address of the mangled string (a string of the input, so
+    /// every DIE naming it shares one entry): inlined calls repeat a few names many times.
+    demangled: FastMap<usize, Bytes<'a>>,
     /// (linkage name, name) found through each DIE's chain.
-    raw: HashMap<GlobalOffset, Found<'a>>,
+    raw: FastMap<GlobalOffset, Found<'a>>,
     /// Other units parsed to read referenced DIEs, by start offset.
-    others: HashMap<usize, gimli::Unit<Slice<'a>>>,
+    others: FastMap<usize, gimli::Unit<Slice<'a>>>,
 }
 
 /// (linkage name, name) found through a DIE's chain.
@@ -51,32 +55,36 @@ impl<'u, 'a> Names<'u, 'a> {
         Names {
             demangle,
             index,
-            cache: HashMap::new(),
-            raw: HashMap::new(),
-            others: HashMap::new(),
+            demangled: fast_map(),
+            raw: fast_map(),
+            others: fast_map(),
         }
     }
 
-    /// The name of the subprogram or inlined subroutine at `offset` of `unit`.
-    pub fn name_of(&mut self, unit: &UnitRef<'_, 'a>, offset: UnitOffset) -> Bytes<'a> {
-        let Some(global) = global_offset(unit, offset) else {
+    /// The name of `entry`, a subprogram or inlined subroutine of `unit` that the walk is
+    /// at (its attributes are read from it, not looked up again).
+    pub fn name_of(&mut self, unit: &UnitRef<'_, 'a>, entry: &Entry<'_, 'a>) -> Bytes<'a> {
+        let Some(global) = global_offset(unit, entry.offset()) else {
             return Bytes::default();
         };
-        if let Some(n) = self.cache.get(&global) {
-            return n.clone();
-        }
-        let (linkage, short) = self.resolve(unit, global, 0);
+        let (linkage, short) = match self.raw.get(&global) {
+            Some(r) => *r,
+            None => {
+                let attrs = name_attrs(unit.dwarf, unit.unit, entry);
+                self.resolve_attrs(unit, global, attrs, 0)
+            }
+        };
         let raw = linkage.or(short).unwrap_or_default();
-        let name = if self.demangle {
-            match demangle(raw) {
+        if !self.demangle {
+            return Bytes::Borrowed(raw);
+        }
+        self.demangled
+            .entry(raw.as_ptr() as usize)
+            .or_insert_with(|| match demangle(raw) {
                 Some(d) => Bytes::Shared(Arc::from(d.into_bytes())),
                 None => Bytes::Borrowed(raw),
-            }
-        } else {
-            Bytes::Borrowed(raw)
-        };
-        self.cache.insert(global, name.clone());
-        name
+            })
+            .clone()
     }
 
     /// The first linkage name and the first name found on `die` or, depth first, on the
@@ -89,9 +97,26 @@ impl<'u, 'a> Names<'u, 'a> {
         if depth > MAX_CHAIN {
             return (None, None);
         }
-        self.raw.insert(die, (None, None));
         let attrs = self.read_name_attrs(unit, die).unwrap_or_default();
+        self.resolve_attrs(unit, die, attrs, depth)
+    }
+
+    /// [`Self::resolve`] for a DIE whose attributes are already read (and whose result is
+    /// not memoized yet).
+    fn resolve_attrs(
+        &mut self,
+        unit: &UnitRef<'_, 'a>,
+        die: GlobalOffset,
+        attrs: NameAttrs<'a>,
+        depth: u32,
+    ) -> Found<'a> {
         let (mut linkage, mut short) = (attrs.linkage, attrs.name);
+        if linkage.is_some() || attrs.refs.iter().all(Option::is_none) {
+            // Nothing to follow, so no cycle can pass through `die`: memoize directly.
+            self.raw.insert(die, (linkage, short));
+            return (linkage, short);
+        }
+        self.raw.insert(die, (None, None));
         for r in attrs.refs.into_iter().flatten() {
             if linkage.is_some() {
                 break;
@@ -140,6 +165,15 @@ fn attrs_in<'a>(
     offset: UnitOffset,
 ) -> Option<NameAttrs<'a>> {
     let entry = unit.entry(offset).ok()?;
+    Some(name_attrs(dwarf, unit, &entry))
+}
+
+/// The name-related attributes of `entry`, a DIE of `unit`.
+fn name_attrs<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    unit: &gimli::Unit<Slice<'a>>,
+    entry: &Entry<'_, 'a>,
+) -> NameAttrs<'a> {
     let mut out = NameAttrs::default();
     let mut attrs = entry.attrs();
     while let Ok(Some(attr)) = attrs.next() {
@@ -161,7 +195,7 @@ fn attrs_in<'a>(
             _ => {}
         }
     }
-    Some(out)
+    out
 }
 
 /// The global offset a reference attribute points to.

@@ -61,7 +61,7 @@ pub(crate) fn walk_unit<'a>(
                 let node = Node {
                     parent: ROOT,
                     depth: 0,
-                    name: names.name_of(u, entry.offset()),
+                    name: names.name_of(u, entry),
                     call_file: None,
                     call_line: 0,
                     decl_file: file_attr(entry, gimli::DW_AT_decl_file),
@@ -81,7 +81,7 @@ pub(crate) fn walk_unit<'a>(
                 let node = Node {
                     parent,
                     depth: parent_depth.saturating_add(1),
-                    name: names.name_of(u, entry.offset()),
+                    name: names.name_of(u, entry),
                     call_file: file_attr(entry, gimli::DW_AT_call_file),
                     call_line: entry
                         .attr_value(gimli::DW_AT_call_line)?
