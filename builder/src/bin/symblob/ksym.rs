@@ -15,7 +15,7 @@ use symblob_build::ksym::{
 use symblob_build::output::write_atomic;
 use symblob_build::{Error, Location, Result};
 
-use crate::common::{addresses, parse_address, read_input};
+use crate::common::{addresses, map_input, parse_address, read_input};
 
 /// `symblob ksym` subcommands.
 #[derive(Subcommand)]
@@ -185,7 +185,9 @@ fn print_json(value: &Value) -> Result<()> {
 
 fn run_build(args: BuildArgs) -> Result<()> {
     let input = display_name(&args.input);
-    let bytes = read_input(&args.input)?;
+    // Mapped, not read: an ELF build touches the symbol tables and headers only, a small
+    // part of a kernel image with DWARF.
+    let bytes = map_input(&args.input)?;
     let format = match args.format {
         Some(FormatArg::Nm) => InputFormat::Nm,
         Some(FormatArg::Kallsyms) => InputFormat::Kallsyms,

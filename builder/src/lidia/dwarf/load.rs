@@ -28,8 +28,8 @@ pub(crate) struct DebugFile {
     pub map: Mmap,
 }
 
-/// Maps `path` read-only.
-pub(crate) fn map_file(path: &Path) -> Result<Mmap> {
+/// Maps `path` read-only (the builders' one way of mapping an input file).
+pub fn map_file(path: &Path) -> Result<Mmap> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     // SAFETY: the mapping is read-only and private to this process. A file truncated or
     // rewritten by another process while it is mapped is the one case memmap2 cannot
