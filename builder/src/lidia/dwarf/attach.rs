@@ -48,42 +48,74 @@ pub(crate) fn innermost(spans: &[Span<'_>]) -> Vec<(u64, u64, usize)> {
     out
 }
 
-/// One row as attached to a span before files are resolved.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Entry {
-    addr: u64,
-    /// `None` where no row describes the address.
+/// What the walk over a group's segments knows about one of its original spans.
+#[derive(Clone, Copy)]
+struct SpanState {
+    /// Index (in the group's span list) of the piece now receiving the span's rows: the
+    /// span itself until a file change splits it.
+    piece: usize,
+    /// File of the rows attached so far to the current piece.
     file: Option<u64>,
-    line: u32,
+    /// (file, line) of the last row seen for the span, to merge repeats.
+    last: Option<(Option<u64>, u32)>,
 }
 
 /// Attaches the unit's rows to the spans of `group` and splits spans (and the group, for
 /// the depth-0 span) where the file of their rows changes (only when `split_files`: without
-/// files in the output a span needs no single file). Returns the resulting groups in
-/// address order.
+/// files in the output a span needs no single file). Appends the resulting groups, in
+/// address order, to `out`.
 pub(crate) fn attach_rows<'a>(
     group: Group<'a>,
     lines: &UnitLines,
     split_files: bool,
-) -> Vec<Group<'a>> {
-    let spans = group.spans;
+    out: &mut Vec<Group<'a>>,
+) {
+    let mut spans = group.spans;
+    let original = spans.len();
     let segments = innermost(&spans);
-    let mut entries: Vec<Vec<Entry>> = vec![Vec::new(); spans.len()];
+    let mut state: Vec<SpanState> = (0..original)
+        .map(|piece| SpanState {
+            piece,
+            file: None,
+            last: None,
+        })
+        .collect();
+    // One row (`file` `None` where no row describes the address) for span `k`: merged
+    // into the previous one when file and line repeat, else given to the span's current
+    // piece, which is split first when the file changes.
+    let mut push = |spans: &mut Vec<Span<'a>>, k: usize, addr: u64, file: Option<u64>, line| {
+        let st = &mut state[k];
+        if st.last == Some((file, line)) {
+            return;
+        }
+        st.last = Some((file, line));
+        let Some(file) = file else {
+            spans[st.piece].rows.push(Row { addr, line: 0 });
+            return;
+        };
+        match st.file {
+            None => {
+                let span = &mut spans[st.piece];
+                span.file = lines.file(file).or(span.file.take());
+                st.file = Some(file);
+            }
+            Some(c) if split_files && c != file && addr > spans[st.piece].start => {
+                let mut tail = split_at(&mut spans[st.piece], addr);
+                tail.file = lines.file(file);
+                spans.push(tail);
+                st.piece = spans.len() - 1;
+                st.file = Some(file);
+            }
+            Some(_) => {}
+        }
+        spans[st.piece].rows.push(Row { addr, line });
+    };
     let rows = &lines.rows;
     let mut j = rows.partition_point(|r| r.end <= spans.first().map_or(0, |s| s.start));
     for &(s, e, k) in &segments {
         while rows.get(j).is_some_and(|r| r.end <= s) {
             j += 1;
         }
-        let list = &mut entries[k];
-        let mut push = |entry: Entry| {
-            if list
-                .last()
-                .map_or(true, |l| l.file != entry.file || l.line != entry.line)
-            {
-                list.push(entry);
-            }
-        };
         let mut pos = s;
         let mut i = j;
         while let Some(r) = rows.get(i) {
@@ -91,64 +123,23 @@ pub(crate) fn attach_rows<'a>(
                 break;
             }
             if r.start > pos {
-                push(Entry {
-                    addr: pos,
-                    file: None,
-                    line: 0,
-                });
+                push(&mut spans, k, pos, None, 0);
             }
-            push(Entry {
-                addr: r.start.max(s),
-                file: Some(r.file),
-                line: r.line,
-            });
+            push(&mut spans, k, r.start.max(s), Some(r.file), r.line);
             pos = r.end;
             i += 1;
         }
         if pos < e {
-            push(Entry {
-                addr: pos,
-                file: None,
-                line: 0,
-            });
+            push(&mut spans, k, pos, None, 0);
         }
     }
-
-    let mut out: Vec<Span<'a>> = Vec::with_capacity(spans.len());
-    for (mut span, list) in spans.into_iter().zip(entries) {
-        let mut current: Option<u64> = None;
-        let mut pieces: Vec<Span<'a>> = Vec::new();
-        for entry in list {
-            let Some(file) = entry.file else {
-                span.rows.push(Row {
-                    addr: entry.addr,
-                    line: 0,
-                });
-                continue;
-            };
-            match current {
-                None => {
-                    span.file = lines.file(file).or(span.file.take());
-                    current = Some(file);
-                }
-                Some(c) if split_files && c != file && entry.addr > span.start => {
-                    let mut tail = split_at(&mut span, entry.addr);
-                    tail.file = lines.file(file);
-                    pieces.push(std::mem::replace(&mut span, tail));
-                    current = Some(file);
-                }
-                Some(_) => {}
-            }
-            span.rows.push(Row {
-                addr: entry.addr,
-                line: entry.line,
-            });
-        }
-        pieces.push(span);
-        out.extend(pieces);
+    if spans.len() == original {
+        // No file change split a span: the group keeps its shape and order.
+        out.push(Group { spans });
+        return;
     }
-    sort_spans(&mut out);
-    regroup(out)
+    sort_spans(&mut spans);
+    regroup(spans, out);
 }
 
 /// Cuts `span` at `at` (rows attached so far all lie before `at`).
@@ -167,17 +158,18 @@ fn split_at<'a>(span: &mut Span<'a>, at: u64) -> Span<'a> {
     tail
 }
 
-/// Splits spans sorted by (start, depth) into groups, one per depth-0 span.
-fn regroup(spans: Vec<Span<'_>>) -> Vec<Group<'_>> {
-    let mut groups: Vec<Group<'_>> = Vec::new();
+/// Splits spans sorted by (start, depth) into groups, one per depth-0 span, appended to
+/// `groups`.
+fn regroup<'a>(spans: Vec<Span<'a>>, groups: &mut Vec<Group<'a>>) {
+    let first = groups.len();
     for s in spans {
+        let open = groups.len() > first;
         match groups.last_mut() {
-            Some(g) if s.depth > 0 => g.spans.push(s),
+            Some(g) if s.depth > 0 && open => g.spans.push(s),
             _ if s.depth > 0 => {}
             _ => groups.push(Group { spans: vec![s] }),
         }
     }
-    groups
 }
 
 /// The shared file path used by tests and callers that need one without a unit.
@@ -267,7 +259,8 @@ mod tests {
         let g = Group {
             spans: vec![span(0, 100, 0), span(10, 20, 1)],
         };
-        let groups = attach_rows(g, &lines, true);
+        let mut groups = Vec::new();
+        attach_rows(g, &lines, true, &mut groups);
         // The depth-0 span owns rows from a.c, then b.h at 40 (not inside the inline
         // span), then a.c again: three pieces, three groups.
         let bounds: Vec<_> = groups.iter().map(|g| (g.start(), g.end())).collect();

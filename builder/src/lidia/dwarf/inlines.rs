@@ -18,22 +18,41 @@ use super::units::{FuncTree, ROOT};
 
 /// Sorts and merges overlapping or touching intervals; drops empty ones.
 pub(crate) fn normalize(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    normalize_in_place(&mut v);
+    v
+}
+
+/// [`normalize`] without a new allocation.
+fn normalize_in_place(v: &mut Vec<(u64, u64)>) {
     v.retain(|r| r.0 < r.1);
+    if v.len() < 2 {
+        return;
+    }
     v.sort_unstable();
-    let mut out: Vec<(u64, u64)> = Vec::with_capacity(v.len());
-    for (s, e) in v {
-        match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
-            _ => out.push((s, e)),
+    let mut w = 0;
+    for i in 1..v.len() {
+        let (s, e) = v[i];
+        if s <= v[w].1 {
+            v[w].1 = v[w].1.max(e);
+        } else {
+            w += 1;
+            v[w] = (s, e);
         }
     }
-    out
+    v.truncate(w + 1);
 }
 
 /// Intersection of two normalized interval lists.
+#[cfg(test)]
 pub(crate) fn intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
-    let (mut i, mut j) = (0, 0);
     let mut out = Vec::new();
+    intersect_into(a, b, &mut out);
+    out
+}
+
+/// Appends the intersection of `a` and `b` (normalized) to `out`.
+fn intersect_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
+    let (mut i, mut j) = (0, 0);
     while let (Some(&x), Some(&y)) = (a.get(i), b.get(j)) {
         let s = x.0.max(y.0);
         let e = x.1.min(y.1);
@@ -46,12 +65,17 @@ pub(crate) fn intersect(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
             j += 1;
         }
     }
-    out
 }
 
 /// `a` minus `b`, both normalized.
 pub(crate) fn subtract(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
     let mut out = Vec::new();
+    subtract_into(a, b, &mut out);
+    out
+}
+
+/// Appends `a` minus `b` (both normalized) to `out`.
+fn subtract_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) {
     let mut j = 0;
     for &(mut s, e) in a {
         while b.get(j).is_some_and(|y| y.1 <= s) {
@@ -75,39 +99,51 @@ pub(crate) fn subtract(a: &[(u64, u64)], b: &[(u64, u64)]) -> Vec<(u64, u64)> {
             out.push((s, e));
         }
     }
-    out
 }
 
-/// Turns one function tree into groups (one per depth-0 piece), spans without rows yet.
-pub(crate) fn tree_to_groups<'a>(tree: FuncTree<'a>, lines: &UnitLines) -> Vec<Group<'a>> {
+/// Turns one function tree into groups (one per depth-0 piece), spans without rows yet,
+/// appended to `groups`.
+pub(crate) fn tree_to_groups<'a>(
+    mut tree: FuncTree<'a>,
+    lines: &UnitLines,
+    groups: &mut Vec<Group<'a>>,
+) {
     let n = tree.nodes.len();
-    let mut norm: Vec<Vec<(u64, u64)>> = Vec::with_capacity(n);
+    // Every node's final intervals, in one array: node i owns `flat[at[i].0..at[i].1]`.
+    let mut flat: Vec<(u64, u64)> = Vec::new();
+    let mut at: Vec<(usize, usize)> = Vec::with_capacity(n);
+    // What the children of each node cover so far (allocated only for nodes with
+    // children).
     let mut taken: Vec<Vec<(u64, u64)>> = vec![Vec::new(); n];
-    for (i, node) in tree.nodes.iter().enumerate() {
-        let own = normalize(node.ranges.clone());
-        let r = if node.parent == ROOT || node.parent >= i {
+    let mut inside: Vec<(u64, u64)> = Vec::new();
+    for i in 0..n {
+        let own = &mut tree.nodes[i].ranges;
+        normalize_in_place(own);
+        let parent = tree.nodes[i].parent;
+        let start = flat.len();
+        if parent == ROOT || parent >= i {
             if i == 0 {
-                own
-            } else {
-                Vec::new()
+                flat.extend_from_slice(&tree.nodes[i].ranges);
             }
         } else {
-            let inside = intersect(&own, &norm[node.parent]);
-            let free = subtract(&inside, &taken[node.parent]);
-            let mut t = std::mem::take(&mut taken[node.parent]);
-            t.extend_from_slice(&free);
-            taken[node.parent] = normalize(t);
-            free
-        };
-        norm.push(r);
+            let (ps, pe) = at[parent];
+            inside.clear();
+            intersect_into(&tree.nodes[i].ranges, &flat[ps..pe], &mut inside);
+            subtract_into(&inside, &taken[parent], &mut flat);
+            let t = &mut taken[parent];
+            t.extend_from_slice(&flat[start..]);
+            normalize_in_place(t);
+        }
+        at.push((start, flat.len()));
     }
-    let pieces = norm.first().cloned().unwrap_or_default();
-    let mut groups: Vec<Group<'a>> = Vec::with_capacity(pieces.len());
     let Some(root) = tree.nodes.first() else {
-        return groups;
+        return;
     };
+    let (ps, pe) = at[0];
+    let pieces = &flat[ps..pe];
+    let first = groups.len();
     let root_file = root.decl_file.and_then(|f| lines.file(f));
-    for &(s, e) in &pieces {
+    for &(s, e) in pieces {
         groups.push(Group {
             spans: vec![Span {
                 start: s,
@@ -121,11 +157,15 @@ pub(crate) fn tree_to_groups<'a>(tree: FuncTree<'a>, lines: &UnitLines) -> Vec<G
             }],
         });
     }
-    for (node, ranges) in tree.nodes.iter().zip(&norm).skip(1) {
+    let mine = &mut groups[first..];
+    for (node, &(s0, e0)) in tree.nodes.iter().zip(&at).skip(1) {
+        if s0 == e0 {
+            continue;
+        }
         let call_file: Option<Arc<[u8]>> = node.call_file.and_then(|f| lines.file(f));
-        for &(s, e) in ranges {
+        for &(s, e) in &flat[s0..e0] {
             let g = pieces.partition_point(|p| p.1 <= s);
-            let Some(group) = groups.get_mut(g) else {
+            let Some(group) = mine.get_mut(g) else {
                 continue;
             };
             group.spans.push(Span {
@@ -140,10 +180,11 @@ pub(crate) fn tree_to_groups<'a>(tree: FuncTree<'a>, lines: &UnitLines) -> Vec<G
             });
         }
     }
-    for g in &mut groups {
-        sort_spans(&mut g.spans);
+    for g in mine {
+        if g.spans.len() > 1 {
+            sort_spans(&mut g.spans);
+        }
     }
-    groups
 }
 
 #[cfg(test)]

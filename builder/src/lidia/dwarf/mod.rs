@@ -122,10 +122,11 @@ pub fn collect_with_stats(
         let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
         if options.lines || options.files {
             let rows = orphans::as_unit_lines(orphan_rows);
-            fallback = fallback
-                .into_iter()
-                .flat_map(|g| attach::attach_rows(g, &rows, options.files))
-                .collect();
+            let mut attached = Vec::with_capacity(fallback.len());
+            for g in fallback {
+                attach::attach_rows(g, &rows, options.files, &mut attached);
+            }
+            fallback = attached;
         }
         stats.fallback_ranges = fallback.len();
         groups.extend(fallback);
@@ -230,13 +231,15 @@ fn read_unit<'a>(
         lines::UnitLines::default()
     };
     let mut out = Vec::new();
+    let mut pending = Vec::new();
     for tree in trees {
-        for g in inlines::tree_to_groups(tree, &lines) {
-            if need_rows {
-                out.extend(attach::attach_rows(g, &lines, options.files));
-            } else {
-                out.push(g);
-            }
+        if !need_rows {
+            inlines::tree_to_groups(tree, &lines, &mut out);
+            continue;
+        }
+        inlines::tree_to_groups(tree, &lines, &mut pending);
+        for g in pending.drain(..) {
+            attach::attach_rows(g, &lines, options.files, &mut out);
         }
     }
     let orphans = orphans::uncovered_rows(&lines, &out);
