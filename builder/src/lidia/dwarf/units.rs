@@ -5,8 +5,8 @@
 use gimli::AttributeValue;
 
 use super::group::Bytes;
-use super::names::Names;
-use super::UnitRef;
+use super::names::{NameAttrs, Names};
+use super::{Slice, UnitRef};
 
 /// Parent index of a root node.
 pub(crate) const ROOT: usize = usize::MAX;
@@ -54,18 +54,18 @@ pub(crate) fn walk_unit<'a>(
         }
         match entry.tag() {
             gimli::DW_TAG_subprogram => {
-                let ranges = read_ranges(u, entry)?;
-                if ranges.is_empty() {
+                let mut die = read_die(u, entry, gimli::DW_AT_decl_file)?;
+                if die.ranges.is_empty() {
                     continue;
                 }
                 let node = Node {
                     parent: ROOT,
                     depth: 0,
-                    name: names.name_of(u, entry),
+                    name: die.name(u, names, entry),
                     call_file: None,
                     call_line: 0,
-                    decl_file: file_attr(entry, gimli::DW_AT_decl_file),
-                    ranges,
+                    decl_file: die.file,
+                    ranges: die.ranges,
                 };
                 trees.push(FuncTree { nodes: vec![node] });
                 open.push((depth, trees.len() - 1, 0));
@@ -78,17 +78,15 @@ pub(crate) fn walk_unit<'a>(
                     continue;
                 };
                 let parent_depth = tree.nodes.get(parent).map_or(0, |n| n.depth);
+                let mut die = read_die(u, entry, gimli::DW_AT_call_file)?;
                 let node = Node {
                     parent,
                     depth: parent_depth.saturating_add(1),
-                    name: names.name_of(u, entry),
-                    call_file: file_attr(entry, gimli::DW_AT_call_file),
-                    call_line: entry
-                        .attr_value(gimli::DW_AT_call_line)?
-                        .and_then(|v| v.udata_value())
-                        .map_or(0, |l| u32::try_from(l).unwrap_or(u32::MAX)),
+                    name: die.name(u, names, entry),
+                    call_file: die.file,
+                    call_line: die.call_line,
                     decl_file: None,
-                    ranges: read_ranges(u, entry)?,
+                    ranges: die.ranges,
                 };
                 tree.nodes.push(node);
                 open.push((depth, t, tree.nodes.len() - 1));
@@ -99,18 +97,180 @@ pub(crate) fn walk_unit<'a>(
     Ok(trees)
 }
 
-/// The non-empty address ranges of a DIE (`DW_AT_low_pc`/`DW_AT_high_pc` or
-/// `DW_AT_ranges`, DWARF 4 `.debug_ranges` or DWARF 5 `.debug_rnglists`).
-fn read_ranges(
-    u: &UnitRef<'_, '_>,
-    entry: &gimli::DebuggingInformationEntry<'_, '_, super::Slice<'_>>,
+/// What the walk needs of a subprogram or inlined-subroutine DIE.
+struct Die<'a> {
+    /// Its non-empty address ranges.
+    ranges: Vec<(u64, u64)>,
+    /// `DW_AT_decl_file` of a subprogram, `DW_AT_call_file` of an inlined call.
+    file: Option<u64>,
+    /// `DW_AT_call_line`, saturated; 0 when absent.
+    call_line: u32,
+    /// Its name attributes, when read in the same pass (`None`: read them from the DIE).
+    names: Option<NameAttrs<'a>>,
+}
+
+impl<'a> Die<'a> {
+    /// The DIE's function name.
+    fn name(
+        &mut self,
+        u: &UnitRef<'_, 'a>,
+        names: &mut Names<'_, 'a>,
+        entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+    ) -> Bytes<'a> {
+        match self.names.take() {
+            Some(attrs) => names.name_from_attrs(u, entry.offset(), attrs),
+            None => names.name_of(u, entry),
+        }
+    }
+}
+
+/// Reads `entry` with one pass over its attributes (each `attr_value` lookup would scan
+/// them again). `file_name` is the file attribute wanted. Where an attribute does not
+/// parse, the DIE is read again attribute by attribute, so that what is found before
+/// the bad attribute, and the error, are exactly those of the lookups.
+fn read_die<'a>(
+    u: &UnitRef<'_, 'a>,
+    entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+    file_name: gimli::DwAt,
+) -> gimli::Result<Die<'a>> {
+    if let Some(die) = read_die_once(u, entry, file_name) {
+        return Ok(die);
+    }
+    // In the order (and with the error handling) of the lookups: a subprogram's call
+    // line is never read, an inlined call's is read before its ranges.
+    let call_line = if file_name == gimli::DW_AT_call_file {
+        call_line(entry.attr_value(gimli::DW_AT_call_line)?)
+    } else {
+        0
+    };
+    Ok(Die {
+        ranges: read_ranges(u, entry)?,
+        file: file_attr(entry, file_name),
+        call_line,
+        names: None,
+    })
+}
+
+/// [`read_die`]'s single pass; `None` when an attribute, or the range list, does not
+/// parse.
+fn read_die_once<'a>(
+    u: &UnitRef<'_, 'a>,
+    entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+    file_name: gimli::DwAt,
+) -> Option<Die<'a>> {
+    type Value<'a> = Option<AttributeValue<Slice<'a>>>;
+    let (mut low, mut high, mut ranges, mut file, mut line): (
+        Value<'a>,
+        Value<'a>,
+        Value<'a>,
+        Value<'a>,
+        Value<'a>,
+    ) = (None, None, None, None, None);
+    let mut names = NameAttrs::default();
+    let mut attrs = entry.attrs();
+    // The first of repeated attributes counts, as for `attr_value`.
+    while let Some(attr) = attrs.next().ok()? {
+        let slot = match attr.name() {
+            gimli::DW_AT_low_pc => &mut low,
+            gimli::DW_AT_high_pc => &mut high,
+            gimli::DW_AT_ranges => &mut ranges,
+            gimli::DW_AT_call_line => &mut line,
+            n if n == file_name => &mut file,
+            _ => {
+                names.note(u.dwarf, u.unit, &attr);
+                continue;
+            }
+        };
+        if slot.is_none() {
+            *slot = Some(attr.value());
+        }
+    }
+    Some(Die {
+        ranges: ranges_of(u, ranges, low, high).ok()?,
+        file: file.and_then(file_index),
+        call_line: call_line(line),
+        names: Some(names),
+    })
+}
+
+/// The non-empty address ranges given by `DW_AT_ranges`, else by `DW_AT_low_pc` and
+/// `DW_AT_high_pc` (see [`read_ranges`]).
+fn ranges_of<'a>(
+    u: &UnitRef<'_, 'a>,
+    ranges: Option<AttributeValue<Slice<'a>>>,
+    low: Option<AttributeValue<Slice<'a>>>,
+    high: Option<AttributeValue<Slice<'a>>>,
 ) -> gimli::Result<Vec<(u64, u64)>> {
     let mut out = Vec::new();
-    let mut iter = u.dwarf.die_ranges(u.unit, entry)?;
-    while let Some(r) = iter.next()? {
-        if r.begin < r.end {
-            out.push((r.begin, r.end));
+    if let Some(value) = ranges {
+        if let Some(mut iter) = u.dwarf.attr_ranges(u.unit, value)? {
+            while let Some(r) = iter.next()? {
+                if r.begin < r.end {
+                    out.push((r.begin, r.end));
+                }
+            }
+            return Ok(out);
         }
+    }
+    let Some(low) = low else {
+        return Ok(out);
+    };
+    if let Some(range) = single_range(u, low, high)? {
+        out.push(range);
+    }
+    Ok(out)
+}
+
+/// `[low_pc, high_pc)`, where a constant `high_pc` is a size; `None` when empty or when
+/// the size overflows.
+fn single_range<'a>(
+    u: &UnitRef<'_, 'a>,
+    low: AttributeValue<Slice<'a>>,
+    high: Option<AttributeValue<Slice<'a>>>,
+) -> gimli::Result<Option<(u64, u64)>> {
+    let Some(begin) = u.dwarf.attr_address(u.unit, low)? else {
+        return Ok(None);
+    };
+    let end = match high {
+        Some(AttributeValue::Udata(size)) => begin.checked_add(size),
+        Some(high) => u.dwarf.attr_address(u.unit, high)?,
+        None => None,
+    };
+    Ok(end.filter(|&end| begin < end).map(|end| (begin, end)))
+}
+
+/// `DW_AT_call_line` as stored: saturated to `u32`, 0 when absent.
+fn call_line(value: Option<AttributeValue<Slice<'_>>>) -> u32 {
+    value
+        .and_then(|v| v.udata_value())
+        .map_or(0, |l| u32::try_from(l).unwrap_or(u32::MAX))
+}
+
+/// The non-empty address ranges of a DIE (`DW_AT_low_pc`/`DW_AT_high_pc` or
+/// `DW_AT_ranges`, DWARF 4 `.debug_ranges` or DWARF 5 `.debug_rnglists`).
+fn read_ranges<'a>(
+    u: &UnitRef<'_, 'a>,
+    entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+) -> gimli::Result<Vec<(u64, u64)>> {
+    let mut out = Vec::new();
+    if let Some(value) = entry.attr_value(gimli::DW_AT_ranges)? {
+        if let Some(mut iter) = u.dwarf.attr_ranges(u.unit, value)? {
+            while let Some(r) = iter.next()? {
+                if r.begin < r.end {
+                    out.push((r.begin, r.end));
+                }
+            }
+            return Ok(out);
+        }
+    }
+    // The single range is computed here rather than by gimli's `die_ranges`, whose
+    // unchecked `low_pc + size` panics (with overflow checks on) on corrupt DWARF. A size
+    // that overflows gives no range, as an end below the start does.
+    let Some(low) = entry.attr_value(gimli::DW_AT_low_pc)? else {
+        return Ok(out);
+    };
+    if let Some(range) = single_range(u, low, entry.attr_value(gimli::DW_AT_high_pc)?)? {
+        out.push(range);
     }
     Ok(out)
 }
@@ -120,7 +280,12 @@ fn file_attr(
     entry: &gimli::DebuggingInformationEntry<'_, '_, super::Slice<'_>>,
     name: gimli::DwAt,
 ) -> Option<u64> {
-    match entry.attr_value(name).ok()?? {
+    file_index(entry.attr_value(name).ok()??)
+}
+
+/// The file index a file attribute's value holds.
+fn file_index(value: AttributeValue<Slice<'_>>) -> Option<u64> {
+    match value {
         AttributeValue::FileIndex(i) => Some(i),
         v => v.udata_value(),
     }
