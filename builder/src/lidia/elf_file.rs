@@ -125,9 +125,19 @@ impl<'a> ElfFile<'a> {
                 "section {name}: unsupported compression type {kind}"
             ));
         }
+        let data = raw.get(header_len..).unwrap_or_default();
+        // Deflate expands at most 1032:1. A larger claim is corrupt, and is refused before
+        // the claimed size is allocated.
+        if size > (data.len() as u64).saturating_mul(1032) {
+            return Err(format!(
+                "section {name}: compression header claims {size} bytes from {} compressed \
+                 bytes, more than 1032 times as many",
+                data.len()
+            ));
+        }
         let compressed = CompressedData {
             format: CompressionFormat::Zlib,
-            data: raw.get(header_len..).unwrap_or_default(),
+            data,
             uncompressed_size: size,
         };
         compressed
