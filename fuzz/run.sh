@@ -15,6 +15,7 @@
 #   FUZZ_ARTIFACTS_DIR where findings go (default fuzz/artifacts)
 #   FUZZ_LOG_DIR       where each target's libFuzzer log goes (default fuzz/target/logs)
 #   FUZZ_NO_BUILD=1    skip `cargo fuzz build` (the binaries are already built)
+#   FUZZ_REPORT_ONLY=1 run nothing; print the report of the logs already there
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -63,6 +64,7 @@ flags_for() {
   esac
 }
 
+if [ "${FUZZ_REPORT_ONLY:-0}" = 1 ]; then FUZZ_NO_BUILD=1; fi
 if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
   # One named target builds alone; otherwise every target is built.
   build_args=()
@@ -89,6 +91,7 @@ run_one() {
 
 # A small job pool: at most $jobs targets at once.
 for target in "${targets[@]}"; do
+  [ "${FUZZ_REPORT_ONLY:-0}" = 1 ] && break
   flags_for "$target" >/dev/null
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
   echo "running $target for ${seconds}s"

@@ -77,3 +77,69 @@ fn dwarf_section_claiming_a_huge_uncompressed_size_is_refused() {
         Ok(_) => panic!("a corrupt compressed section was accepted"),
     }
 }
+
+/// `(file offset, claimed size, payload bytes)` of every `SHF_COMPRESSED` section of a
+/// little-endian ELF64 file, read straight from the section headers (names not needed).
+fn elf64_compressed_claims(data: &[u8]) -> Vec<(u64, u64, u64)> {
+    const SHF_COMPRESSED: u64 = 0x800;
+    let u16_at = |o: usize| u16::from_le_bytes(data[o..o + 2].try_into().unwrap()) as usize;
+    let u64_at = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().unwrap());
+    let (shoff, shentsize, shnum) = (u64_at(0x28) as usize, u16_at(0x3a), u16_at(0x3c));
+    (0..shnum)
+        .map(|i| shoff + i * shentsize)
+        .filter(|&h| u64_at(h + 8) & SHF_COMPRESSED != 0)
+        .filter_map(|h| {
+            let (offset, size) = (u64_at(h + 0x18), u64_at(h + 0x20));
+            let claim = data.get(offset as usize + 8..offset as usize + 16)?;
+            let claim = u64::from_le_bytes(claim.try_into().unwrap());
+            Some((offset, claim, size.saturating_sub(24)))
+        })
+        .collect()
+}
+
+/// A section with `SHF_COMPRESSED` (here a corrupt `.dynsym`) whose compression header
+/// claims about 4 GiB: the Lidia ELF reader allocated the claim before inflating. Now the
+/// build fails with an input error that names the claim.
+#[test]
+fn elf_section_claiming_a_huge_uncompressed_size_is_refused() {
+    let (path, data) = regression("build_lidia_elf", "compressed-dynsym-huge-size.elf");
+    let claims: Vec<u64> = elf64_compressed_claims(&data)
+        .into_iter()
+        .filter(|&(_, claim, payload)| claim > payload.saturating_mul(1032))
+        .map(|(_, claim, _)| claim)
+        .collect();
+    assert!(!claims.is_empty(), "the input has an over-claiming section");
+    match collect_from_elf(&path, &data, &ElfOptions::default()) {
+        Err(Error::Input { message, .. }) => assert!(
+            claims.iter().any(|c| message.contains(&c.to_string())),
+            "{message}"
+        ),
+        Err(e) => panic!("unexpected error: {e}"),
+        Ok(_) => panic!("a corrupt compressed section was accepted"),
+    }
+}
+
+/// A subprogram whose `DW_AT_low_pc + DW_AT_high_pc` (a size) overflows 64 bits: gimli's
+/// range helper added them unchecked, which panics in builds with overflow checks (such
+/// as the debug build of this test). The DIE now simply has no range: the build succeeds
+/// and gives a valid file in which no range wraps around the address space.
+#[test]
+fn dwarf_high_pc_size_overflow_gives_no_range() {
+    let (path, data) = regression("build_lidia_dwarf", "high-pc-size-overflow.elf");
+    let options = ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        gopclntab: false,
+        ..ElfOptions::default()
+    };
+    let bytes = collect_from_elf(&path, &data, &options)
+        .expect("the rest of the file is readable")
+        .finish();
+    let file = symblob::lidia::LidiaFile::parse(&bytes).expect("the output parses");
+    file.validate().expect("the output validates");
+    file.verify_checksums().expect("the output has correct checksums");
+    for range in file.ranges() {
+        assert!(range.va.checked_add(range.length).is_some(), "{range:?}");
+    }
+}
