@@ -43,7 +43,7 @@ type Found<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
 
 /// Name attributes of one DIE.
 #[derive(Default)]
-struct NameAttrs<'a> {
+pub(crate) struct NameAttrs<'a> {
     linkage: Option<&'a [u8]>,
     name: Option<&'a [u8]>,
     refs: [Option<GlobalOffset>; 2],
@@ -64,15 +64,23 @@ impl<'u, 'a> Names<'u, 'a> {
     /// The name of `entry`, a subprogram or inlined subroutine of `unit` that the walk is
     /// at (its attributes are read from it, not looked up again).
     pub fn name_of(&mut self, unit: &UnitRef<'_, 'a>, entry: &Entry<'_, 'a>) -> Bytes<'a> {
-        let Some(global) = global_offset(unit, entry.offset()) else {
+        let attrs = name_attrs(unit.dwarf, unit.unit, entry);
+        self.name_from_attrs(unit, entry.offset(), attrs)
+    }
+
+    /// [`Self::name_of`] for the DIE at `offset` whose name attributes the caller read.
+    pub fn name_from_attrs(
+        &mut self,
+        unit: &UnitRef<'_, 'a>,
+        offset: UnitOffset,
+        attrs: NameAttrs<'a>,
+    ) -> Bytes<'a> {
+        let Some(global) = global_offset(unit, offset) else {
             return Bytes::default();
         };
         let (linkage, short) = match self.raw.get(&global) {
             Some(r) => *r,
-            None => {
-                let attrs = name_attrs(unit.dwarf, unit.unit, entry);
-                self.resolve_attrs(unit, global, attrs, 0)
-            }
+            None => self.resolve_attrs(unit, global, attrs, 0),
         };
         let raw = linkage.or(short).unwrap_or_default();
         if !self.demangle {
@@ -177,25 +185,38 @@ fn name_attrs<'a>(
     let mut out = NameAttrs::default();
     let mut attrs = entry.attrs();
     while let Ok(Some(attr)) = attrs.next() {
+        out.note(dwarf, unit, &attr);
+    }
+    out
+}
+
+impl<'a> NameAttrs<'a> {
+    /// Takes `attr`, an attribute of a DIE of `unit`, into account if it is one of the
+    /// name attributes (a repeated attribute replaces the earlier one).
+    pub(crate) fn note(
+        &mut self,
+        dwarf: &gimli::Dwarf<Slice<'a>>,
+        unit: &gimli::Unit<Slice<'a>>,
+        attr: &gimli::Attribute<Slice<'a>>,
+    ) {
         match attr.name() {
             gimli::DW_AT_linkage_name | gimli::DW_AT_MIPS_linkage_name => {
-                out.linkage = dwarf
+                self.linkage = dwarf
                     .attr_string(unit, attr.value())
                     .ok()
                     .map(|s| s.slice());
             }
             gimli::DW_AT_name => {
-                out.name = dwarf
+                self.name = dwarf
                     .attr_string(unit, attr.value())
                     .ok()
                     .map(|s| s.slice());
             }
-            gimli::DW_AT_abstract_origin => out.refs[0] = reference(unit, attr.value()),
-            gimli::DW_AT_specification => out.refs[1] = reference(unit, attr.value()),
+            gimli::DW_AT_abstract_origin => self.refs[0] = reference(unit, attr.value()),
+            gimli::DW_AT_specification => self.refs[1] = reference(unit, attr.value()),
             _ => {}
         }
     }
-    out
 }
 
 /// The global offset a reference attribute points to.
