@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 
 const TEXT: Range<u64> = 0xffffffff81000000..0xffffffff81e01ef2;
 const INIT_TEXT: Range<u64> = 0xffffffff8304e000..0xffffffff830b1850;
@@ -89,6 +89,26 @@ fn bench(c: &mut Criterion) {
                 j = 0;
             }
             blob.lookup_name(black_box(names[j].as_bytes()))
+        })
+    });
+
+    // The same queries through the optional hash index (16 bytes per symbol).
+    let mut words = vec![0u64; NameIndex::words_needed(blob.len())];
+    c.bench_function("ksym/NameIndex::build", |b| {
+        b.iter(|| {
+            NameIndex::build(blob, black_box(&mut words[..]))
+                .map(|i| i.blob().len())
+                .ok()
+        })
+    });
+    let index = NameIndex::build(blob, &mut words).expect("the kernel blob indexes");
+    c.bench_function("ksym/NameIndex::lookup_name (every distinct name)", |b| {
+        b.iter(|| {
+            j += 1;
+            if j == names.len() {
+                j = 0;
+            }
+            index.lookup_name(black_box(names[j].as_bytes()))
         })
     });
 }

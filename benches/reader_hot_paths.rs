@@ -15,7 +15,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 use symblob::lidia::LidiaFile;
 use symblob_build::ksym::{BuildOptions, InputOptions};
 use symblob_build::lidia::ElfOptions;
@@ -129,6 +129,17 @@ fn bench(c: &mut Criterion) {
             blob.lookup_name(black_box(names[i].as_bytes()))
         })
     });
+    let mut words = vec![0u64; NameIndex::words_needed(blob.len())];
+    let index = NameIndex::build(blob, &mut words).expect("the blob indexes");
+    group.bench_function(
+        BenchmarkId::new("NameIndex::lookup_name", "librustc_driver"),
+        |b| {
+            b.iter(|| {
+                i = (i + 1) & 0xffff;
+                index.lookup_name(black_box(names[i].as_bytes()))
+            })
+        },
+    );
     group.finish();
 
     let lidia_bytes = symblob_build::lidia::collect_from_elf(&path, &data, &ElfOptions::default())

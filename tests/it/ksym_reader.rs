@@ -7,4 +7,5 @@ mod api;
 mod corrupt;
 mod golden;
 mod mutation;
+mod name_index;
 mod support;

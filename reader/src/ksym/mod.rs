@@ -8,7 +8,8 @@
 //!   accessor is infallible. [`KsymBlob::validate`] is the deeper, optional check.
 //! * [`Ksyms`] adds the text ranges and load bias needed to turn an address into
 //!   `name+0xoff/0xsize` ([`Ksyms::lookup_address`], [`Ksyms::lookup_return_address`]).
-//! * [`KsymBlob::lookup_name`] turns a name into the lowest address carrying it.
+//! * [`KsymBlob::lookup_name`] turns a name into the lowest address carrying it;
+//!   [`NameIndex`] does the same through a hash index built once into caller memory.
 //! * [`KsymBlob::symbols`], [`KsymBlob::symbols_by_name`], [`KsymBlob::dump`] and
 //!   [`KsymBlob::dump_line`] list the symbols.
 //!
@@ -65,6 +66,7 @@ mod layout;
 mod lookup_address;
 mod lookup_name;
 mod name;
+mod name_index;
 mod parse;
 mod ranges;
 pub mod raw;
@@ -77,5 +79,6 @@ pub use layout::{Layout, Segment};
 pub use lookup_address::{Ksyms, Symbol};
 pub use lookup_name::NameMatches;
 pub use name::{Name, NameBytes};
+pub use name_index::{NameIndex, MAX_PROBES};
 pub use parse::KsymBlob;
 pub use ranges::TextRanges;
