@@ -182,39 +182,56 @@ fn name_attrs<'a>(
     unit: &gimli::Unit<Slice<'a>>,
     entry: &Entry<'_, 'a>,
 ) -> NameAttrs<'a> {
-    let mut out = NameAttrs::default();
+    let mut raw = RawNameAttrs::default();
     let mut attrs = entry.attrs();
     while let Ok(Some(attr)) = attrs.next() {
-        out.note(dwarf, unit, &attr);
+        raw.note(unit, &attr);
     }
-    out
+    raw.resolve(dwarf, unit)
 }
 
-impl<'a> NameAttrs<'a> {
+/// The name attributes of a DIE as read, their strings not looked up yet (a DIE that
+/// turns out to have no code is never named, and finding the end of a long Rust name in
+/// `.debug_str` is the costly part).
+#[derive(Default)]
+pub(crate) struct RawNameAttrs<'a> {
+    linkage: Option<AttributeValue<Slice<'a>>>,
+    name: Option<AttributeValue<Slice<'a>>>,
+    refs: [Option<GlobalOffset>; 2],
+}
+
+impl<'a> RawNameAttrs<'a> {
     /// Takes `attr`, an attribute of a DIE of `unit`, into account if it is one of the
     /// name attributes (a repeated attribute replaces the earlier one).
     pub(crate) fn note(
         &mut self,
-        dwarf: &gimli::Dwarf<Slice<'a>>,
         unit: &gimli::Unit<Slice<'a>>,
         attr: &gimli::Attribute<Slice<'a>>,
     ) {
         match attr.name() {
             gimli::DW_AT_linkage_name | gimli::DW_AT_MIPS_linkage_name => {
-                self.linkage = dwarf
-                    .attr_string(unit, attr.value())
-                    .ok()
-                    .map(|s| s.slice());
+                self.linkage = Some(attr.value());
             }
-            gimli::DW_AT_name => {
-                self.name = dwarf
-                    .attr_string(unit, attr.value())
-                    .ok()
-                    .map(|s| s.slice());
-            }
+            gimli::DW_AT_name => self.name = Some(attr.value()),
             gimli::DW_AT_abstract_origin => self.refs[0] = reference(unit, attr.value()),
             gimli::DW_AT_specification => self.refs[1] = reference(unit, attr.value()),
             _ => {}
+        }
+    }
+
+    /// Looks the strings up (a string that cannot be read counts as absent).
+    pub(crate) fn resolve(
+        self,
+        dwarf: &gimli::Dwarf<Slice<'a>>,
+        unit: &gimli::Unit<Slice<'a>>,
+    ) -> NameAttrs<'a> {
+        let string = |v: Option<AttributeValue<Slice<'a>>>| {
+            dwarf.attr_string(unit, v?).ok().map(|s| s.slice())
+        };
+        NameAttrs {
+            linkage: string(self.linkage),
+            name: string(self.name),
+            refs: self.refs,
         }
     }
 }

@@ -5,7 +5,7 @@
 use gimli::AttributeValue;
 
 use super::group::Bytes;
-use super::names::{NameAttrs, Names};
+use super::names::{Names, RawNameAttrs};
 use super::{Slice, UnitRef};
 
 /// Parent index of a root node.
@@ -106,7 +106,7 @@ struct Die<'a> {
     /// `DW_AT_call_line`, saturated; 0 when absent.
     call_line: u32,
     /// Its name attributes, when read in the same pass (`None`: read them from the DIE).
-    names: Option<NameAttrs<'a>>,
+    names: Option<RawNameAttrs<'a>>,
 }
 
 impl<'a> Die<'a> {
@@ -118,7 +118,10 @@ impl<'a> Die<'a> {
         entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
     ) -> Bytes<'a> {
         match self.names.take() {
-            Some(attrs) => names.name_from_attrs(u, entry.offset(), attrs),
+            Some(raw) => {
+                let attrs = raw.resolve(u.dwarf, u.unit);
+                names.name_from_attrs(u, entry.offset(), attrs)
+            }
             None => names.name_of(u, entry),
         }
     }
@@ -166,7 +169,7 @@ fn read_die_once<'a>(
         Value<'a>,
         Value<'a>,
     ) = (None, None, None, None, None);
-    let mut names = NameAttrs::default();
+    let mut names = RawNameAttrs::default();
     let mut attrs = entry.attrs();
     // The first of repeated attributes counts, as for `attr_value`.
     while let Some(attr) = attrs.next().ok()? {
@@ -177,7 +180,7 @@ fn read_die_once<'a>(
             gimli::DW_AT_call_line => &mut line,
             n if n == file_name => &mut file,
             _ => {
-                names.note(u.dwarf, u.unit, &attr);
+                names.note(u.unit, &attr);
                 continue;
             }
         };
