@@ -4,11 +4,15 @@ use core::fmt::Write;
 use core::hint::black_box;
 use core::ops::Range;
 
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 
 use crate::digest::Digest;
 use crate::fixed_buf::FixedBuf;
 use crate::rt::Console;
+
+/// Symbols the optional name index is sized for: 64 KiB of stack. Larger blobs take the
+/// index's buffer-too-small path, which is checked as well.
+const INDEX_WORDS: usize = NameIndex::words_needed(4096);
 
 /// A number taken from the input, so that queries are as opaque as the blob.
 fn word(input: &[u8], at: usize) -> u64 {
@@ -132,6 +136,25 @@ pub fn check(input: &[u8], out: &mut Console) {
     digest.number(blob.lookup_name_all(tail).ranks().len() as u64);
     if let Some(symbol) = ksyms.lookup_address(word(input, 40)) {
         digest.number(symbol.address);
+    }
+    // The optional name index, built into caller memory.
+    let mut index_buf = [0u64; INDEX_WORDS];
+    match NameIndex::build(blob, &mut index_buf) {
+        Ok(index) => {
+            for entry in blob.symbols() {
+                if let Ok(len) = entry.name.copy_to(&mut name_buf) {
+                    let query = name_buf.get(..len).unwrap_or(&[]);
+                    digest.number(index.lookup_name(query).unwrap_or(0));
+                    digest.number(index.index_of(query).map_or(0, |i| i as u64));
+                }
+            }
+            digest.number(index.lookup_name(tail).unwrap_or(0));
+        }
+        Err(e) => {
+            let mut w = FixedBuf::new(&mut line);
+            let _ = write!(w, "{e}");
+            digest.bytes(w.bytes());
+        }
     }
     let _ = writeln!(out, "ksym lookups: digest {:016x}", digest.value());
 }
