@@ -138,7 +138,8 @@ fn dwarf_high_pc_size_overflow_gives_no_range() {
         .finish();
     let file = symblob::lidia::LidiaFile::parse(&bytes).expect("the output parses");
     file.validate().expect("the output validates");
-    file.verify_checksums().expect("the output has correct checksums");
+    file.verify_checksums()
+        .expect("the output has correct checksums");
     for range in file.ranges() {
         assert!(range.va.checked_add(range.length).is_some(), "{range:?}");
     }
