@@ -15,14 +15,17 @@ use symblob_build::ksym::{
 
 use crate::common::testdata;
 
-/// (address, type, name) as a dump line shows it.
-type Line = (u64, u8, String);
+mod elf;
+mod model;
 
-fn read(rel: &str) -> Vec<u8> {
+/// (address, type, name) as a dump line shows it.
+pub(super) type Line = (u64, u8, String);
+
+pub(super) fn read(rel: &str) -> Vec<u8> {
     std::fs::read(testdata(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-fn build_input(rel: &str, demangle: Demangle) -> symblob_build::Result<Built> {
+pub(super) fn build_input(rel: &str, demangle: Demangle) -> symblob_build::Result<Built> {
     let bytes = read(&format!("ksym/input/{rel}"));
     let options = InputOptions {
         demangle,
@@ -33,7 +36,7 @@ fn build_input(rel: &str, demangle: Demangle) -> symblob_build::Result<Built> {
 }
 
 /// Parses a `%016x %c %s` dump; the name is the rest of the line.
-fn parse_dump(text: &str) -> Vec<Line> {
+pub(super) fn parse_dump(text: &str) -> Vec<Line> {
     text.lines()
         .map(|l| {
             let addr = u64::from_str_radix(&l[..16], 16).unwrap();
@@ -43,18 +46,18 @@ fn parse_dump(text: &str) -> Vec<Line> {
         .collect()
 }
 
-fn dump_of(blob: &KsymBlob<'_>) -> Vec<Line> {
+pub(super) fn dump_of(blob: &KsymBlob<'_>) -> Vec<Line> {
     blob.symbols()
         .map(|e| (e.address, e.kind, e.name.to_string()))
         .collect()
 }
 
-fn leading_underscores(name: &str) -> usize {
+pub(super) fn leading_underscores(name: &str) -> usize {
     name.bytes().take_while(|&b| b == b'_').count()
 }
 
 /// The spec's D13 address order, applied to a set of lines (an independent model).
-fn d13_sorted(mut lines: Vec<Line>) -> Vec<Line> {
+pub(super) fn d13_sorted(mut lines: Vec<Line>) -> Vec<Line> {
     lines.sort_by(|a, b| {
         (a.0, leading_underscores(&a.2), &a.2, a.1).cmp(&(
             b.0,
@@ -67,17 +70,17 @@ fn d13_sorted(mut lines: Vec<Line>) -> Vec<Line> {
 }
 
 /// Reads a little-endian u64/u32 at `at`.
-fn le64(b: &[u8], at: usize) -> u64 {
+pub(super) fn le64(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().unwrap())
 }
-fn le32(b: &[u8], at: usize) -> u32 {
+pub(super) fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
 /// Checks what every builder blob must satisfy: it parses, `validate()` passes, nothing
 /// follows the token index, and no record uses token id 511 or an id ≥ K. The records are
 /// decoded here from the raw layout (spec 3.1, D5), not through the reader.
-fn check_blob(bytes: &[u8]) -> KsymBlob<'_> {
+pub(super) fn check_blob(bytes: &[u8]) -> KsymBlob<'_> {
     let blob = KsymBlob::parse(bytes).expect("builder blob parses");
     blob.validate().expect("builder blob validates");
     assert_eq!(blob.used_size(), bytes.len(), "no trailing bytes");
@@ -497,243 +500,4 @@ fn more_tokens_wanted_than_ids_exist() {
     for s in &symbols {
         assert_eq!(blob.lookup_name(&s.name), Some(s.address));
     }
-}
-
-#[test]
-fn elf_symbols_match_nm() {
-    let dir = tempfile::tempdir().unwrap();
-    let src = dir.path().join("prog.c");
-    std::fs::write(
-        &src,
-        "__attribute__((noinline)) static int helper(int x) { return x * 3; }\n\
-         __attribute__((weak)) int weak_fn(int x) { return x + 1; }\n\
-         __attribute__((noinline)) int global_fn(int x) { return helper(x) + weak_fn(x); }\n\
-         int main(int argc, char **argv) { (void)argv; return global_fn(argc); }\n",
-    )
-    .unwrap();
-    let exe = dir.path().join("prog");
-    let status = std::process::Command::new("cc")
-        .args(["-O0", "-o"])
-        .arg(&exe)
-        .arg(&src)
-        .status();
-    let Ok(status) = status else {
-        eprintln!("skipping: no C compiler");
-        return;
-    };
-    assert!(status.success());
-    let data = std::fs::read(&exe).unwrap();
-    let options = InputOptions::default();
-    let elf = read_elf(&data, "prog", &options).unwrap();
-    let nm = std::process::Command::new("nm")
-        .arg("-n")
-        .arg(&exe)
-        .output()
-        .unwrap();
-    assert!(nm.status.success());
-    let nm_text = String::from_utf8(nm.stdout).unwrap();
-    let mut want: Vec<Line> = nm_text
-        .lines()
-        .filter(|l| !l.starts_with(' '))
-        .map(|l| parse_dump(&format!("{l}\n"))[0].clone())
-        .filter(|l| b"Tt".contains(&l.1))
-        .collect();
-    want.sort();
-    let mut got: Vec<Line> = elf
-        .symbols
-        .symbols
-        .iter()
-        .map(|s| (s.address, s.kind, s.name.clone()))
-        .collect();
-    got.sort();
-    assert_eq!(got, want);
-    assert!(got
-        .iter()
-        .any(|l| l.2 == "helper" || l.2.starts_with("helper.")));
-    // Weak text symbols are typed `W`, as nm types them, and kept on request.
-    assert!(!got.iter().any(|l| l.2 == "weak_fn"));
-    let with_weak = InputOptions {
-        types: symblob_build::ksym::TypeFilter::new("TtW"),
-        ..InputOptions::default()
-    };
-    let weak = read_elf(&data, "prog", &with_weak).unwrap();
-    let nm_weak: Vec<&str> = nm_text
-        .lines()
-        .filter(|l| l.get(17..19) == Some("W "))
-        .map(|l| &l[19..])
-        .collect();
-    assert!(nm_weak.contains(&"weak_fn"));
-    assert!(weak
-        .symbols
-        .symbols
-        .iter()
-        .any(|s| s.name == "weak_fn" && s.kind == b'W'));
-
-    // Every symbol lies in one of the ELF's text ranges, which the reader accepts.
-    assert!(!elf.text_ranges.is_empty());
-    for l in &got {
-        assert!(elf.text_ranges.iter().any(|r| r.contains(&l.0)), "{l:?}");
-    }
-    let both = build_from_elf(&data, "prog", &options, &BuildOptions::default()).unwrap();
-    let direct = build(&elf.symbols.symbols, &BuildOptions::default()).unwrap();
-    assert_eq!(both.blob.bytes, direct.bytes);
-    let blob = check_blob(&both.blob.bytes);
-    let ksyms = Ksyms::new(blob, TextRanges::new(&both.text_ranges).unwrap());
-    let main = got.iter().find(|l| l.2 == "main").unwrap();
-    assert_eq!(
-        ksyms.lookup_address(main.0 + 1).unwrap().name.to_string(),
-        "main"
-    );
-}
-
-// ---- proptest: builder + reader against a plain model of the spec's semantics ----
-
-/// Names from a pool of shared prefixes (many of them, so that more than 511 tokens
-/// would pay), with multi-byte characters and some very long names.
-fn name_strategy(prefixes: usize) -> impl Strategy<Value = String> {
-    let stems = [
-        "drv_",
-        "ü_net_",
-        "模块_",
-        "__",
-        "core::ptr::drop_in_place<",
-        "x",
-    ];
-    (
-        0..prefixes,
-        0..stems.len(),
-        prop::collection::vec(
-            prop::sample::select(vec!["a", "b", "é", "_", "z", "0"]),
-            0..6,
-        ),
-        prop::bool::weighted(0.02),
-    )
-        .prop_map(move |(p, s, tail, long)| {
-            let mut name = format!("{}{p:04}_shared_part_", stems[s]);
-            name.extend(tail);
-            if long {
-                name.push_str(&"long_segment_".repeat(1 + p % 1500));
-            }
-            name
-        })
-}
-
-fn symbols_strategy() -> impl Strategy<Value = Vec<Symbol>> {
-    (1usize..700).prop_flat_map(|prefixes| {
-        prop::collection::vec(
-            (0u64..400, prop::bool::ANY, name_strategy(prefixes)),
-            1..1500,
-        )
-        .prop_map(|v| {
-            v.into_iter()
-                .map(|(slot, global, name)| Symbol {
-                    address: 0x10_0000 + slot * 0x20,
-                    kind: if global { b'T' } else { b't' },
-                    name,
-                })
-                .collect()
-        })
-    })
-}
-
-/// The model: unique records in D13 order.
-fn model(symbols: &[Symbol]) -> Vec<Line> {
-    let mut seen = std::collections::BTreeSet::new();
-    let unique: Vec<Line> = symbols
-        .iter()
-        .filter(|s| seen.insert((s.address, s.kind, s.name.clone())))
-        .map(|s| (s.address, s.kind, s.name.clone()))
-        .collect();
-    // Among equal (address, name) with different types, input order (stable sort).
-    let mut sorted = unique;
-    sorted.sort_by(|a, b| {
-        (a.0, leading_underscores(&a.2), &a.2).cmp(&(b.0, leading_underscores(&b.2), &b.2))
-    });
-    sorted
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
-
-    #[test]
-    fn builder_and_reader_agree_with_a_model(
-        symbols in symbols_strategy(),
-        cut in 0u64..400,
-        probes in prop::collection::vec(0u64..(400 * 0x20 + 0x40), 40),
-    ) {
-        let built = build(&symbols, &BuildOptions::default()).unwrap();
-        let blob = check_blob(&built.bytes);
-        let stored = model(&symbols);
-        prop_assert_eq!(dump_of(&blob), stored.clone());
-
-        // Two ranges split at a symbol slot; the gap [mid, mid + 0x10) is outside both.
-        let base = 0x10_0000u64;
-        let mid = base + cut * 0x20;
-        #[allow(clippy::single_range_in_vec_init)] // one range, in a list of ranges
-        let ranges = if cut == 0 {
-            vec![base..base + 400 * 0x20]
-        } else {
-            vec![base..mid, mid + 0x10..base + 400 * 0x20]
-        };
-        let ksyms = Ksyms::new(blob, TextRanges::new(&ranges).unwrap());
-        let mut firsts: BTreeMap<u64, &Line> = BTreeMap::new();
-        for l in &stored {
-            firsts.entry(l.0).or_insert(l);
-        }
-        for &q in probes.iter().map(|p| base + p).collect::<Vec<_>>().iter() {
-            let expect = model_lookup(&firsts, &ranges, q);
-            let got = ksyms.lookup_address(q);
-            match (expect, got) {
-                (None, None) => {}
-                (Some((l, off, size)), Some(s)) => {
-                    prop_assert_eq!((s.address, s.kind, s.offset, s.size), (l.0, l.1, off, size));
-                    prop_assert!(s.name == l.2.as_str());
-                }
-                (e, g) => prop_assert!(false, "{q:#x}: model {e:?}, reader {g:?}"),
-            }
-            let ret = ksyms.lookup_return_address(q);
-            let expect_ret = model_lookup(&firsts, &ranges, q - 1);
-            prop_assert_eq!(
-                ret.map(|s| (s.address, s.offset, s.size)),
-                expect_ret.map(|(l, off, size)| (l.0, off + 1, size))
-            );
-        }
-
-        let mut by_name: BTreeMap<&str, Vec<(u64, u8)>> = BTreeMap::new();
-        for l in &stored {
-            by_name.entry(l.2.as_str()).or_default().push((l.0, l.1));
-        }
-        for (name, entries) in &by_name {
-            let lowest = entries.iter().map(|e| e.0).min();
-            prop_assert_eq!(blob.lookup_name(name), lowest);
-            let mut all: Vec<(u64, u8)> = blob.lookup_name_all(name).map(|e| (e.address, e.kind)).collect();
-            prop_assert!(all.windows(2).all(|w| w[0].0 <= w[1].0));
-            all.sort();
-            let mut want = entries.clone();
-            want.sort();
-            prop_assert_eq!(all, want);
-            // A query one byte longer or shorter finds nothing unless it is stored.
-            let longer = format!("{name}~");
-            prop_assert_eq!(blob.lookup_name(&longer).is_some(), by_name.contains_key(longer.as_str()));
-        }
-    }
-}
-
-/// D8 on the model: the range containing `q`, the last start ≤ `q`, inside that range,
-/// the first alias, size clipped to the range end.
-fn model_lookup<'a>(
-    firsts: &BTreeMap<u64, &'a Line>,
-    ranges: &[Range<u64>],
-    q: u64,
-) -> Option<(&'a Line, u64, u64)> {
-    let r = ranges.iter().find(|r| r.contains(&q))?;
-    let (&start, &line) = firsts.range(..=q).next_back()?;
-    if start < r.start {
-        return None;
-    }
-    let next = firsts
-        .range(start + 1..)
-        .next()
-        .map_or(r.end, |(&a, _)| a.min(r.end));
-    Some((line, q - start, next - start))
 }
