@@ -14,6 +14,7 @@ mod error;
 
 pub mod cif;
 pub mod embed;
+pub mod input;
 pub mod ksym;
 pub mod lidia;
 pub mod output;

@@ -1,7 +1,6 @@
 //! Lidia files from an ELF file: Pyroscope's `CreateLidia`, byte for byte (spec 12), and
 //! the DWARF builder behind [`ElfOptions::dwarf`].
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use super::elf_file::ElfFile;
@@ -64,15 +63,15 @@ pub struct Stats {
 
 /// Builds the Lidia file of the ELF at `path` in memory.
 pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
-    let input = Input::open(path)?;
-    Ok(collect_from_elf(path, input.bytes(), options)?.finish())
+    let input = crate::input::open(path)?;
+    Ok(collect_from_elf(path, &input, options)?.finish())
 }
 
 /// Builds the Lidia file of the ELF at `path` and writes it to `out` atomically: on any
 /// error `out` is left as it was.
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
-    let input = Input::open(path)?;
-    let writer = collect_from_elf(path, input.bytes(), options)?;
+    let input = crate::input::open(path)?;
+    let writer = collect_from_elf(path, &input, options)?;
     let layout = writer.layout();
     output::write_atomic_with(out, |w| writer.write_to(w))?;
     Ok(Stats { layout })
@@ -142,33 +141,4 @@ fn dwarf_ranges(
     writer: &mut LidiaWriter,
 ) -> Result<()> {
     dwarf::collect(path, data, options, writer)
-}
-
-/// The bytes of an input file: memory-mapped, or read when mapping is not possible.
-enum Input {
-    Mapped(memmap2::Mmap),
-    Read(Vec<u8>),
-}
-
-impl Input {
-    fn open(path: &Path) -> Result<Self> {
-        let file = File::open(path).map_err(|e| Error::io(path, e))?;
-        // SAFETY: the map is only read, and only while `Input` lives. Another process
-        // truncating or rewriting the file meanwhile could change or unmap the bytes
-        // under us; every build tool that maps its inputs (linkers, objcopy) accepts that
-        // risk, and the bytes are treated as untrusted input whatever they contain.
-        match unsafe { memmap2::Mmap::map(&file) } {
-            Ok(map) => Ok(Input::Mapped(map)),
-            Err(_) => std::fs::read(path)
-                .map(Input::Read)
-                .map_err(|e| Error::io(path, e)),
-        }
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Input::Mapped(m) => m,
-            Input::Read(v) => v,
-        }
-    }
 }

@@ -1,9 +1,10 @@
 //! Helpers shared by the subcommands: reading files and address arguments.
 
 use std::io::{BufRead, Read};
-use std::ops::Deref;
+
 use std::path::Path;
 
+use symblob_build::input::InputBytes;
 use symblob_build::{Error, Location, Result};
 
 /// Reads a whole file, or standard input for `-`.
@@ -19,35 +20,12 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
     }
 }
 
-/// The bytes of an input: a mapped file, or what standard input (or a file that cannot be
-/// mapped) gave.
-pub enum InputBytes {
-    /// A memory-mapped file: only the pages a build reads are ever loaded.
-    Mapped(memmap2::Mmap),
-    /// Read into memory.
-    Read(Vec<u8>),
-}
-
-impl Deref for InputBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        match self {
-            InputBytes::Mapped(m) => m,
-            InputBytes::Read(v) => v,
-        }
-    }
-}
-
-/// Maps a file, or reads standard input for `-`. A file that cannot be mapped (a pipe, a
-/// special file) is read instead.
+/// Maps a file (or reads it when it cannot be mapped), or reads standard input for `-`.
 pub fn map_input(path: &Path) -> Result<InputBytes> {
     if path == Path::new("-") {
         return read_input(path).map(InputBytes::Read);
     }
-    match symblob_build::lidia::dwarf::map_file(path) {
-        Ok(map) => Ok(InputBytes::Mapped(map)),
-        Err(_) => read_input(path).map(InputBytes::Read),
-    }
+    symblob_build::input::open(path)
 }
 
 /// Parses an address as `addr2line` takes it: hexadecimal, with or without `0x`.

@@ -4,12 +4,12 @@
 //! sections (`SHF_COMPRESSED` zlib and zstd, GNU `.zdebug_*`) are decompressed here.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 use object::{CompressionFormat, Object, ObjectSection, SectionKind};
 
+use crate::input::map_file;
 use crate::{Error, Location, Result};
 
 /// The root under which distributions install separate debug files.
@@ -26,15 +26,6 @@ pub(crate) struct DebugFile {
     pub path: PathBuf,
     /// Its bytes.
     pub map: Mmap,
-}
-
-/// Maps `path` read-only (the builders' one way of mapping an input file).
-pub fn map_file(path: &Path) -> Result<Mmap> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    // SAFETY: the mapping is read-only and private to this process. A file truncated or
-    // rewritten by another process while it is mapped is the one case memmap2 cannot
-    // protect against; every input tool (objcopy, llvm-symbolizer, gsymutil) shares it.
-    unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))
 }
 
 /// True when `obj` holds DWARF of its own (a `.debug_info` with contents).

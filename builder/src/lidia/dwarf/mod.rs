@@ -37,7 +37,6 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use self::group::Group;
-pub use self::load::map_file;
 use crate::lidia::{ElfOptions, LidiaWriter, LineEntry, RangeSpec};
 use crate::{Error, Location, Result};
 
