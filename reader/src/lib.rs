@@ -14,6 +14,25 @@
 //!
 //! Blobs may sit at any alignment and are read the same way on little- and big-endian
 //! hosts: every field is read through zerocopy's alignment-1 little-endian types.
+//!
+//! # Example
+//!
+//! ```
+//! use symblob::ksym::KsymBlob;
+//!
+//! // A placeholder section that was never filled is a valid, empty blob: the caller says
+//! // "no symbols embedded" instead of failing.
+//! let section = [0u8; 4096];
+//! let blob = KsymBlob::parse(&section)?;
+//! assert!(blob.is_empty());
+//! assert_eq!(blob.used_size(), 32);
+//!
+//! // Bad bytes give an error naming the format, the section and the offset; never a panic.
+//! let err = KsymBlob::parse(&[0xff; 40]).unwrap_err();
+//! assert_eq!(err.format, symblob::Format::Ksym);
+//! println!("{err}");
+//! # Ok::<(), symblob::Error>(())
+//! ```
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
