@@ -50,6 +50,7 @@
 )]
 
 mod error;
+mod partition;
 
 pub mod cif;
 pub mod ksym;

@@ -2,6 +2,7 @@
 
 use core::iter::FusedIterator;
 
+use super::tables::covering_from;
 use super::{LidiaFile, Str};
 
 /// One frame of a lookup result: a function covering the address, with the position of
@@ -46,48 +47,45 @@ impl<'a> Iterator for Frames<'a> {
     fn next(&mut self) -> Option<Frame<'a>> {
         let file = &self.file;
         let addr = self.addr;
-        // Each step consumes one index, walking down; the walk ends at index 0 or at the
-        // first depth-0 range, so the loop is bounded by the number of ranges.
-        loop {
-            let index = self.next?;
-            let (Some(va), Some(entry)) = (file.vas.get(index), file.ranges.get(index)) else {
-                self.next = None;
-                return None;
-            };
-            self.next = if entry.depth == 0 {
-                None
-            } else {
-                index.checked_sub(1)
-            };
-            if !(va <= addr && addr < va.wrapping_add(entry.length)) {
-                continue;
+        let Some(found) = covering_from(&file.vas, &file.ranges, self.next?, addr) else {
+            self.next = None;
+            return None;
+        };
+        let (index, va) = (found.index, found.va);
+        self.next = if found.outermost {
+            None
+        } else {
+            index.checked_sub(1)
+        };
+        let Some(entry) = file.ranges.get(index) else {
+            self.next = None;
+            return None;
+        };
+        let (position_file, line) = match self.inner_call {
+            None => (
+                file.string_or_empty(entry.file),
+                file.line_table(entry.line_index, entry.line_count)
+                    .line_for(va, addr),
+            ),
+            Some((call_file, call_line)) => {
+                let from = if call_file != 0 {
+                    call_file
+                } else {
+                    entry.file
+                };
+                (file.string_or_empty(from), call_line)
             }
-            let (position_file, line) = match self.inner_call {
-                None => (
-                    file.string_or_empty(entry.file),
-                    file.line_table(entry.line_index, entry.line_count)
-                        .line_for(va, addr),
-                ),
-                Some((call_file, call_line)) => {
-                    let from = if call_file != 0 {
-                        call_file
-                    } else {
-                        entry.file
-                    };
-                    (file.string_or_empty(from), call_line)
-                }
-            };
-            self.inner_call = Some((entry.call_file, entry.call_line));
-            return Some(Frame {
-                function: file.string_or_empty(entry.func),
-                file: position_file,
-                line,
-                depth: entry.depth,
-                range_index: index,
-                call_file: file.string_or_empty(entry.call_file),
-                call_line: entry.call_line,
-            });
-        }
+        };
+        self.inner_call = Some((entry.call_file, entry.call_line));
+        Some(Frame {
+            function: file.string_or_empty(entry.func),
+            file: position_file,
+            line,
+            depth: entry.depth,
+            range_index: index,
+            call_file: file.string_or_empty(entry.call_file),
+            call_line: entry.call_line,
+        })
     }
 }
 
@@ -107,10 +105,17 @@ impl<'a> LidiaFile<'a> {
     ///
     /// The iterator is lazy: each step costs one range read.
     pub fn lookup(&self, addr: u64) -> Frames<'a> {
+        self.frames_from(self.vas.last_at_or_below(addr), addr)
+    }
+
+    /// The frames covering `addr`, with the backward walk starting at range `start` (the
+    /// last range whose VA is at or below `addr`).
+    #[inline]
+    pub(crate) fn frames_from(&self, start: Option<usize>, addr: u64) -> Frames<'a> {
         Frames {
             file: *self,
             addr,
-            next: self.vas.last_at_or_below(addr),
+            next: start,
             inner_call: None,
         }
     }
@@ -119,17 +124,13 @@ impl<'a> LidiaFile<'a> {
     /// [`lookup`](Self::lookup)), without computing files or lines.
     #[inline]
     pub fn lookup_function(&self, addr: u64) -> Option<Str<'a>> {
-        let mut index = self.vas.last_at_or_below(addr)?;
-        loop {
-            let va = self.vas.get(index)?;
-            let (length, depth) = self.ranges.length_depth(index)?;
-            if va <= addr && addr < va.wrapping_add(length) {
-                return Some(self.string_or_empty(self.ranges.func(index)?));
-            }
-            if depth == 0 {
-                return None;
-            }
-            index = index.checked_sub(1)?;
-        }
+        self.function_from(self.vas.last_at_or_below(addr)?, addr)
+    }
+
+    /// [`lookup_function`](Self::lookup_function) with the walk starting at range `start`.
+    #[inline]
+    pub(crate) fn function_from(&self, start: usize, addr: u64) -> Option<Str<'a>> {
+        let found = covering_from(&self.vas, &self.ranges, start, addr)?;
+        Some(self.string_or_empty(self.ranges.func(found.index)?))
     }
 }

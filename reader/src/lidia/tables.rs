@@ -7,6 +7,93 @@
 use zerocopy::little_endian::{U16, U32, U64};
 
 use super::raw::RANGE_FIELDS;
+use crate::partition::partition_point;
+
+/// A stored little-endian field of either width, widened to u64. Lets the hot loops be
+/// written once and compiled once per width, with the width chosen outside the loop.
+trait Field: Copy {
+    fn widen(self) -> u64;
+}
+
+impl Field for U16 {
+    #[inline(always)]
+    fn widen(self) -> u64 {
+        u64::from(self.get())
+    }
+}
+
+impl Field for U32 {
+    #[inline(always)]
+    fn widen(self) -> u64 {
+        u64::from(self.get())
+    }
+}
+
+impl Field for U64 {
+    #[inline(always)]
+    fn widen(self) -> u64 {
+        self.get()
+    }
+}
+
+/// A range found by [`covering_from`]: its index and VA, and whether it is at depth 0
+/// (where the Go reader's walk ends).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Covering {
+    pub(crate) index: usize,
+    pub(crate) va: u64,
+    pub(crate) outermost: bool,
+}
+
+/// The Go reader's backward walk: from range `start` down, the first range with
+/// `va <= addr < va + length` (wrapping add), or `None` once the walk passes a depth-0
+/// range that does not cover `addr` or runs out of ranges.
+///
+/// Only the VA, length and depth of the ranges passed over are read. The width of each
+/// table is matched once here, so the loop itself is a tight scan down two arrays (an
+/// inlined function is often followed by dozens of sibling ranges that do not cover the
+/// address).
+#[inline]
+pub(crate) fn covering_from(
+    vas: &VaTable<'_>,
+    ranges: &RangeTable<'_>,
+    start: usize,
+    addr: u64,
+) -> Option<Covering> {
+    match (vas, ranges) {
+        (VaTable::Narrow(v), RangeTable::Narrow(r)) => walk_down(v, r, start, addr),
+        (VaTable::Narrow(v), RangeTable::Wide(r)) => walk_down(v, r, start, addr),
+        (VaTable::Wide(v), RangeTable::Narrow(r)) => walk_down(v, r, start, addr),
+        (VaTable::Wide(v), RangeTable::Wide(r)) => walk_down(v, r, start, addr),
+    }
+}
+
+#[inline(always)]
+fn walk_down<V: Field, R: Field>(
+    vas: &[V],
+    ranges: &[[R; RANGE_FIELDS]],
+    start: usize,
+    addr: u64,
+) -> Option<Covering> {
+    let end = start.checked_add(1)?;
+    let (vas, ranges) = (vas.get(..end)?, ranges.get(..end)?);
+    for (index, (va, entry)) in vas.iter().zip(ranges).enumerate().rev() {
+        let va = va.widen();
+        let [length, depth, ..] = *entry;
+        let outermost = depth.widen() == 0;
+        if va <= addr && addr < va.wrapping_add(length.widen()) {
+            return Some(Covering {
+                index,
+                va,
+                outermost,
+            });
+        }
+        if outermost {
+            return None;
+        }
+    }
+    None
+}
 
 /// The VA table: one start address per range.
 #[derive(Clone, Copy, Debug)]
@@ -37,13 +124,8 @@ impl VaTable<'_> {
     #[inline]
     pub(crate) fn last_at_or_below(&self, addr: u64) -> Option<usize> {
         let count = match self {
-            // core's partition point is branchless (a fixed number of steps whose only
-            // data-dependent choice is a conditional move): several times faster than
-            // the textbook bisection of Go's `sort.Search`, which mispredicts at every
-            // level, and a hand-written loop here gets its select turned back into a
-            // branch by the compiler.
-            VaTable::Narrow(v) => v.partition_point(|x| u64::from(x.get()) <= addr),
-            VaTable::Wide(v) => v.partition_point(|x| x.get() <= addr),
+            VaTable::Narrow(v) => partition_point(v, |x| u64::from(x.get()) <= addr),
+            VaTable::Wide(v) => partition_point(v, |x| x.get() <= addr),
         };
         count.checked_sub(1)
     }
@@ -110,17 +192,6 @@ impl RangeTable<'_> {
             RangeTable::Wide(t) => t
                 .get(index)
                 .map(|e| RangeEntry::from_fields(e.map(|x| x.get()))),
-        }
-    }
-
-    /// Only the length and depth of entry `index`: all the selection walk needs.
-    #[inline]
-    pub(crate) fn length_depth(&self, index: usize) -> Option<(u64, u64)> {
-        match self {
-            RangeTable::Narrow(t) => t
-                .get(index)
-                .map(|[l, d, ..]| (u64::from(l.get()), u64::from(d.get()))),
-            RangeTable::Wide(t) => t.get(index).map(|[l, d, ..]| (l.get(), d.get())),
         }
     }
 
@@ -220,15 +291,24 @@ impl<'a> LineTable<'a> {
     /// (64-bit, wrapping) and answer `prev`, else take its line as `prev`. That is, the
     /// line of the last entry starting at or before `addr`, or 0 if there is none.
     pub fn line_for(&self, range_va: u64, addr: u64) -> u64 {
-        let mut prev = 0;
-        for entry in self.iter() {
-            if addr < range_va.wrapping_add(entry.offset) {
-                break;
-            }
-            prev = entry.line;
+        match self.0 {
+            LineSlice::Narrow(t) => line_for(t, range_va, addr),
+            LineSlice::Wide(t) => line_for(t, range_va, addr),
         }
-        prev
     }
+}
+
+/// [`LineTable::line_for`] over entries of one width.
+#[inline(always)]
+fn line_for<F: Field>(entries: &[[F; 2]], range_va: u64, addr: u64) -> u64 {
+    let mut prev = 0;
+    for [offset, line] in entries {
+        if addr < range_va.wrapping_add(offset.widen()) {
+            break;
+        }
+        prev = line.widen();
+    }
+    prev
 }
 
 impl<'a> IntoIterator for LineTable<'a> {
