@@ -1,5 +1,6 @@
 //! ksym-bin reader on arbitrary bytes: parse, validate, both iterations, the dump and
-//! every kind of lookup, at the input's own alignment and shifted by an odd offset.
+//! every kind of lookup, at the input's own alignment and shifted by an odd offset; and
+//! the same entry points after the O(1) trusted open.
 
 #![no_main]
 
@@ -11,6 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let probes = probes(data);
     let names = names(data);
     reader::ksym(data, &probes, &names);
+    reader::ksym_trusted(data, &probes, &names);
 
     let offset = odd_offset(data);
     let shifted = at_offset(data, offset);

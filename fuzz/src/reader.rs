@@ -107,6 +107,49 @@ pub fn ksym(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
     }
 }
 
+/// Opens `bytes` with the O(1) `KsymBlob::parse_trusted`: it fails exactly when `parse`
+/// fails for the layout; otherwise `validate` gives `parse`'s verdict, and every accessor
+/// stays total and bounded however wrong the entries are.
+pub fn ksym_trusted(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
+    let full = KsymBlob::parse(bytes);
+    let blob = match KsymBlob::parse_trusted(bytes) {
+        Ok(blob) => blob,
+        Err(e) => {
+            assert_eq!(full.err(), Some(e), "only layout errors stop a trusted open");
+            return;
+        }
+    };
+    match full {
+        Ok(full) => assert_eq!(blob.validate(), full.validate()),
+        Err(e) => assert_eq!(blob.validate(), Err(e)),
+    }
+    let n = blob.len();
+    assert_eq!(blob.symbols().count(), n);
+    assert_eq!(blob.symbols().rev().count(), n);
+    // Name order ends early at a `seqs` entry out of range.
+    assert!(blob.symbols_by_name().count() <= n);
+    let mut sink = CountingSink::default();
+    blob.dump(&mut sink).expect("a counting sink never fails");
+    for entry in blob.symbols().take(PER_ENTRY_LIMIT) {
+        check_name(&entry.name);
+        let own: Vec<u8> = entry.name.bytes().collect();
+        let _ = blob.lookup_name(&own);
+        assert!(blob.lookup_name_all(&own).count() <= n);
+    }
+    for name in names {
+        let _ = blob.lookup_name(name);
+    }
+    let ksyms = Ksyms::new(blob, TextRanges::single(0, u64::MAX).expect("one range"));
+    for &q in probes {
+        if let Some(sym) = ksyms.lookup_address(q) {
+            assert!(sym.index < n);
+            let mut sink = CountingSink::default();
+            write!(sink, "{sym}").expect("a counting sink never fails");
+        }
+        let _ = ksyms.lookup_return_address(q);
+    }
+}
+
 /// Text-range lists to try: everything, one range between two probes, and ranges
 /// around the stored addresses.
 fn text_ranges(probes: &[u64], stored: &[u64]) -> Vec<Vec<core::ops::Range<u64>>> {

@@ -9,3 +9,4 @@ mod golden;
 mod mutation;
 mod name_index;
 mod support;
+mod trusted;

@@ -6,6 +6,9 @@
 //! * [`KsymBlob::parse`] locates the segments (at any memory alignment, on any host byte
 //!   order) and checks the structure once, in O(N + K) without allocating. After that every
 //!   accessor is infallible. [`KsymBlob::validate`] is the deeper, optional check.
+//!   [`KsymBlob::parse_trusted`] opens a blob the caller built itself (a kernel's own
+//!   symbol table) in O(1): it checks only the layout, and leaves every entry check to
+//!   `validate`; accessors stay total and bounded on any bytes.
 //! * [`Ksyms`] adds the text ranges and load bias needed to turn an address into
 //!   `name+0xoff/0xsize` ([`Ksyms::lookup_address`], [`Ksyms::lookup_return_address`]).
 //! * [`KsymBlob::lookup_name`] turns a name into the lowest address carrying it;

@@ -78,6 +78,29 @@ impl<'a> KsymBlob<'a> {
     ///
     /// Errors name the segment and the byte offset of the offending entry.
     pub fn parse(blob: &'a [u8]) -> Result<Self, Error> {
+        let (parsed, layout) = Self::locate(blob)?;
+        parsed.check_entries(&layout)?;
+        Ok(parsed)
+    }
+
+    /// Parses a blob that the caller trusts (typically one its own build embedded), in
+    /// O(1): only the segment layout is checked, as by [`parse`](Self::parse), and none of
+    /// the N + K entries is read.
+    ///
+    /// On a blob that [`parse`](Self::parse) accepts, the result is the same value. On one
+    /// it would reject for its entries, every accessor is still total and bounded (nothing
+    /// panics, no lookup loops), but answers may be wrong: a record that does not lie
+    /// inside `names` reads as type `?` with an empty name, a malformed payload as an empty
+    /// name, a token reference to a missing token as an empty token, iteration in name
+    /// order ends at the first rank whose `seqs` entry is out of range, and searches over
+    /// unsorted tables may miss. [`validate`](Self::validate) runs every check of
+    /// `parse` and more, whenever the caller can afford it.
+    pub fn parse_trusted(blob: &'a [u8]) -> Result<Self, Error> {
+        Self::locate(blob).map(|(parsed, _)| parsed)
+    }
+
+    /// Reads the four counts and checks that every segment fits in `blob` (spec D2, D3).
+    fn locate(blob: &'a [u8]) -> Result<(Self, Layout), Error> {
         let mut counts = Counts::default();
         let layout = Layout::compute(counts)?;
         counts.num_syms = read_count(blob, layout.num_syms, "num_syms")?;
@@ -95,7 +118,6 @@ impl<'a> KsymBlob<'a> {
         counts.token_index_len = read_count(blob, layout.token_index_len, "token_index_len")?;
         let layout = Layout::compute(counts)?;
         let token_index = table::<U32>(blob, layout.token_index, "token_index")?;
-
         let parsed = KsymBlob {
             bytes: blob,
             addresses,
@@ -105,11 +127,15 @@ impl<'a> KsymBlob<'a> {
             token_table,
             token_index,
         };
-        parsed.check_addresses(&layout)?;
-        parsed.check_token_index(&layout)?;
-        parsed.check_seqs(&layout)?;
-        parsed.check_records(&layout)?;
-        Ok(parsed)
+        Ok((parsed, layout))
+    }
+
+    /// The O(N + K) entry checks of `parse` (D4.2–D4.6).
+    pub(crate) fn check_entries(&self, layout: &Layout) -> Result<(), Error> {
+        self.check_addresses(layout)?;
+        self.check_token_index(layout)?;
+        self.check_seqs(layout)?;
+        self.check_records(layout)
     }
 
     /// D4.2: addresses are non-decreasing.
@@ -218,8 +244,9 @@ impl<'a> KsymBlob<'a> {
             .map_or(0, |b| u64::from(u16::from_le_bytes(b)))
     }
 
-    /// Type byte and payload of record `index`; `None` only if `index ≥ N` (parse has
-    /// checked every record).
+    /// Type byte and payload of record `index`; `None` if `index ≥ N`, or if the record
+    /// does not lie inside `names` (which only [`parse_trusted`](Self::parse_trusted)
+    /// lets through).
     #[inline]
     pub(crate) fn record(&self, index: usize) -> Option<(u8, &'a [u8])> {
         let start = self.offsets.get(index)?.get() as usize;
@@ -233,15 +260,25 @@ impl<'a> KsymBlob<'a> {
         Some((kind, payload))
     }
 
-    /// Type byte and decoded name of record `index`.
+    /// Type byte and decoded name of record `index`; `None` only if `index ≥ N`.
     #[inline]
     pub(crate) fn kind_and_name(&self, index: usize) -> Option<(u8, Name<'a>)> {
-        let (kind, payload) = self.record(index)?;
-        Some((kind, self.decode(payload)))
+        if index >= self.len() {
+            return None;
+        }
+        // A record outside `names` (only parse_trusted lets one through) reads as an
+        // unknown type with an empty name, so that every index below N has a symbol.
+        Some(
+            self.record(index)
+                .map_or((b'?', Name::default()), |(kind, payload)| {
+                    (kind, self.decode(payload))
+                }),
+        )
     }
 
-    /// Decodes a payload that parse has accepted. Defence in depth: anything unexpected
-    /// decodes as an empty name rather than failing.
+    /// Decodes a payload. Anything [`parse`](Self::parse) would reject (possible after
+    /// [`parse_trusted`](Self::parse_trusted)) decodes as an empty name rather than
+    /// failing.
     #[inline]
     pub(crate) fn decode(&self, payload: &'a [u8]) -> Name<'a> {
         match split_payload(payload) {

@@ -10,7 +10,9 @@ use super::raw::RECORD_HEADER;
 use crate::{Error, ErrorKind};
 
 impl KsymBlob<'_> {
-    /// Checks what [`parse`](Self::parse) leaves out, and reports the first problem found:
+    /// Checks every entry as [`parse`](Self::parse) does (so a blob opened with
+    /// [`parse_trusted`](Self::parse_trusted) is checked in full, with the same errors),
+    /// then what `parse` leaves out, and reports the first problem found:
     ///
     /// * every token and every record's raw bytes are UTF-8 (`token_table` / `names`,
     ///   [`ErrorKind::InvalidUtf8`]);
@@ -22,10 +24,11 @@ impl KsymBlob<'_> {
     ///   blob's end, is zero (`padding` / `trailing bytes`, [`ErrorKind::Mismatch`]).
     ///
     /// Runs in O(N + L + T) time and O(1) space. The permutation check follows from the
-    /// order check: parse guarantees every entry is below N, and if the key
+    /// order check: the entry checks guarantee every entry is below N, and if the key
     /// (name, address, index) strictly increases along `seqs` no index can repeat, so N
     /// distinct values below N are exactly `0..N`.
     pub fn validate(&self) -> Result<(), Error> {
+        self.check_entries(&self.layout())?;
         self.validate_tokens_utf8()?;
         self.validate_records_utf8()?;
         self.validate_name_order()?;

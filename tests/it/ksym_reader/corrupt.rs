@@ -132,7 +132,7 @@ const CASES: &[(&str, Outcome)] = &[
 ];
 
 /// Runs every accessor over a parsed blob: none may panic, whatever the tables say.
-fn exercise(blob: KsymBlob<'_>) {
+pub(super) fn exercise(blob: KsymBlob<'_>) {
     let mut sink = String::new();
     blob.dump(&mut sink).unwrap();
     let _ = blob.validate();
