@@ -63,6 +63,9 @@ fn bench(c: &mut Criterion) {
     c.bench_function("ksym/parse", |b| {
         b.iter(|| KsymBlob::parse(black_box(&bytes)).map(|k| k.len()))
     });
+    c.bench_function("ksym/parse_trusted", |b| {
+        b.iter(|| KsymBlob::parse_trusted(black_box(&bytes)).map(|k| k.len()))
+    });
     c.bench_function("ksym/validate", |b| b.iter(|| black_box(blob).validate()));
 
     let addresses = random_addresses(1 << 16);
