@@ -59,6 +59,15 @@ impl StringTable {
         if s.is_empty() {
             return EMPTY_STRING;
         }
+        self.add_hashed(s, hash(s))
+    }
+
+    /// [`Self::add`] for a string whose [`hash`] the caller already computed (on another
+    /// thread, see [`ChunkStrings`]), so the serial merge never hashes it again.
+    pub(crate) fn add_hashed(&mut self, s: &[u8], h: u64) -> u64 {
+        if s.is_empty() {
+            return EMPTY_STRING;
+        }
         let Ok(len) = u32::try_from(s.len()) else {
             return u64::from(OVERFLOW_STRING);
         };
@@ -67,7 +76,6 @@ impl StringTable {
             // offset and does not remember the string.
             return u64::from(OVERFLOW_STRING);
         }
-        let h = hash(s);
         match self.find_slot(s, h) {
             Ok(offset) => offset,
             Err(free) => {
@@ -144,7 +152,7 @@ fn slot_value(h: u64, offset: u64) -> u64 {
 
 /// A fast 64-bit hash of `s`: eight bytes per multiply, then a full avalanche so that the
 /// low bits (used as the slot index) depend on every input bit.
-fn hash(s: &[u8]) -> u64 {
+pub(crate) fn hash(s: &[u8]) -> u64 {
     const K: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut h = (s.len() as u64).wrapping_mul(K);
     let mut chunks = s.chunks_exact(8);
@@ -165,6 +173,76 @@ fn hash(s: &[u8]) -> u64 {
     h ^= h >> 33;
     h = h.wrapping_mul(0xC4CE_B9FE_1A85_EC53);
     h ^ (h >> 33)
+}
+
+/// The distinct strings of one chunk of ranges, in first-occurrence order, each with its
+/// [`hash`]: built on a worker thread so that the serial merge into the [`StringTable`]
+/// only meets each chunk's distinct strings once, already hashed.
+///
+/// Merging the chunks in order, each chunk's strings in first-occurrence order, stores
+/// every string at the offset a single in-order pass over all ranges would give it: a
+/// string's first occurrence overall is its first occurrence in the first chunk that has
+/// it.
+pub(crate) struct ChunkStrings<'s> {
+    /// Distinct strings with their hashes, in first-occurrence order.
+    strings: Vec<(&'s [u8], u64)>,
+    /// Open-addressing index (linear probing, at most half full): position in `strings`
+    /// plus one per slot, or 0 for a free slot.
+    slots: Vec<u32>,
+}
+
+impl<'s> ChunkStrings<'s> {
+    /// An empty chunk table.
+    pub(crate) fn new() -> Self {
+        ChunkStrings {
+            strings: Vec::new(),
+            slots: vec![0; 256],
+        }
+    }
+
+    /// The chunk-local id of `s` (its position in first-occurrence order), storing it if
+    /// it is new.
+    pub(crate) fn id(&mut self, s: &'s [u8]) -> u32 {
+        let h = hash(s);
+        let mask = self.slots.len() - 1;
+        let mut i = (h as usize) & mask;
+        loop {
+            let slot = self.slots[i];
+            if slot == 0 {
+                break;
+            }
+            let (stored, stored_hash) = self.strings[slot as usize - 1];
+            if stored_hash == h && stored == s {
+                return slot - 1;
+            }
+            i = (i + 1) & mask;
+        }
+        let id = self.strings.len() as u32;
+        self.strings.push((s, h));
+        self.slots[i] = id + 1;
+        if self.strings.len() * 2 >= self.slots.len() {
+            self.grow();
+        }
+        id
+    }
+
+    /// The distinct strings and their hashes, in first-occurrence order (index = id).
+    pub(crate) fn strings(&self) -> &[(&'s [u8], u64)] {
+        &self.strings
+    }
+
+    /// Doubles the index and re-inserts every string by its stored hash.
+    fn grow(&mut self) {
+        self.slots = vec![0; self.slots.len() * 2];
+        let mask = self.slots.len() - 1;
+        for (id, &(_, h)) in self.strings.iter().enumerate() {
+            let mut i = (h as usize) & mask;
+            while self.slots[i] != 0 {
+                i = (i + 1) & mask;
+            }
+            self.slots[i] = id as u32 + 1;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -191,5 +269,28 @@ mod tests {
             assert_eq!(t.add(n.as_bytes()), o);
             assert_eq!(t.stored(o), n.as_bytes());
         }
+    }
+
+    #[test]
+    fn chunks_merged_in_order_match_one_pass() {
+        let words: Vec<String> = (0..3_000)
+            .map(|i| format!("s{}", (i * 7919) % 1_000))
+            .collect();
+        let mut one = StringTable::new();
+        let expected: Vec<u64> = words.iter().map(|w| one.add(w.as_bytes())).collect();
+        let mut merged = StringTable::new();
+        let mut got = Vec::new();
+        for chunk in words.chunks(700) {
+            let mut local = ChunkStrings::new();
+            let ids: Vec<u32> = chunk.iter().map(|w| local.id(w.as_bytes())).collect();
+            let offsets: Vec<u64> = local
+                .strings()
+                .iter()
+                .map(|&(s, h)| merged.add_hashed(s, h))
+                .collect();
+            got.extend(ids.iter().map(|&i| offsets[i as usize]));
+        }
+        assert_eq!(got, expected);
+        assert_eq!(merged.bytes(), one.bytes());
     }
 }

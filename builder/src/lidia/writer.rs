@@ -77,7 +77,7 @@ pub struct Layout {
 }
 
 /// One range as stored: its values with strings already turned into offsets.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Record {
     va: u64,
     length: u64,
@@ -159,6 +159,89 @@ impl LidiaWriter {
             .max(record.line_index)
             .max(record.line_count);
         self.records.push(record);
+    }
+
+    /// The optional data this writer stores.
+    pub(crate) fn flags(&self) -> Flags {
+        self.flags
+    }
+
+    /// The strings-table offset of `s`, whose [`strings::hash`](super::strings::hash) is
+    /// `hash`, storing it first if it is new: [`Self::add`]'s interning, one string at a
+    /// time, for producers that prepare ranges on other threads.
+    pub(crate) fn intern_hashed(&mut self, s: &[u8], hash: u64) -> u64 {
+        self.strings.add_hashed(s, hash)
+    }
+
+    /// Appends ranges produced on the rayon pool: part `i` of `parts` is `(input, ranges,
+    /// line entries)` and `fill(input, slots)` pushes exactly that many ranges and line
+    /// entries into its slots, with strings already interned (see [`Self::intern_hashed`]).
+    /// The ranges land in part order, exactly as if each part's ranges had been added
+    /// one by one; the records and line entries are written in place, so no part is
+    /// copied and the tables never grow by reallocation.
+    ///
+    /// # Panics
+    ///
+    /// If a part pushes more or fewer ranges or line entries than it announced (a bug of
+    /// the producer).
+    pub(crate) fn append_parallel<T, F>(&mut self, parts: Vec<(T, usize, usize)>, fill: F)
+    where
+        T: Send,
+        F: Fn(T, &mut PartSlots<'_>) + Sync,
+    {
+        use rayon::prelude::*;
+
+        let lines_on = self.flags.lines;
+        let ranges: usize = parts.iter().map(|p| p.1).sum();
+        let entries: usize = if lines_on {
+            parts.iter().map(|p| p.2).sum()
+        } else {
+            0
+        };
+        let first_record = self.records.len();
+        let first_line = self.lines.len();
+        self.records
+            .resize(first_record + ranges, Record::default());
+        self.lines
+            .resize(first_line + entries, LineEntry { offset: 0, line: 0 });
+        let mut jobs = Vec::with_capacity(parts.len());
+        let mut records = &mut self.records[first_record..];
+        let mut lines = &mut self.lines[first_line..];
+        let mut line_base = first_line as u64;
+        for (input, n, m) in parts {
+            let m = if lines_on { m } else { 0 };
+            let (r, rest) = std::mem::take(&mut records).split_at_mut(n);
+            records = rest;
+            let (l, rest) = std::mem::take(&mut lines).split_at_mut(m);
+            lines = rest;
+            jobs.push((input, r, l, line_base));
+            line_base += m as u64;
+        }
+        let flags = self.flags;
+        let maxima = jobs
+            .into_par_iter()
+            .map(|(input, records, lines, line_base)| {
+                let mut slots = PartSlots {
+                    flags,
+                    records,
+                    lines,
+                    line_base,
+                    next_record: 0,
+                    next_line: 0,
+                    max: Maxima::default(),
+                };
+                fill(input, &mut slots);
+                assert!(
+                    slots.next_record == slots.records.len()
+                        && slots.next_line == slots.lines.len(),
+                    "a part filled fewer ranges or line entries than it announced"
+                );
+                slots.max
+            })
+            .reduce(Maxima::default, Maxima::merge);
+        self.max_va = self.max_va.max(maxima.va);
+        self.max_field = self.max_field.max(maxima.field);
+        self.max_line_value = self.max_line_value.max(maxima.line_value);
     }
 
     /// Number of ranges added so far.
@@ -270,6 +353,124 @@ impl LidiaWriter {
             buf.put_uint(l.line, layout.line_field_size)?;
         }
         buf.flush()
+    }
+}
+
+/// The largest values that decide the field sizes (see [`LidiaWriter`]'s fields).
+#[derive(Clone, Copy, Default)]
+struct Maxima {
+    va: u64,
+    field: u64,
+    line_value: u64,
+}
+
+impl Maxima {
+    fn merge(a: Maxima, b: Maxima) -> Maxima {
+        Maxima {
+            va: a.va.max(b.va),
+            field: a.field.max(b.field),
+            line_value: a.line_value.max(b.line_value),
+        }
+    }
+}
+
+/// A range for [`PartSlots::push`]: [`RangeSpec`]'s values with its strings already
+/// turned into strings-table offsets (see [`LidiaWriter::intern_hashed`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InternedRange {
+    /// Start address.
+    pub va: u64,
+    /// Length in bytes.
+    pub length: u64,
+    /// Inline depth.
+    pub depth: u64,
+    /// Offset of the function name.
+    pub func: u64,
+    /// Offset of the file (ignored without [`Flags::files`]).
+    pub file: u64,
+    /// Offset of the call file (ignored without [`Flags::files`]).
+    pub call_file: u64,
+    /// Line of the call site.
+    pub call_line: u64,
+}
+
+/// The slots of one part of [`LidiaWriter::append_parallel`]: ranges pushed here land at
+/// the part's place in the writer.
+pub(crate) struct PartSlots<'w> {
+    flags: Flags,
+    records: &'w mut [Record],
+    lines: &'w mut [LineEntry],
+    /// Index in the whole line table of this part's first entry.
+    line_base: u64,
+    next_record: usize,
+    next_line: usize,
+    max: Maxima,
+}
+
+impl PartSlots<'_> {
+    /// The optional data the writer stores: without [`Flags::files`] the file offsets are
+    /// ignored, without [`Flags::lines`] the line entries are.
+    pub(crate) fn flags(&self) -> Flags {
+        self.flags
+    }
+
+    /// Pushes one range whose strings are already interned. Stores what
+    /// [`LidiaWriter::add`] stores for the same range.
+    pub(crate) fn push(
+        &mut self,
+        range: InternedRange,
+        lines: impl ExactSizeIterator<Item = LineEntry>,
+    ) {
+        let InternedRange {
+            va,
+            length,
+            depth,
+            func,
+            file,
+            call_file,
+            call_line,
+        } = range;
+        let (file, call_file) = if self.flags.files {
+            (file, call_file)
+        } else {
+            (0, 0)
+        };
+        let (line_index, line_count) = if self.flags.lines {
+            let index = self.line_base + self.next_line as u64;
+            let count = lines.len();
+            let end = self.next_line + count;
+            for (slot, l) in self.lines[self.next_line..end].iter_mut().zip(lines) {
+                self.max.line_value = self.max.line_value.max(l.offset).max(l.line);
+                *slot = l;
+            }
+            self.next_line = end;
+            (index, count as u64)
+        } else {
+            (0, 0)
+        };
+        let record = Record {
+            va,
+            length,
+            depth,
+            func,
+            file,
+            line_index,
+            line_count,
+            call_file,
+            call_line,
+        };
+        self.max.va = self.max.va.max(record.va);
+        self.max.field = self
+            .max
+            .field
+            .max(record.length)
+            .max(record.depth)
+            .max(record.func)
+            .max(record.file)
+            .max(record.line_index)
+            .max(record.line_count);
+        self.records[self.next_record] = record;
+        self.next_record += 1;
     }
 }
 

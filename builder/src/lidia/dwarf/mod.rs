@@ -20,6 +20,7 @@
 //! 5. every range goes to the writer in (address, depth) order.
 
 mod attach;
+mod emit;
 mod fast_hash;
 mod group;
 mod inlines;
@@ -74,7 +75,10 @@ pub fn collect(
     options: &ElfOptions,
     writer: &mut LidiaWriter,
 ) -> Result<()> {
-    collect_with_stats(path, data, options, &mut |r| writer.add(r)).map(|_| ())
+    build_groups(path, data, options, |groups| {
+        emit::emit_parallel(groups, writer)
+    })?;
+    Ok(())
 }
 
 /// [`collect`] with any sink for the ranges, returning what was found.
@@ -83,6 +87,17 @@ pub fn collect_with_stats(
     data: &[u8],
     options: &ElfOptions,
     sink: &mut dyn FnMut(&RangeSpec<'_>),
+) -> Result<DwarfStats> {
+    build_groups(path, data, options, |groups| emit(&groups, sink))
+}
+
+/// Steps 1–4 of the pipeline, then `finish` with the final groups in address order
+/// (they borrow from the DWARF sections, which live only as long as this call).
+fn build_groups(
+    path: &Path,
+    data: &[u8],
+    options: &ElfOptions,
+    finish: impl for<'g> FnOnce(Vec<Group<'g>>),
 ) -> Result<DwarfStats> {
     let name = path.display().to_string();
     let obj = object::File::parse(data)
@@ -136,7 +151,7 @@ pub fn collect_with_stats(
         .map(|g| g.spans.len())
         .sum::<usize>()
         .saturating_sub(stats.fallback_ranges);
-    emit(&groups, sink);
+    finish(groups);
     Ok(stats)
 }
 

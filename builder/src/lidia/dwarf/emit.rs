@@ -1,0 +1,246 @@
+//! Handing the final groups to a [`LidiaWriter`] on every core, with exactly the bytes of
+//! adding their spans one by one in order (groups in address order, spans in (start,
+//! depth) order).
+//!
+//! The order-dependent part of adding a range is interning its strings: offsets follow
+//! first insertion (spec 13.1). It is split in three steps:
+//! 1. per part of the groups, in parallel: each string is hashed once and given a
+//!    part-local id in first-occurrence order ([`ChunkStrings`]); ranges and line rows
+//!    are counted;
+//! 2. serially, part by part: each part's distinct strings are interned with their hashes,
+//!    which gives every string the offset one in-order pass would give it;
+//! 3. per part, in parallel: the records and line entries are written straight into their
+//!    final slots ([`LidiaWriter::append_parallel`]), and the part's groups are freed on
+//!    the same worker.
+
+use rayon::prelude::*;
+
+use super::group::{Group, Span};
+use crate::lidia::strings::ChunkStrings;
+use crate::lidia::writer::{InternedRange, PartSlots};
+use crate::lidia::{LidiaWriter, LineEntry};
+
+/// Groups per part: small enough for several parts per core (the parts differ in size),
+/// large enough that the strings shared by neighbouring functions (file paths, names of
+/// inlined callees) meet in one part and are merged once.
+const MIN_PART: usize = 2048;
+
+/// Adds every span of `groups` to `writer` as [`emit`](super::emit) would, using the
+/// rayon pool, and frees the groups.
+pub(crate) fn emit_parallel(groups: Vec<Group<'_>>, writer: &mut LidiaWriter) {
+    let parts = rayon::current_num_threads().saturating_mul(4).max(1);
+    let part_len = groups.len().div_ceil(parts).max(MIN_PART);
+    emit_in_parts(groups, writer, part_len);
+}
+
+/// [`emit_parallel`] with parts of `part_len` groups.
+fn emit_in_parts(mut groups: Vec<Group<'_>>, writer: &mut LidiaWriter, part_len: usize) {
+    let files = writer.flags().files;
+    let part_len = part_len.max(1);
+
+    // Step 1.
+    let scanned: Vec<Scan<'_>> = groups
+        .par_chunks(part_len)
+        .map(|part| Scan::of(part, files))
+        .collect();
+    // Step 2.
+    let mut interned = Vec::with_capacity(scanned.len());
+    for scan in scanned {
+        let offsets: Vec<u64> = scan
+            .strings
+            .strings()
+            .iter()
+            .map(|&(s, h)| writer.intern_hashed(s, h))
+            .collect();
+        interned.push((scan.ids, offsets, scan.ranges, scan.rows));
+    }
+    // Step 3.
+    let jobs: Vec<_> = groups
+        .chunks_mut(part_len)
+        .zip(interned)
+        .map(|(part, (ids, offsets, ranges, rows))| ((part, ids, offsets), ranges, rows))
+        .collect();
+    writer.append_parallel(jobs, |(part, ids, offsets), slots| {
+        fill(part, &ids, &offsets, slots);
+    });
+}
+
+/// What step 1 learns about one part.
+struct Scan<'s> {
+    /// The part's distinct strings.
+    strings: ChunkStrings<'s>,
+    /// For every span in order, the ids of its function name, then (with files) of its
+    /// file and call file.
+    ids: Vec<u32>,
+    /// Spans in the part.
+    ranges: usize,
+    /// Line rows in the part.
+    rows: usize,
+}
+
+impl<'s> Scan<'s> {
+    fn of(part: &'s [Group<'_>], files: bool) -> Self {
+        let mut strings = ChunkStrings::new();
+        let spans: usize = part.iter().map(|g| g.spans.len()).sum();
+        let mut ids = Vec::with_capacity(if files { spans * 3 } else { spans });
+        let mut rows = 0;
+        for s in part.iter().flat_map(|g| &g.spans) {
+            ids.push(strings.id(&s.name));
+            if files {
+                ids.push(strings.id(file_of(s)));
+                ids.push(strings.id(call_file_of(s)));
+            }
+            rows += s.rows.len();
+        }
+        Scan {
+            strings,
+            ids,
+            ranges: spans,
+            rows,
+        }
+    }
+}
+
+fn file_of<'s>(s: &'s Span<'_>) -> &'s [u8] {
+    s.file.as_deref().unwrap_or_default()
+}
+
+fn call_file_of<'s>(s: &'s Span<'_>) -> &'s [u8] {
+    s.call_file.as_deref().unwrap_or_default()
+}
+
+/// Step 3 for one part: pushes its spans with the offsets step 2 gave their strings, then
+/// frees the part's spans here, on the worker, rather than on the calling thread later.
+fn fill(part: &mut [Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSlots<'_>) {
+    let files = slots.flags().files;
+    let mut next = ids.iter().map(|&id| offsets[id as usize]);
+    let mut take = move || next.next().unwrap_or(0);
+    for g in part.iter_mut() {
+        for s in &g.spans {
+            let func = take();
+            let (file, call_file) = if files {
+                let file = take();
+                (file, take())
+            } else {
+                (0, 0)
+            };
+            let range = InternedRange {
+                va: s.start,
+                length: s.end.wrapping_sub(s.start),
+                depth: u64::from(s.depth),
+                func,
+                file,
+                call_file,
+                call_line: u64::from(s.call_line),
+            };
+            let lines = s.rows.iter().map(|r| LineEntry {
+                offset: r.addr.wrapping_sub(s.start),
+                line: u64::from(r.line),
+            });
+            slots.push(range, lines);
+        }
+        g.spans = Vec::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::super::group::{Bytes, Row};
+    use super::*;
+    use crate::lidia::Flags;
+
+    /// Groups whose names, files and call files repeat across and within parts (so that
+    /// first occurrences fall in different parts), with inline spans and line rows.
+    fn groups() -> Vec<Group<'static>> {
+        let files: Vec<Arc<[u8]>> = (0..7)
+            .map(|i| Arc::from(format!("src/f{i}.rs").into_bytes()))
+            .collect();
+        (0..500u64)
+            .map(|g| {
+                let start = 0x1000 + g * 0x100;
+                let mut spans = vec![Span {
+                    start,
+                    end: start + 0x80,
+                    depth: 0,
+                    name: Bytes::Shared(Arc::from(format!("fn{}", (g * 37) % 101).into_bytes())),
+                    file: Some(files[(g % 7) as usize].clone()),
+                    call_file: None,
+                    call_line: 0,
+                    rows: (0..(g % 5))
+                        .map(|r| Row {
+                            addr: start + r * 8,
+                            line: (g * 3 + r) as u32,
+                        })
+                        .collect(),
+                }];
+                if g % 3 == 0 {
+                    spans.push(Span {
+                        start: start + 0x10,
+                        end: start + 0x20,
+                        depth: 1,
+                        name: Bytes::Borrowed(b"inlined"),
+                        file: Some(files[((g + 3) % 7) as usize].clone()),
+                        call_file: Some(files[(g % 7) as usize].clone()),
+                        call_line: 70_000 + g as u32,
+                        rows: vec![Row {
+                            addr: start + 0x10,
+                            line: 9,
+                        }],
+                    });
+                }
+                Group { spans }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn parts_write_the_bytes_of_one_in_order_pass() {
+        for files in [false, true] {
+            for lines in [false, true] {
+                let flags = Flags { files, lines };
+                let mut serial = LidiaWriter::new(flags);
+                // A range added before, so parts append after existing records and lines.
+                let first = RangeSpecOwned::sample();
+                serial.add(&first.spec());
+                super::super::emit(&groups(), &mut |r| serial.add(r));
+                let expected = serial.finish();
+                for part_len in [1, 7, 64, 499, 500, 10_000] {
+                    let mut parallel = LidiaWriter::new(flags);
+                    parallel.add(&first.spec());
+                    emit_in_parts(groups(), &mut parallel, part_len);
+                    assert!(
+                        parallel.finish() == expected,
+                        "files {files}, lines {lines}, parts of {part_len}"
+                    );
+                }
+            }
+        }
+    }
+
+    struct RangeSpecOwned {
+        lines: Vec<LineEntry>,
+    }
+
+    impl RangeSpecOwned {
+        fn sample() -> Self {
+            RangeSpecOwned {
+                lines: vec![LineEntry { offset: 0, line: 3 }],
+            }
+        }
+
+        fn spec(&self) -> crate::lidia::RangeSpec<'_> {
+            crate::lidia::RangeSpec {
+                va: 0x10,
+                length: 4,
+                depth: 0,
+                function: b"fn5",
+                file: b"src/f2.rs",
+                call_file: b"",
+                call_line: 0,
+                lines: &self.lines,
+            }
+        }
+    }
+}
