@@ -145,6 +145,13 @@ impl StringTable {
     }
 }
 
+/// The [`ChunkStrings::by_slice`] slot index bits of a slice (Fx-style multiply, high
+/// bits folded down).
+fn slice_hash(addr: usize, len: usize) -> usize {
+    let h = ((addr as u64) ^ (len as u64).rotate_left(40)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h ^ (h >> 29)) as usize
+}
+
 /// The slot value for a string with hash `h` stored at `offset`.
 fn slot_value(h: u64, offset: u64) -> u64 {
     (h >> OFFSET_BITS) << OFFSET_BITS | offset
@@ -186,9 +193,24 @@ pub(crate) fn hash(s: &[u8]) -> u64 {
 pub(crate) struct ChunkStrings<'s> {
     /// Distinct strings with their hashes, in first-occurrence order.
     strings: Vec<(&'s [u8], u64)>,
-    /// Open-addressing index (linear probing, at most half full): position in `strings`
-    /// plus one per slot, or 0 for a free slot.
+    /// Open-addressing index by content (linear probing, at most half full): position in
+    /// `strings` plus one per slot, or 0 for a free slot.
     slots: Vec<u32>,
+    /// Open-addressing index by slice identity (address and length, at most half full):
+    /// the same name or path is nearly always the same slice (one `.debug_str` entry, one
+    /// shared path), so a repeat is found without reading or hashing its bytes.
+    by_slice: Vec<SliceSlot>,
+    /// Occupied entries of `by_slice`.
+    slices: usize,
+}
+
+/// One entry of [`ChunkStrings::by_slice`]: a slice's address and length, and its
+/// string's id plus one (0 = free).
+#[derive(Clone, Copy, Default)]
+struct SliceSlot {
+    addr: usize,
+    len: usize,
+    id_plus_one: u32,
 }
 
 impl<'s> ChunkStrings<'s> {
@@ -197,12 +219,51 @@ impl<'s> ChunkStrings<'s> {
         ChunkStrings {
             strings: Vec::new(),
             slots: vec![0; 256],
+            by_slice: vec![SliceSlot::default(); 256],
+            slices: 0,
         }
     }
 
     /// The chunk-local id of `s` (its position in first-occurrence order), storing it if
     /// it is new.
     pub(crate) fn id(&mut self, s: &'s [u8]) -> u32 {
+        let addr = s.as_ptr() as usize;
+        let mask = self.by_slice.len() - 1;
+        let mut i = slice_hash(addr, s.len()) & mask;
+        loop {
+            let slot = self.by_slice[i];
+            if slot.id_plus_one == 0 {
+                break;
+            }
+            if slot.addr == addr && slot.len == s.len() {
+                return slot.id_plus_one - 1;
+            }
+            i = (i + 1) & mask;
+        }
+        let id = self.id_by_content(s);
+        self.by_slice[i] = SliceSlot {
+            addr,
+            len: s.len(),
+            id_plus_one: id + 1,
+        };
+        self.slices += 1;
+        if self.slices * 2 >= self.by_slice.len() {
+            let doubled = vec![SliceSlot::default(); self.by_slice.len() * 2];
+            let old = std::mem::replace(&mut self.by_slice, doubled);
+            let mask = self.by_slice.len() - 1;
+            for slot in old.into_iter().filter(|s| s.id_plus_one != 0) {
+                let mut i = slice_hash(slot.addr, slot.len) & mask;
+                while self.by_slice[i].id_plus_one != 0 {
+                    i = (i + 1) & mask;
+                }
+                self.by_slice[i] = slot;
+            }
+        }
+        id
+    }
+
+    /// The id of `s` by its bytes, storing it if it is new.
+    fn id_by_content(&mut self, s: &'s [u8]) -> u32 {
         let h = hash(s);
         let mask = self.slots.len() - 1;
         let mut i = (h as usize) & mask;
