@@ -115,7 +115,11 @@ pub fn ksym_trusted(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
     let blob = match KsymBlob::parse_trusted(bytes) {
         Ok(blob) => blob,
         Err(e) => {
-            assert_eq!(full.err(), Some(e), "only layout errors stop a trusted open");
+            assert_eq!(
+                full.err(),
+                Some(e),
+                "only layout errors stop a trusted open"
+            );
             return;
         }
     };
@@ -257,9 +261,16 @@ pub fn lidia(bytes: &[u8], probes: &[u64]) {
         let _ = file.string(p);
         let _ = file.string(p & 0xffff);
     }
-    for addr in queries {
+    for &addr in &queries {
         check_lidia_lookup(&file, addr);
     }
+    // The batched lookups answer exactly what the single ones answer, on any file.
+    file.lookup_each(&queries, |i, frames| {
+        assert!(frames.eq(file.lookup(queries[i])))
+    });
+    file.lookup_function_each(&queries, |i, function| {
+        assert_eq!(function, file.lookup_function(queries[i]));
+    });
 }
 
 /// The frames of a lookup cover the address, come from distinct ranges walking down the

@@ -16,6 +16,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         "frames",
         &[
             "symblob-lidia",
+            "symblob-lidia-batch",
             "addr2line",
             "blazesym-dwarf",
             "blazesym-gsym",
@@ -26,12 +27,20 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         "names",
         &[
             "symblob-lidia-names",
+            "symblob-lidia-names-batch",
             "symblob-ksym",
             "addr2line-symtab",
             "blazesym-elf",
         ],
     ),
-    ("name-to-address", &["symblob-ksym-name", "blazesym-name"]),
+    (
+        "name-to-address",
+        &[
+            "symblob-ksym-name",
+            "symblob-ksym-name-plain",
+            "blazesym-name",
+        ],
+    ),
 ];
 
 /// Whether a tool is one of ours.
@@ -62,8 +71,11 @@ impl Inputs {
     /// Whether the tool's input exists.
     fn has(&self, tool: &str) -> bool {
         match tool {
-            "symblob-lidia" | "symblob-lidia-names" => self.lidia.is_some(),
-            "symblob-ksym" | "symblob-ksym-name" => self.ksym.is_some(),
+            "symblob-lidia"
+            | "symblob-lidia-batch"
+            | "symblob-lidia-names"
+            | "symblob-lidia-names-batch" => self.lidia.is_some(),
+            "symblob-ksym" | "symblob-ksym-name" | "symblob-ksym-name-plain" => self.ksym.is_some(),
             "blazesym-gsym" => self.gsym.is_some(),
             "symcache" => self.symcache.is_some(),
             _ => true,
@@ -257,10 +269,19 @@ pub fn run_child(tool: &str, args: &Args) -> Result<(), String> {
     let elf = inputs.elf.as_path();
     let mut m = match tool {
         "baseline" => Measurement::default(),
-        "symblob-lidia" => ours::lidia_frames(&need(&inputs.lidia, "lidia")?, &addrs, secs)?,
-        "symblob-lidia-names" => ours::lidia_names(&need(&inputs.lidia, "lidia")?, &addrs, secs)?,
+        "symblob-lidia" | "symblob-lidia-batch" => {
+            let batched = tool.ends_with("-batch");
+            ours::lidia_frames(&need(&inputs.lidia, "lidia")?, &addrs, secs, batched)?
+        }
+        "symblob-lidia-names" | "symblob-lidia-names-batch" => {
+            let batched = tool.ends_with("-batch");
+            ours::lidia_names(&need(&inputs.lidia, "lidia")?, &addrs, secs, batched)?
+        }
         "symblob-ksym" => ours::ksym_addresses(&need(&inputs.ksym, "ksym")?, elf, &addrs, secs)?,
-        "symblob-ksym-name" => ours::ksym_names(&need(&inputs.ksym, "ksym")?, &names, secs)?,
+        "symblob-ksym-name" | "symblob-ksym-name-plain" => {
+            let indexed = tool == "symblob-ksym-name";
+            ours::ksym_names(&need(&inputs.ksym, "ksym")?, &names, secs, indexed)?
+        }
         "addr2line" => others::addr2line_frames(elf, &addrs, secs)?,
         "addr2line-symtab" => others::addr2line_symbols(elf, &addrs, secs)?,
         "blazesym-elf" => others::blazesym(BlazeSource::ElfSymbols, elf, None, &addrs, secs)?,

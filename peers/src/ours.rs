@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
-use symblob::lidia::LidiaFile;
+use symblob::lidia::{Frames, LidiaFile, Str};
 
 use crate::measure::{throughput, Measurement};
 use crate::sample::text_ranges;
@@ -19,22 +19,35 @@ pub fn map(path: &Path) -> Result<memmap2::Mmap, String> {
 }
 
 /// Lidia, every frame: function, file and line of the innermost frame and of each caller
-/// it was inlined into.
-pub fn lidia_frames(lidia: &Path, addrs: &[u64], secs: f64) -> Result<Measurement, String> {
+/// it was inlined into. With `batched`, through `LidiaFile::lookup_each` (the searches of
+/// eight addresses overlapped) over all addresses of a pass.
+pub fn lidia_frames(
+    lidia: &Path,
+    addrs: &[u64],
+    secs: f64,
+    batched: bool,
+) -> Result<Measurement, String> {
     let bytes = map(lidia)?;
     let t = Instant::now();
     let file = LidiaFile::parse(&bytes).map_err(|e| format!("{}: {e}", lidia.display()))?;
     let open = t.elapsed();
     let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
         let (mut found, mut frames, mut acc) = (0u64, 0u64, 0u64);
-        for &a in addrs {
+        let mut consume = |lookup: Frames<'_>| {
             let mut any = false;
-            for f in file.lookup(a) {
+            for f in lookup {
                 any = true;
                 frames += 1;
                 acc = acc.wrapping_add(f.line + f.function.len() as u64 + f.file.len() as u64);
             }
             found += u64::from(any);
+        };
+        if batched {
+            file.lookup_each(addrs, |_, lookup| consume(lookup));
+        } else {
+            for &a in addrs {
+                consume(file.lookup(a));
+            }
         }
         black_box(acc);
         (found, frames)
@@ -48,18 +61,31 @@ pub fn lidia_frames(lidia: &Path, addrs: &[u64], secs: f64) -> Result<Measuremen
     })
 }
 
-/// Lidia, the innermost function name only.
-pub fn lidia_names(lidia: &Path, addrs: &[u64], secs: f64) -> Result<Measurement, String> {
+/// Lidia, the innermost function name only. With `batched`, through
+/// `LidiaFile::lookup_function_each`.
+pub fn lidia_names(
+    lidia: &Path,
+    addrs: &[u64],
+    secs: f64,
+    batched: bool,
+) -> Result<Measurement, String> {
     let bytes = map(lidia)?;
     let t = Instant::now();
     let file = LidiaFile::parse(&bytes).map_err(|e| format!("{}: {e}", lidia.display()))?;
     let open = t.elapsed();
     let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
         let (mut found, mut acc) = (0u64, 0u64);
-        for &a in addrs {
-            if let Some(name) = file.lookup_function(a) {
+        let mut consume = |name: Option<Str<'_>>| {
+            if let Some(name) = name {
                 found += 1;
                 acc = acc.wrapping_add(name.len() as u64);
+            }
+        };
+        if batched {
+            file.lookup_function_each(addrs, |_, name| consume(name));
+        } else {
+            for &a in addrs {
+                consume(file.lookup_function(a));
             }
         }
         black_box(acc);
@@ -84,7 +110,9 @@ pub fn ksym_addresses(
     let bytes = map(ksym)?;
     let ranges = text_ranges(elf)?;
     let t = Instant::now();
-    let blob = KsymBlob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
+    // The O(1) open a kernel uses for the table its own build embedded; `parse` adds the
+    // O(N) entry checks (BENCHMARKS.md quotes both).
+    let blob = KsymBlob::parse_trusted(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
     let open = t.elapsed();
     let text = TextRanges::new(&ranges).map_err(|e| format!("text ranges: {e}"))?;
     let ksyms = Ksyms::new(blob, text);
@@ -108,21 +136,39 @@ pub fn ksym_addresses(
     })
 }
 
-/// ksym-bin, name → lowest address, through the optional [`NameIndex`] (16 bytes per
-/// symbol of our memory, built at open: its build time counts in `open`, its memory in the
-/// peak RSS).
-pub fn ksym_names(ksym: &Path, names: &[String], secs: f64) -> Result<Measurement, String> {
+/// ksym-bin, name → lowest address. With `indexed`, through the optional [`NameIndex`]
+/// (16 bytes per symbol of our memory, built at open: its build time counts in `open`, its
+/// memory in the peak RSS); without, by `KsymBlob::lookup_name` on the blob alone.
+pub fn ksym_names(
+    ksym: &Path,
+    names: &[String],
+    secs: f64,
+    indexed: bool,
+) -> Result<Measurement, String> {
     let bytes = map(ksym)?;
     let t = Instant::now();
     let blob = KsymBlob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
-    let mut words = vec![0u64; NameIndex::words_needed(blob.len())];
-    let index =
-        NameIndex::build(blob, &mut words).map_err(|e| format!("{}: {e}", ksym.display()))?;
+    let mut words = vec![
+        0u64;
+        if indexed {
+            NameIndex::words_needed(blob.len())
+        } else {
+            0
+        }
+    ];
+    let index = indexed
+        .then(|| NameIndex::build(blob, &mut words))
+        .transpose()
+        .map_err(|e| format!("{}: {e}", ksym.display()))?;
     let open = t.elapsed();
     let (per_second, (resolved, frames)) = throughput(names.len(), secs, || {
         let (mut found, mut acc) = (0u64, 0u64);
         for name in names {
-            if let Some(addr) = index.lookup_name(name.as_bytes()) {
+            let addr = match &index {
+                Some(index) => index.lookup_name(name.as_bytes()),
+                None => blob.lookup_name(name.as_bytes()),
+            };
+            if let Some(addr) = addr {
                 found += 1;
                 acc = acc.wrapping_add(addr);
             }

@@ -14,27 +14,47 @@
 /// table the answer is still in `0..=table.len()`, after O(log N) steps.
 #[inline(always)]
 pub(crate) fn partition_point<T>(table: &[T], pred: impl Fn(&T) -> bool) -> usize {
-    let holds = |i: usize| usize::from(table.get(i).is_some_and(&pred));
-    // Invariant (on a sorted table): the answer lies in [base, base + size].
-    let mut base = 0usize;
+    let [count] = partition_points(table, &[()], |v, ()| pred(v));
+    count
+}
+
+/// [`partition_point`] for several keys at once, in lockstep: the step sizes do not
+/// depend on the data, so every level issues one independent set of pivot loads per key
+/// and the searches' memory waits overlap. Each answer equals what [`partition_point`]
+/// gives for that key alone, on any table.
+#[inline(always)]
+pub(crate) fn partition_points<T, K, const N: usize>(
+    table: &[T],
+    keys: &[K; N],
+    pred: impl Fn(&T, &K) -> bool,
+) -> [usize; N] {
+    let holds = |i: usize, key: &K| usize::from(table.get(i).is_some_and(|v| pred(v, key)));
+    // Invariant (on a sorted table): each key's answer lies in [base, base + size].
+    let mut bases = [0usize; N];
     let mut size = table.len();
     while size > 3 {
         let quarter = size / 4;
-        let first = base.wrapping_add(quarter);
-        let second = first.wrapping_add(quarter);
-        let third = second.wrapping_add(quarter);
-        let passed = holds(first)
-            .wrapping_add(holds(second))
-            .wrapping_add(holds(third));
-        // The pivots that pass form a prefix: keep the quarter after the last of them
-        // (the last quarter also takes the remainder of the division).
-        base = base.wrapping_add(passed.wrapping_mul(quarter));
+        for (base, key) in bases.iter_mut().zip(keys) {
+            let first = base.wrapping_add(quarter);
+            let second = first.wrapping_add(quarter);
+            let third = second.wrapping_add(quarter);
+            let passed = holds(first, key)
+                .wrapping_add(holds(second, key))
+                .wrapping_add(holds(third, key));
+            // The pivots that pass form a prefix: keep the quarter after the last of them
+            // (the last quarter also takes the remainder of the division).
+            *base = base.wrapping_add(passed.wrapping_mul(quarter));
+        }
         size = size.wrapping_sub(quarter.wrapping_mul(3));
     }
     // At most three entries are left: the answer is `base` plus how many of them pass.
-    (0..size).fold(base, |count, i| {
-        count.wrapping_add(holds(base.wrapping_add(i)))
-    })
+    for (base, key) in bases.iter_mut().zip(keys) {
+        let start = *base;
+        *base = (0..size).fold(start, |count, i| {
+            count.wrapping_add(holds(start.wrapping_add(i), key))
+        });
+    }
+    bases
 }
 
 #[cfg(test)]
@@ -59,6 +79,37 @@ mod tests {
                     expected,
                     "len {len} key {key}"
                 );
+            }
+        }
+    }
+
+    /// Lockstep searches give each key the answer of its own search, on unsorted tables
+    /// too.
+    #[test]
+    fn lockstep_answers_equal_single_answers() {
+        let mut state = 0x2545_f491_u32;
+        let mut values = [0u32; 70];
+        for v in &mut values {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            *v = state % 50;
+        }
+        let keys: [u32; 8] = [0, 3, 11, 24, 25, 37, 49, 60];
+        for sorted in [false, true] {
+            if sorted {
+                values.sort_unstable();
+            }
+            for len in 0..values.len() {
+                let table = &values[..len];
+                let together = partition_points(table, &keys, |v, k| v <= k);
+                for (key, got) in keys.iter().zip(together) {
+                    assert_eq!(
+                        got,
+                        partition_point(table, |v| v <= key),
+                        "len {len} key {key}"
+                    );
+                }
             }
         }
     }

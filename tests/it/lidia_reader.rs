@@ -302,6 +302,29 @@ pub fn check_lookups(g: &Golden, f: &LidiaFile) {
         let first = expected.first().map(|(func, _)| func.as_bytes().to_vec());
         assert_eq!(fast, first, "{}", ctx());
     }
+    // The batched lookups give the same answers for the same addresses.
+    let addrs: Vec<u64> = expected_lookups(g).into_iter().map(|(a, _)| a).collect();
+    let mut seen = 0;
+    f.lookup_each(&addrs, |i, frames| {
+        assert!(
+            frames.eq(f.lookup(addrs[i])),
+            "{} at {:#x}",
+            g.name,
+            addrs[i]
+        );
+        seen += 1;
+    });
+    f.lookup_function_each(&addrs, |i, function| {
+        assert_eq!(
+            function,
+            f.lookup_function(addrs[i]),
+            "{} at {:#x}",
+            g.name,
+            addrs[i]
+        );
+        seen += 1;
+    });
+    assert_eq!(seen, 2 * addrs.len());
 }
 
 #[test]

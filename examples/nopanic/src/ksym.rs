@@ -23,6 +23,9 @@ fn word(input: &[u8], at: usize) -> u64 {
 }
 
 pub fn check(input: &[u8], out: &mut Console) {
+    if let Ok(trusted) = KsymBlob::parse_trusted(input) {
+        let _ = writeln!(out, "ksym trusted open: {} symbols", trusted.len());
+    }
     let blob = match KsymBlob::parse(input) {
         Ok(blob) => blob,
         Err(e) => {

@@ -48,6 +48,20 @@ pub fn check(input: &[u8], out: &mut Console) {
             }
         }
     }
+    // The batched lookups, over addresses taken from the table and the input.
+    let mut addrs = [0u64; 12];
+    for (k, addr) in addrs.iter_mut().enumerate() {
+        *addr = file.va(k.wrapping_mul(file.len()) / 12).unwrap_or(0) ^ input.len() as u64;
+    }
+    file.lookup_each(&addrs, |i, frames| {
+        digest.number(i as u64);
+        for frame in frames {
+            digest.number(frame.line ^ frame.range_index as u64);
+        }
+    });
+    file.lookup_function_each(&addrs, |_, function| {
+        digest.bytes(function.map_or(&[][..], |f| f.0));
+    });
     for index in [0, file.len() / 2, file.len()] {
         digest.number(file.va(index).unwrap_or(0));
         if let Some(entry) = file.entry(index) {

@@ -97,6 +97,7 @@
 //! # Ok::<(), symblob::Error>(())
 //! ```
 
+mod batch;
 mod checksum;
 mod lookup;
 mod ranges;
@@ -111,6 +112,7 @@ use crate::{Error, ErrorKind, Format};
 use raw::{Header, HEADER_SIZE, MAGIC, RANGE_FIELDS, VERSION};
 use tables::{LineSlice, RangeTable, VaTable};
 
+pub use batch::LANES;
 pub use checksum::crc32c;
 pub use lookup::{Frame, Frames};
 pub use ranges::{Range, Ranges};

@@ -242,11 +242,17 @@ proptest! {
                 let _ = f.lookup(r.va).count();
                 let _ = f.lookup(r.va.wrapping_add(r.length / 2)).count();
             }
-            for addr in addrs.iter().copied().chain([0, 0x1080, 0x4015, u64::MAX]) {
+            let queries: Vec<u64> = addrs.iter().copied().chain([0, 0x1080, 0x4015, u64::MAX]).collect();
+            for &addr in &queries {
                 let n = f.lookup(addr).count();
                 prop_assert!(n <= f.len());
                 prop_assert_eq!(f.lookup_function(addr), f.lookup(addr).next().map(|fr| fr.function));
             }
+            // Batched lookups agree with single ones on damaged files too.
+            f.lookup_each(&queries, |i, frames| assert!(frames.eq(f.lookup(queries[i]))));
+            f.lookup_function_each(&queries, |i, function| {
+                assert_eq!(function, f.lookup_function(queries[i]));
+            });
         }
     }
 }

@@ -316,6 +316,11 @@ proptest! {
                 addrs.push(r.va.wrapping_add(offset).wrapping_sub(1));
             }
         }
+        // Batched lookups answer what single ones answer, sorted or not.
+        f.lookup_each(&addrs, |i, frames| assert!(frames.eq(f.lookup(addrs[i]))));
+        f.lookup_function_each(&addrs, |i, function| {
+            assert_eq!(function, f.lookup_function(addrs[i]));
+        });
         for addr in addrs {
             let got: Vec<ModelFrame> = f
                 .lookup(addr)
