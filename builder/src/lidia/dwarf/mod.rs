@@ -28,14 +28,13 @@ mod lines;
 mod load;
 mod names;
 mod orphans;
+mod schedule;
 mod shadowing;
 mod symtab_fill;
 mod units;
 
 use std::io::IsTerminal;
 use std::path::Path;
-
-use rayon::prelude::*;
 
 use self::group::Group;
 use crate::lidia::{ElfOptions, LidiaWriter, LineEntry, RangeSpec};
@@ -188,15 +187,16 @@ fn read_units<'a>(
     } else {
         indicatif::ProgressBar::hidden()
     };
-    let results: Vec<_> = headers
-        .into_par_iter()
-        .map(|header| {
+    let results = schedule::map_largest_first(
+        &headers,
+        |h| h.length_including_self() as u64,
+        |&header| {
             let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
             let r = read_unit(dwarf, header, options, &index);
             progress.inc(1);
             (offset, r)
-        })
-        .collect();
+        },
+    );
     progress.finish_and_clear();
     let mut groups = Vec::new();
     for (offset, r) in results {
