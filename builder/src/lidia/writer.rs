@@ -16,6 +16,9 @@ use zerocopy::little_endian::{U32, U64};
 use zerocopy::IntoBytes;
 
 use super::strings::StringTable;
+use sections::Sections;
+
+mod sections;
 
 /// Which optional data the writer stores (Go's `WithFiles()` and `WithLines()`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -200,10 +203,15 @@ impl LidiaWriter {
         };
         let first_record = self.records.len();
         let first_line = self.lines.len();
+        // Zeroed in parallel: first touches of fresh pages are a real cost at this size.
+        self.records.reserve_exact(ranges);
         self.records
-            .resize(first_record + ranges, Record::default());
-        self.lines
-            .resize(first_line + entries, LineEntry { offset: 0, line: 0 });
+            .par_extend(rayon::iter::repeat_n(Record::default(), ranges));
+        self.lines.reserve_exact(entries);
+        self.lines.par_extend(rayon::iter::repeat_n(
+            LineEntry { offset: 0, line: 0 },
+            entries,
+        ));
         let mut jobs = Vec::with_capacity(parts.len());
         let mut records = &mut self.records[first_record..];
         let mut lines = &mut self.lines[first_line..];
@@ -295,64 +303,23 @@ impl LidiaWriter {
     }
 
     /// Sorts the ranges and streams the file into `w`, section by section, without
-    /// building the whole file in memory.
+    /// building the whole file in memory (pieces of the sections are encoded and
+    /// checksummed on the rayon pool).
     pub fn write_to<W: Write + ?Sized>(mut self, w: &mut W) -> io::Result<()> {
         // Stable: ranges with equal (VA, depth) keep their insertion order (spec 10).
         self.records.sort_by_key(|r| (r.va, r.depth));
         let layout = self.layout();
 
-        let (mut va_crc, mut range_crc, mut line_crc) = (0, 0, 0);
-        self.emit_va(&layout, &mut CrcSink(&mut va_crc))?;
-        self.emit_ranges(&layout, &mut CrcSink(&mut range_crc))?;
-        self.emit_lines(&layout, &mut CrcSink(&mut line_crc))?;
-        let strings_crc = crc32c::crc32c(self.strings.bytes());
-        let crcs = [va_crc, range_crc, strings_crc, line_crc];
-
+        let sections = Sections {
+            layout: &layout,
+            records: &self.records,
+            strings: self.strings.bytes(),
+            lines: &self.lines,
+        };
+        let crcs = sections.crcs();
         w.write_all(header(&layout, crcs).as_bytes())?;
-        let mut out = WriteSink(w);
-        self.emit_va(&layout, &mut out)?;
-        self.emit_ranges(&layout, &mut out)?;
-        out.put(self.strings.bytes())?;
-        self.emit_lines(&layout, &mut out)?;
+        sections.write_to(w)?;
         Ok(())
-    }
-
-    fn emit_va(&self, layout: &Layout, sink: &mut impl Sink) -> io::Result<()> {
-        let mut buf = Chunk::new(sink);
-        for r in &self.records {
-            buf.put_uint(r.va, layout.va_size)?;
-        }
-        buf.flush()
-    }
-
-    fn emit_ranges(&self, layout: &Layout, sink: &mut impl Sink) -> io::Result<()> {
-        let mut buf = Chunk::new(sink);
-        let fs = layout.field_size;
-        for r in &self.records {
-            for v in [
-                r.length,
-                r.depth,
-                r.func,
-                r.file,
-                r.line_index,
-                r.line_count,
-                // Not size-checked by Go: truncated to the field size like it does.
-                r.call_file,
-                r.call_line,
-            ] {
-                buf.put_uint(v, fs)?;
-            }
-        }
-        buf.flush()
-    }
-
-    fn emit_lines(&self, layout: &Layout, sink: &mut impl Sink) -> io::Result<()> {
-        let mut buf = Chunk::new(sink);
-        for l in &self.lines {
-            buf.put_uint(l.offset, layout.line_field_size)?;
-            buf.put_uint(l.line, layout.line_field_size)?;
-        }
-        buf.flush()
     }
 }
 
@@ -505,64 +472,5 @@ fn header(layout: &Layout, crcs: [u32; 4]) -> Header {
             lines_offset,
             crcs[3],
         ),
-    }
-}
-
-/// Where encoded section bytes go: a CRC or the output.
-trait Sink {
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()>;
-}
-
-/// Accumulates the CRC32C of everything put into it.
-struct CrcSink<'a>(&'a mut u32);
-
-impl Sink for CrcSink<'_> {
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        *self.0 = crc32c::crc32c_append(*self.0, bytes);
-        Ok(())
-    }
-}
-
-/// Writes everything put into it to a writer.
-struct WriteSink<'a, W: Write + ?Sized>(&'a mut W);
-
-impl<W: Write + ?Sized> Sink for WriteSink<'_, W> {
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.0.write_all(bytes)
-    }
-}
-
-/// A 64 KiB staging buffer in front of a [`Sink`], so values are encoded in bulk.
-struct Chunk<'a, S: Sink> {
-    sink: &'a mut S,
-    buf: Vec<u8>,
-}
-
-const CHUNK: usize = 64 * 1024;
-
-impl<'a, S: Sink> Chunk<'a, S> {
-    fn new(sink: &'a mut S) -> Self {
-        Chunk {
-            sink,
-            buf: Vec::with_capacity(CHUNK),
-        }
-    }
-
-    /// Appends the low `size` bytes of `v`, little-endian.
-    fn put_uint(&mut self, v: u64, size: u64) -> io::Result<()> {
-        let bytes = v.to_le_bytes();
-        self.buf.extend_from_slice(&bytes[..size as usize]);
-        if self.buf.len() >= CHUNK {
-            self.flush()?;
-        }
-        Ok(())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        if !self.buf.is_empty() {
-            self.sink.put(&self.buf)?;
-            self.buf.clear();
-        }
-        Ok(())
     }
 }

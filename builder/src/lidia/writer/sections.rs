@@ -1,0 +1,208 @@
+//! The four sections of a Lidia file encoded in pieces on the rayon pool: a first pass
+//! computes each piece's CRC32C (combined in order into the section CRCs the header
+//! needs), a second encodes a window of pieces at a time and writes them in order. Only
+//! a window of encoded pieces is ever in memory, never the whole file.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use super::{Layout, LineEntry, Record};
+
+/// Ranges per piece of the VA and range tables (up to 1 MiB of range table).
+const RECORDS_PER_PIECE: usize = 16 * 1024;
+/// Line entries per piece (up to 512 KiB).
+const LINES_PER_PIECE: usize = 64 * 1024;
+/// Bytes of the strings table per piece.
+const STRING_BYTES_PER_PIECE: usize = 1024 * 1024;
+/// Pieces encoded at once while writing: enough to keep every core busy.
+const WINDOW: usize = 16;
+
+/// A part of one section.
+#[derive(Clone, Debug)]
+enum Piece {
+    /// VA entries of these ranges.
+    Va(Range<usize>),
+    /// Range-table entries of these ranges.
+    Ranges(Range<usize>),
+    /// These bytes of the strings table.
+    Strings(Range<usize>),
+    /// These line-table entries.
+    Lines(Range<usize>),
+}
+
+impl Piece {
+    /// Index of the piece's section in file (and header CRC) order.
+    fn section(&self) -> usize {
+        match self {
+            Piece::Va(_) => 0,
+            Piece::Ranges(_) => 1,
+            Piece::Strings(_) => 2,
+            Piece::Lines(_) => 3,
+        }
+    }
+}
+
+/// The contents of the four sections, with the field sizes of `layout`.
+pub(super) struct Sections<'w> {
+    pub layout: &'w Layout,
+    /// Sorted ranges.
+    pub records: &'w [Record],
+    pub strings: &'w [u8],
+    pub lines: &'w [LineEntry],
+}
+
+impl Sections<'_> {
+    /// The CRC32C of each section, in file order (VA, ranges, strings, lines).
+    pub(super) fn crcs(&self) -> [u32; 4] {
+        let parts: Vec<(usize, u32, usize)> = self
+            .pieces()
+            .par_iter()
+            .map(|p| {
+                let bytes = self.encode(p);
+                (p.section(), crc32c::crc32c(&bytes), bytes.len())
+            })
+            .collect();
+        let mut crcs = [0u32; 4];
+        for (section, crc, len) in parts {
+            crcs[section] = crc32c::crc32c_combine(crcs[section], crc, len);
+        }
+        crcs
+    }
+
+    /// Writes the four sections to `w`, in file order.
+    pub(super) fn write_to<W: Write + ?Sized>(&self, w: &mut W) -> io::Result<()> {
+        for window in self.pieces().chunks(WINDOW) {
+            let encoded: Vec<Cow<'_, [u8]>> = window.par_iter().map(|p| self.encode(p)).collect();
+            for bytes in encoded {
+                w.write_all(&bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every piece of the four sections, in file order.
+    fn pieces(&self) -> Vec<Piece> {
+        let split = |len: usize, step: usize| {
+            (0..len)
+                .step_by(step)
+                .map(move |start| start..(start + step).min(len))
+        };
+        let n = self.records.len();
+        split(n, RECORDS_PER_PIECE)
+            .map(Piece::Va)
+            .chain(split(n, RECORDS_PER_PIECE).map(Piece::Ranges))
+            .chain(split(self.strings.len(), STRING_BYTES_PER_PIECE).map(Piece::Strings))
+            .chain(split(self.lines.len(), LINES_PER_PIECE).map(Piece::Lines))
+            .collect()
+    }
+
+    /// The bytes of one piece.
+    fn encode(&self, piece: &Piece) -> Cow<'_, [u8]> {
+        let layout = self.layout;
+        match piece {
+            Piece::Va(r) => {
+                let size = layout.va_size as usize;
+                let mut out = Vec::with_capacity(r.len() * size);
+                for rec in &self.records[r.clone()] {
+                    out.extend_from_slice(&rec.va.to_le_bytes()[..size]);
+                }
+                Cow::Owned(out)
+            }
+            Piece::Ranges(r) => {
+                let size = layout.field_size as usize;
+                let mut out = Vec::with_capacity(r.len() * 8 * size);
+                for rec in &self.records[r.clone()] {
+                    for v in [
+                        rec.length,
+                        rec.depth,
+                        rec.func,
+                        rec.file,
+                        rec.line_index,
+                        rec.line_count,
+                        // Not size-checked by Go: truncated to the field size like it does.
+                        rec.call_file,
+                        rec.call_line,
+                    ] {
+                        out.extend_from_slice(&v.to_le_bytes()[..size]);
+                    }
+                }
+                Cow::Owned(out)
+            }
+            Piece::Strings(r) => Cow::Borrowed(&self.strings[r.clone()]),
+            Piece::Lines(r) => {
+                let size = layout.line_field_size as usize;
+                let mut out = Vec::with_capacity(r.len() * 2 * size);
+                for l in &self.lines[r.clone()] {
+                    out.extend_from_slice(&l.offset.to_le_bytes()[..size]);
+                    out.extend_from_slice(&l.line.to_le_bytes()[..size]);
+                }
+                Cow::Owned(out)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use symblob::lidia::LidiaFile;
+
+    use super::super::{Flags, LidiaWriter, RangeSpec};
+    use super::*;
+
+    /// A file of many pieces per section, read back by the reader: every CRC verifies
+    /// (the reader computes them over whole sections) and every value is where it belongs.
+    #[test]
+    fn many_pieces_read_back() {
+        let n = 3 * RECORDS_PER_PIECE + 17;
+        let names: Vec<String> = (0..n).map(|i| format!("function_{i:0>60}")).collect();
+        let lines: Vec<LineEntry> = (0..7)
+            .map(|k| LineEntry {
+                offset: k * 3,
+                line: 70_000 + k,
+            })
+            .collect();
+        let mut w = LidiaWriter::new(Flags {
+            files: true,
+            lines: true,
+        });
+        for (i, name) in names.iter().enumerate() {
+            let i = i as u64;
+            w.add(&RangeSpec {
+                va: 0x1_0000_0000 + i * 0x40,
+                length: 0x40,
+                depth: i % 3,
+                function: name.as_bytes(),
+                file: b"file.rs",
+                call_file: b"",
+                call_line: i,
+                lines: &lines[..(i % 8) as usize],
+            });
+        }
+        let layout = w.layout();
+        assert!(layout.strings_size as usize > 2 * STRING_BYTES_PER_PIECE);
+        assert!(layout.line_entries as usize > 2 * LINES_PER_PIECE);
+        let bytes = w.finish();
+        assert_eq!(bytes.len() as u64, layout.file_size);
+        let file = LidiaFile::parse(&bytes).expect("parse");
+        file.verify_checksums().expect("every section CRC verifies");
+        assert_eq!(file.len(), n);
+        let mut line_index = 0;
+        for (i, name) in names.iter().enumerate() {
+            let e = file.entry(i).expect("entry");
+            let k = i as u64;
+            assert_eq!(file.va(i), Some(0x1_0000_0000 + k * 0x40));
+            assert_eq!((e.length, e.depth, e.call_line), (0x40, k % 3, k));
+            assert_eq!(file.string(e.func).expect("name").0, name.as_bytes());
+            assert_eq!((e.line_index, e.line_count), (line_index, k % 8));
+            let table = file.lines();
+            for (j, l) in lines[..(k % 8) as usize].iter().enumerate() {
+                let got = table.get(line_index as usize + j).expect("line entry");
+                assert_eq!((got.offset, got.line), (l.offset, l.line));
+            }
+            line_index += k % 8;
+        }
+    }
+}
