@@ -104,6 +104,10 @@ pub fn ksym(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
         for &q in &queries {
             check_lookup(&blob, &ksyms, q);
         }
+        // The batched lookup answers exactly what the single one answers.
+        ksyms.lookup_address_each(&queries, |i, s| {
+            assert_eq!(s, ksyms.lookup_address(queries[i]));
+        });
     }
 }
 
@@ -144,6 +148,16 @@ pub fn ksym_trusted(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
         let _ = blob.lookup_name(name);
     }
     let ksyms = Ksyms::new(blob, TextRanges::single(0, u64::MAX).expect("one range"));
+    let sorted = blob
+        .symbols()
+        .zip(blob.symbols().skip(1))
+        .all(|(a, b)| a.address <= b.address);
+    ksyms.lookup_address_each(probes, |i, s| {
+        // On unsorted addresses the batched and single searches may pick differently.
+        if sorted {
+            assert_eq!(s, ksyms.lookup_address(probes[i]));
+        }
+    });
     for &q in probes {
         if let Some(sym) = ksyms.lookup_address(q) {
             assert!(sym.index < n);

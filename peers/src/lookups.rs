@@ -29,6 +29,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "symblob-lidia-names",
             "symblob-lidia-names-batch",
             "symblob-ksym",
+            "symblob-ksym-batch",
             "addr2line-symtab",
             "blazesym-elf",
         ],
@@ -277,7 +278,10 @@ pub fn run_child(tool: &str, args: &Args) -> Result<(), String> {
             let batched = tool.ends_with("-batch");
             ours::lidia_names(&need(&inputs.lidia, "lidia")?, &addrs, secs, batched)?
         }
-        "symblob-ksym" => ours::ksym_addresses(&need(&inputs.ksym, "ksym")?, elf, &addrs, secs)?,
+        "symblob-ksym" | "symblob-ksym-batch" => {
+            let batched = tool == "symblob-ksym-batch";
+            ours::ksym_addresses(&need(&inputs.ksym, "ksym")?, elf, &addrs, secs, batched)?
+        }
         "symblob-ksym-name" | "symblob-ksym-name-plain" => {
             let indexed = tool == "symblob-ksym-name";
             ours::ksym_names(&need(&inputs.ksym, "ksym")?, &names, secs, indexed)?

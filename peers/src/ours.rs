@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::Instant;
 
-use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
+use symblob::ksym::{KsymBlob, Ksyms, NameIndex, Symbol, TextRanges};
 use symblob::lidia::{Frames, LidiaFile, Str};
 
 use crate::measure::{throughput, Measurement};
@@ -100,12 +100,14 @@ pub fn lidia_names(
     })
 }
 
-/// ksym-bin, address → `name+off/size`, bounded by the ELF's executable sections.
+/// ksym-bin, address → `name+off/size`, bounded by the ELF's executable sections. With
+/// `batched`, through `Ksyms::lookup_address_each`.
 pub fn ksym_addresses(
     ksym: &Path,
     elf: &Path,
     addrs: &[u64],
     secs: f64,
+    batched: bool,
 ) -> Result<Measurement, String> {
     let bytes = map(ksym)?;
     let ranges = text_ranges(elf)?;
@@ -118,10 +120,17 @@ pub fn ksym_addresses(
     let ksyms = Ksyms::new(blob, text);
     let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
         let (mut found, mut acc) = (0u64, 0u64);
-        for &a in addrs {
-            if let Some(sym) = ksyms.lookup_address(a) {
+        let mut consume = |sym: Option<Symbol<'_>>| {
+            if let Some(sym) = sym {
                 found += 1;
                 acc = acc.wrapping_add(sym.offset);
+            }
+        };
+        if batched {
+            ksyms.lookup_address_each(addrs, |_, sym| consume(sym));
+        } else {
+            for &a in addrs {
+                consume(ksyms.lookup_address(a));
             }
         }
         black_box(acc);

@@ -57,3 +57,4 @@ pub mod ksym;
 pub mod lidia;
 
 pub use error::{Error, ErrorKind, Format};
+pub use partition::LANES;

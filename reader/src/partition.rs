@@ -9,6 +9,11 @@
 //! quarter their comparisons select: half as many dependent steps, still without a
 //! data-dependent branch.
 
+/// Addresses the batched lookups search together: enough independent loads to keep a
+/// core's miss handling busy, few enough that the lane state stays in registers and on a
+/// short stack.
+pub const LANES: usize = 8;
+
 /// The number of leading entries of `table` for which `pred` holds, assuming it holds on a
 /// prefix (a sorted table): the same answer as `<[T]>::partition_point`. On any other
 /// table the answer is still in `0..=table.len()`, after O(log N) steps.

@@ -81,6 +81,15 @@ pub fn check(input: &[u8], out: &mut Console) {
     let ksyms = Ksyms::new(blob, ranges).with_bias(black_box(bias));
     let _ = (ksyms.bias(), ksyms.ranges().find(first), ksyms.blob().len());
 
+    // The batched lookup, over addresses taken from the input.
+    let mut queries = [0u64; 11];
+    for (k, query) in queries.iter_mut().enumerate() {
+        *query = word(input, k.wrapping_mul(8)) ^ first;
+    }
+    ksyms.lookup_address_each(&queries, |i, symbol| {
+        digest.number(i as u64 ^ symbol.map_or(0, |s| s.offset));
+    });
+
     let mut line = [0u8; 160];
     let mut name_buf = [0u8; 512];
     for entry in blob.symbols() {

@@ -11,10 +11,7 @@
 use super::tables::VaTable;
 use super::{Frames, LidiaFile, Str};
 use crate::partition::partition_points;
-
-/// Addresses searched together: enough independent loads to keep a core's miss handling
-/// busy, few enough that the lane state stays in registers and on a short stack.
-pub const LANES: usize = 8;
+use crate::LANES;
 
 impl<'a> LidiaFile<'a> {
     /// Looks up every address of `addrs` and calls `each(i, frames)` with the frames of

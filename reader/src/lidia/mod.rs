@@ -112,7 +112,6 @@ use crate::{Error, ErrorKind, Format};
 use raw::{Header, HEADER_SIZE, MAGIC, RANGE_FIELDS, VERSION};
 use tables::{LineSlice, RangeTable, VaTable};
 
-pub use batch::LANES;
 pub use checksum::crc32c;
 pub use lookup::{Frame, Frames};
 pub use ranges::{Range, Ranges};

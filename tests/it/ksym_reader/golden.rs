@@ -78,6 +78,32 @@ fn every_lookups_file_is_reproduced_line_for_line() {
         for e in &lookups.expected {
             check(&stem, &ksyms, e);
         }
+        // The batched lookup gives every plain `addr` expectation too.
+        let plain: Vec<_> = lookups
+            .expected
+            .iter()
+            .filter_map(|e| match e {
+                Expected::Address {
+                    ret: false,
+                    query,
+                    result,
+                } => Some((*query, result)),
+                _ => None,
+            })
+            .collect();
+        let queries: Vec<u64> = plain.iter().map(|(q, _)| *q).collect();
+        let mut answered = 0;
+        ksyms.lookup_address_each(&queries, |i, got| {
+            let got = got.map(|s| (s.kind, s.name.to_string(), s.offset, s.size));
+            assert_eq!(
+                got.as_ref(),
+                plain[i].1.as_ref(),
+                "{stem}: {:#x}",
+                plain[i].0
+            );
+            answered += 1;
+        });
+        assert_eq!(answered, queries.len());
     }
     assert_eq!(files, 7, "expected seven .lookups.tsv files");
 }

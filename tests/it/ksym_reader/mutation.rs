@@ -28,6 +28,10 @@ fn use_everything(bytes: &[u8], probes: &[u64]) {
         let _ = blob.lookup_name(&name);
     }
     let ksyms = Ksyms::new(blob, TextRanges::single(0, u64::MAX).unwrap());
+    // Batched lookups answer what single ones answer, whatever the bytes.
+    ksyms.lookup_address_each(probes, |i, s| {
+        assert_eq!(s, ksyms.lookup_address(probes[i]))
+    });
     for &p in probes {
         if let Some(s) = ksyms.lookup_address(p) {
             assert!(s.index < blob.len());

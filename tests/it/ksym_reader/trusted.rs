@@ -16,6 +16,10 @@ fn answers(blob: KsymBlob<'_>) -> String {
     let mut out = String::new();
     blob.dump(&mut out).unwrap();
     let ksyms = Ksyms::new(blob, TextRanges::single(0, u64::MAX).unwrap());
+    let starts: Vec<u64> = blob.symbols().map(|e| e.address.wrapping_add(1)).collect();
+    ksyms.lookup_address_each(&starts, |i, s| {
+        assert_eq!(s, ksyms.lookup_address(starts[i]))
+    });
     for e in blob.symbols_by_name() {
         let name = e.name.to_string();
         let all: Vec<u64> = blob.lookup_name_all(&name).map(|e| e.address).collect();
