@@ -80,6 +80,19 @@ fn bench(c: &mut Criterion) {
         })
     });
 
+    let mut group = c.benchmark_group("ksym");
+    group.throughput(criterion::Throughput::Elements(addresses.len() as u64));
+    group.bench_function("lookup_address_each (random, in ranges)", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            ksyms.lookup_address_each(black_box(&addresses), |_, s| {
+                acc += s.map_or(0, |s| s.offset);
+            });
+            acc
+        })
+    });
+    group.finish();
+
     // Every distinct name, in address order of first occurrence.
     let mut names: Vec<String> = blob.symbols().map(|e| e.name.to_string()).collect();
     let mut seen = std::collections::HashSet::new();

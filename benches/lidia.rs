@@ -153,6 +153,28 @@ fn bench(c: &mut Criterion) {
                 })
             })
         });
+        // Batched: all 4096 sample addresses per iteration, eight searches in lockstep.
+        group.throughput(Throughput::Elements(addrs.len() as u64));
+        group.bench_function(BenchmarkId::new("lookup_function_each", &name), |b| {
+            b.iter(|| {
+                let mut acc = 0usize;
+                file.lookup_function_each(black_box(&addrs), |_, f| {
+                    acc += f.map_or(0, |s| s.len());
+                });
+                acc
+            })
+        });
+        group.bench_function(BenchmarkId::new("lookup_each", &name), |b| {
+            b.iter(|| {
+                let mut acc = 0u64;
+                file.lookup_each(black_box(&addrs), |_, frames| {
+                    for f in frames {
+                        acc += f.line + f.function.len() as u64 + f.file.len() as u64;
+                    }
+                });
+                acc
+            })
+        });
         group.finish();
     }
 }
