@@ -55,10 +55,13 @@ impl ElfOptions {
 }
 
 /// What [`write_from_elf`] wrote.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
     /// Sizes and counts of the file written.
     pub layout: Layout,
+    /// Non-fatal problems of a DWARF build, each as `"<file>: <what>"` (see
+    /// [`dwarf::DwarfStats::warnings`]); empty for symbol builds.
+    pub warnings: Vec<String>,
 }
 
 /// Builds the Lidia file of the ELF at `path` in memory.
@@ -71,21 +74,32 @@ pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
 /// error `out` is left as it was.
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
     let input = crate::input::open(path)?;
-    let writer = collect_from_elf(path, &input, options)?;
+    let (writer, warnings) = collect_with_warnings(path, &input, options)?;
     let layout = writer.layout();
     output::write_atomic_with(out, |w| writer.write_to(w))?;
-    Ok(Stats { layout })
+    Ok(Stats { layout, warnings })
 }
 
 /// Adds the ranges of the ELF `data` (read from `path`) to a new writer, in Go's order:
-/// symbols in table order, then `.gopclntab` functions in functab order.
+/// symbols in table order, then `.gopclntab` functions in functab order. The warnings of
+/// a DWARF build are not returned here: [`write_from_elf`] and [`dwarf::collect`] return
+/// them.
 pub fn collect_from_elf(path: &Path, data: &[u8], options: &ElfOptions) -> Result<LidiaWriter> {
+    collect_with_warnings(path, data, options).map(|(writer, _)| writer)
+}
+
+/// [`collect_from_elf`], with the warnings of a DWARF build.
+fn collect_with_warnings(
+    path: &Path,
+    data: &[u8],
+    options: &ElfOptions,
+) -> Result<(LidiaWriter, Vec<String>)> {
     let mut writer = LidiaWriter::new(options.flags());
     let name = path.display().to_string();
     let elf = ElfFile::parse(data).map_err(|m| Error::input(&name, Location::Whole, m))?;
     if options.dwarf {
-        dwarf_ranges(path, data, options, &mut writer)?;
-        return Ok(writer);
+        let warnings = dwarf::collect(path, data, options, &mut writer)?.warnings;
+        return Ok((writer, warnings));
     }
     if options.symtab {
         let table = symbols::read(&elf).map_err(|m| Error::input(&name, Location::Whole, m))?;
@@ -116,7 +130,7 @@ pub fn collect_from_elf(path: &Path, data: &[u8], options: &ElfOptions) -> Resul
             PclntabError::Other(m) => Error::input(&name, Location::Whole, m),
         })?;
     }
-    Ok(writer)
+    Ok((writer, Vec::new()))
 }
 
 /// A depth-0 range with no file, call site or lines: what every symbol becomes.
@@ -131,14 +145,4 @@ fn symbol_range(function: &[u8]) -> RangeSpec<'_> {
         call_line: 0,
         lines: &[],
     }
-}
-
-/// The DWARF builder's ranges (it adds symbol-table ranges for what DWARF lacks itself).
-fn dwarf_ranges(
-    path: &Path,
-    data: &[u8],
-    options: &ElfOptions,
-    writer: &mut LidiaWriter,
-) -> Result<()> {
-    dwarf::collect(path, data, options, writer)
 }

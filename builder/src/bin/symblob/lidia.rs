@@ -96,7 +96,10 @@ pub fn run(command: Command) -> Result<()> {
                 demangle,
                 debug_file,
             };
-            lidia::write_from_elf(&elf, &output, &options)?;
+            let stats = lidia::write_from_elf(&elf, &output, &options)?;
+            for warning in &stats.warnings {
+                eprintln!("warning: {warning}");
+            }
             Ok(())
         }
         Command::Lookup {

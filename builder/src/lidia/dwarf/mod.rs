@@ -13,7 +13,8 @@
 //! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
 //!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
-//!    warning on stderr and contributes nothing (its code falls back to the symbol table);
+//!    warning in [`DwarfStats::warnings`] and contributes nothing (its code falls back to
+//!    the symbol table);
 //! 3. `shadowing`: depth-0 pieces of all units are made disjoint;
 //! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
 //!    the line rows no unit's function covers (`orphans`);
@@ -52,32 +53,37 @@ pub(crate) struct UnitRef<'u, 'a> {
 }
 
 /// What a DWARF build found, for reports and tests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DwarfStats {
     /// Compilation units read.
     pub units: usize,
-    /// Units skipped because their DWARF is corrupt (each reported on stderr).
+    /// Units skipped because their DWARF is corrupt (each has a warning).
     pub failed_units: usize,
     /// Ranges from DWARF (all depths).
     pub dwarf_ranges: usize,
     /// Depth-0 ranges added from the symbol table.
     pub fallback_ranges: usize,
+    /// Non-fatal problems, in input order, each as `"<file>: <what>"`: the build went on
+    /// with less information (a corrupt unit's code is described by the symbol table
+    /// only). The library prints nothing; the `symblob` CLI prints each as
+    /// `warning: <file>: <what>` on stderr.
+    pub warnings: Vec<String>,
 }
 
 /// Adds the ranges of the ELF `data` (read from `path`) to `writer`: DWARF functions and
 /// inlined calls with files and lines, and symbol-table ranges for code DWARF lacks, in
 /// a deterministic order. `options.files`, `lines`, `demangle`, `symtab` and
-/// `debug_file` apply; see the module documentation.
+/// `debug_file` apply; see the module documentation. Returns what was found, with the
+/// warnings of units that could not be read.
 pub fn collect(
     path: &Path,
     data: &[u8],
     options: &ElfOptions,
     writer: &mut LidiaWriter,
-) -> Result<()> {
+) -> Result<DwarfStats> {
     build_groups(path, data, options, |groups| {
         emit::emit_parallel(groups, writer)
-    })?;
-    Ok(())
+    })
 }
 
 /// [`collect`] with any sink for the ranges, returning what was found.
@@ -169,7 +175,11 @@ fn read_units<'a>(
             Ok(Some(h)) => headers.push(h),
             Ok(None) => break,
             Err(e) => {
-                warn(path, &format!("cannot read more units of .debug_info: {e}"));
+                warn(
+                    stats,
+                    path,
+                    &format!("cannot read more units of .debug_info: {e}"),
+                );
                 break;
             }
         }
@@ -208,6 +218,7 @@ fn read_units<'a>(
             Err(e) => {
                 stats.failed_units += 1;
                 warn(
+                    stats,
                     path,
                     &format!(
                         "unit at .debug_info offset {offset:#x}: {e}; its code is described \
@@ -288,6 +299,63 @@ fn emit(groups: &[Group<'_>], sink: &mut dyn FnMut(&RangeSpec<'_>)) {
 }
 
 /// A non-fatal problem: the build goes on with less information.
-fn warn(path: &Path, message: &str) {
-    eprintln!("warning: {}: {message}", path.display());
+fn warn(stats: &mut DwarfStats, path: &Path, message: &str) {
+    stats
+        .warnings
+        .push(format!("{}: {message}", path.display()));
+}
+
+#[cfg(test)]
+mod tests {
+    use object::{Object, ObjectSection};
+
+    use super::*;
+
+    /// A test program with DWARF (built with `gcc -g`).
+    fn program() -> (std::path::PathBuf, Vec<u8>) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/lidia/elf/inl");
+        let data = std::fs::read(&path).expect("read test program");
+        (path, data)
+    }
+
+    fn options() -> ElfOptions {
+        ElfOptions {
+            dwarf: true,
+            files: true,
+            lines: true,
+            ..ElfOptions::default()
+        }
+    }
+
+    #[test]
+    fn corrupt_units_are_returned_as_warnings() {
+        let (path, mut data) = program();
+        let mut writer = LidiaWriter::new(options().flags());
+        let clean = collect(&path, &data, &options(), &mut writer).expect("clean build");
+        assert!(clean.units > 0 && clean.dwarf_ranges > 0, "{clean:?}");
+        assert!(clean.warnings.is_empty(), "{:?}", clean.warnings);
+
+        // No abbreviation table can be read, so no unit can.
+        let (start, size) = {
+            let obj = object::File::parse(&*data).expect("ELF");
+            let abbrev = obj.section_by_name(".debug_abbrev").expect(".debug_abbrev");
+            abbrev.file_range().expect("in the file")
+        };
+        data[start as usize..(start + size) as usize].fill(0xff);
+        let mut writer = LidiaWriter::new(options().flags());
+        let stats = collect(&path, &data, &options(), &mut writer).expect("build goes on");
+        assert_eq!(stats.failed_units, clean.units, "{stats:?}");
+        assert_eq!(stats.warnings.len(), stats.failed_units);
+        let prefix = format!("{}: unit at .debug_info offset 0x", path.display());
+        for w in &stats.warnings {
+            assert!(w.starts_with(&prefix), "{w}");
+            assert!(
+                w.ends_with("its code is described by the symbol table only"),
+                "{w}"
+            );
+        }
+        // The symbol table still describes the code.
+        assert_eq!(stats.dwarf_ranges, 0);
+        assert!(stats.fallback_ranges > 0, "{stats:?}");
+    }
 }
