@@ -62,6 +62,30 @@ pub(crate) fn partition_points<T, K, const N: usize>(
     bases
 }
 
+/// Runs a batch of lookups [`LANES`] at a time: `search` gets the keys of up to [`LANES`]
+/// addresses (`key(addr)`; unused lanes hold `key(0)`) and answers one position per lane,
+/// then `each(i, addrs[i], position)` is called for the chunk's addresses in order.
+#[inline(always)]
+pub(crate) fn in_lanes(
+    addrs: &[u64],
+    key: impl Fn(u64) -> u64,
+    mut search: impl FnMut(&[u64; LANES]) -> [usize; LANES],
+    mut each: impl FnMut(usize, u64, usize),
+) {
+    let mut first = 0usize;
+    for chunk in addrs.chunks(LANES) {
+        let mut keys = [key(0); LANES];
+        for (k, &addr) in keys.iter_mut().zip(chunk) {
+            *k = key(addr);
+        }
+        let positions = search(&keys);
+        for (lane, (&addr, position)) in chunk.iter().zip(positions).enumerate() {
+            each(first.wrapping_add(lane), addr, position);
+        }
+        first = first.wrapping_add(chunk.len());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

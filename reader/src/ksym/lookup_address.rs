@@ -1,12 +1,11 @@
 //! Address → symbol (spec D8–D10): a blob plus text ranges and a load bias.
 
-use crate::partition::partition_points;
-use crate::LANES;
 use core::fmt;
 
 use super::name::Name;
 use super::parse::KsymBlob;
 use super::ranges::TextRanges;
+use crate::partition::{in_lanes, partition_points};
 use crate::Error;
 
 /// A blob ready for address lookups: the parsed tables, the text ranges the caller vouches
@@ -108,7 +107,7 @@ impl<'a> Ksyms<'a> {
 
     /// Looks up every address of `addrs` and calls `each(i, symbol)` with the answer for
     /// `addrs[i]`, in order: what [`lookup_address`](Self::lookup_address) answers, found
-    /// faster by searching [`LANES`] addresses at a time with a four-way search in
+    /// faster by searching [`LANES`](crate::LANES) addresses at a time with a four-way search in
     /// lockstep (their loads overlap). The answers are the same on every blob whose
     /// addresses are sorted, which [`KsymBlob::parse`] checks; after
     /// [`KsymBlob::parse_trusted`] of a blob with unsorted addresses both stay bounded but
@@ -118,22 +117,15 @@ impl<'a> Ksyms<'a> {
         addrs: &[u64],
         mut each: impl FnMut(usize, Option<Symbol<'a>>),
     ) {
-        let mut first = 0usize;
-        for chunk in addrs.chunks(LANES) {
-            let mut keys = [0u64; LANES];
-            for (key, &addr) in keys.iter_mut().zip(chunk) {
-                *key = addr.wrapping_sub(self.bias);
-            }
-            let nexts = partition_points(self.blob.addresses, &keys, |a, s| a.get() <= *s);
-            for (lane, (&addr, next)) in chunk.iter().zip(nexts).enumerate() {
-                let symbol = self
-                    .ranges
-                    .find(addr)
-                    .and_then(|range| self.symbol_before(addr, range, next));
-                each(first.wrapping_add(lane), symbol);
-            }
-            first = first.wrapping_add(chunk.len());
-        }
+        in_lanes(
+            addrs,
+            |addr| addr.wrapping_sub(self.bias),
+            |keys| partition_points(self.blob.addresses, keys, |a, s| a.get() <= *s),
+            |i, addr, next| {
+                let range = self.ranges.find(addr);
+                each(i, range.and_then(|r| self.symbol_before(addr, r, next)));
+            },
+        );
     }
 
     /// The symbol covering `addr`, which lies in the text range `(range_start, range_end)`,

@@ -10,7 +10,7 @@
 
 use super::tables::VaTable;
 use super::{Frames, LidiaFile, Str};
-use crate::partition::partition_points;
+use crate::partition::{in_lanes, partition_points};
 use crate::LANES;
 
 impl<'a> LidiaFile<'a> {
@@ -39,15 +39,10 @@ impl<'a> LidiaFile<'a> {
     /// Calls `found(i, addrs[i], last range at or below addrs[i])` for every address.
     #[inline]
     fn search_each(&self, addrs: &[u64], mut found: impl FnMut(usize, u64, Option<usize>)) {
-        let mut first = 0usize;
-        for chunk in addrs.chunks(LANES) {
-            let mut keys = [0u64; LANES];
-            for (key, &addr) in keys.iter_mut().zip(chunk) {
-                *key = addr;
-            }
+        let search = |keys: &[u64; LANES]| {
             let counts = match self.vas {
-                VaTable::Narrow(v) => partition_points(v, &keys, |x, &k| u64::from(x.get()) <= k),
-                VaTable::Wide(v) => partition_points(v, &keys, |x, &k| x.get() <= k),
+                VaTable::Narrow(v) => partition_points(v, keys, |x, &k| u64::from(x.get()) <= k),
+                VaTable::Wide(v) => partition_points(v, keys, |x, &k| x.get() <= k),
             };
             // Read each lane's first range entry before any walk starts, so that those
             // misses overlap too; the walks then find the entries in cache.
@@ -56,10 +51,15 @@ impl<'a> LidiaFile<'a> {
                 acc.wrapping_add(entry.unwrap_or(0))
             });
             core::hint::black_box(touched);
-            for (lane, (&addr, count)) in chunk.iter().zip(counts).enumerate() {
-                found(first.wrapping_add(lane), addr, count.checked_sub(1));
-            }
-            first = first.wrapping_add(chunk.len());
-        }
+            counts
+        };
+        in_lanes(
+            addrs,
+            |addr| addr,
+            search,
+            |i, addr, count| {
+                found(i, addr, count.checked_sub(1));
+            },
+        );
     }
 }
