@@ -78,9 +78,17 @@ impl<'u, 'a> Names<'u, 'a> {
         let Some(global) = global_offset(unit, offset) else {
             return Bytes::default();
         };
-        let (linkage, short) = match self.raw.get(&global) {
-            Some(r) => *r,
-            None => self.resolve_attrs(unit, global, attrs, 0),
+        let (linkage, short) = if attrs.linkage.is_some() || attrs.refs.iter().all(Option::is_none)
+        {
+            // Nothing to follow: the DIE's own attributes are the answer. Not memoized:
+            // the walk names each DIE once, and chains lead to DIEs without code
+            // (abstract instances, declarations), which the walk never names.
+            (attrs.linkage, attrs.name)
+        } else {
+            match self.raw.get(&global) {
+                Some(r) => *r,
+                None => self.resolve_attrs(unit, global, attrs, 0),
+            }
         };
         let raw = linkage.or(short).unwrap_or_default();
         if !self.demangle {
