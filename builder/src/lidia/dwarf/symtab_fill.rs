@@ -17,6 +17,7 @@
 use std::sync::Arc;
 
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolKind, SymbolSection};
+use rayon::prelude::*;
 
 use super::group::{Bytes, Group, Span};
 use super::names::demangle;
@@ -163,25 +164,48 @@ pub(crate) fn apply_symbol_names<'a>(
     map: &SymbolMap<'a>,
     want_demangled: bool,
 ) -> Vec<Group<'a>> {
-    let mut out = Vec::with_capacity(groups.len());
-    for mut g in groups {
-        let regions = map.regions(g.start(), g.end());
-        let mut pieces = Vec::with_capacity(regions.len());
-        for &(s, _, _) in regions.iter().rev() {
-            if s > g.start() {
-                pieces.push(g.split_off(s));
+    // Each group is cut on its own, so parts of the list are handled in parallel; the
+    // pieces come back in group order.
+    let mut groups = groups;
+    let parts: Vec<Vec<Group<'a>>> = groups
+        .par_chunks_mut(1024)
+        .map(|part| {
+            let mut out = Vec::with_capacity(part.len());
+            for g in part {
+                let g = std::mem::replace(g, Group { spans: Vec::new() });
+                cut_at_symbols(g, map, want_demangled, &mut out);
             }
-        }
-        pieces.push(g);
-        pieces.reverse();
-        for (mut piece, (_, _, sym)) in pieces.into_iter().zip(regions) {
-            if let (Some(sym), Some(root)) = (sym, piece.spans.first_mut()) {
-                root.name = symbol_name(sym, want_demangled);
-            }
-            out.push(piece);
-        }
+            out
+        })
+        .collect();
+    let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        out.extend(part);
     }
     out
+}
+
+/// [`apply_symbol_names`] for one group: its pieces, in address order, go to `out`.
+fn cut_at_symbols<'a>(
+    mut g: Group<'a>,
+    map: &SymbolMap<'a>,
+    want_demangled: bool,
+    out: &mut Vec<Group<'a>>,
+) {
+    let regions = map.regions(g.start(), g.end());
+    let first = out.len();
+    for &(s, _, _) in regions.iter().rev() {
+        if s > g.start() {
+            out.push(g.split_off(s));
+        }
+    }
+    out.push(g);
+    out[first..].reverse();
+    for (piece, (_, _, sym)) in out[first..].iter_mut().zip(regions) {
+        if let (Some(sym), Some(root)) = (sym, piece.spans.first_mut()) {
+            root.name = symbol_name(sym, want_demangled);
+        }
+    }
 }
 
 /// Depth-0 groups for the parts of function symbols, inside executable sections, that no
