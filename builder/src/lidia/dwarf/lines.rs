@@ -65,7 +65,10 @@ pub(crate) fn read_lines(u: &UnitRef<'_, '_>) -> gimli::Result<UnitLines> {
         files.push(path);
     }
 
-    let mut rows = Vec::new();
+    // Every row costs at least one opcode byte, and typical programs spend two to four
+    // per row: reserving half the program's length avoids regrowing (and copying) the
+    // rows of large units, and untouched capacity costs no memory.
+    let mut rows = Vec::with_capacity(header.raw_program_buf().len() / 2);
     let mut seq: Vec<(u64, u64, u32)> = Vec::new();
     let mut program_rows = program.rows();
     while let Some((_, row)) = program_rows.next_row()? {
