@@ -15,7 +15,8 @@
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
 //!    warning in [`DwarfStats::warnings`] and contributes nothing (its code falls back to
 //!    the symbol table);
-//! 3. `shadowing`: depth-0 pieces of all units are made disjoint;
+//! 3. `shadowing`: depth-0 pieces of all units are made disjoint (the clip to executable
+//!    sections already runs per unit in step 2);
 //! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
 //!    the line rows no unit's function covers (`orphans`);
 //! 5. every range goes to the writer in (address, depth) order.
@@ -128,13 +129,19 @@ fn build_groups(
 
     let mut stats = DwarfStats::default();
     let mut orphan_rows = Vec::new();
-    let groups = read_units(&dwarf, options, dwarf_path, &mut stats, &mut orphan_rows);
-
     let mut exec = shadowing::exec_ranges(&obj);
     if exec.is_empty() {
         exec = shadowing::exec_ranges(dwarf_obj);
     }
-    let mut groups = shadowing::resolve_overlaps(groups, &exec);
+    let groups = read_units(
+        &dwarf,
+        options,
+        &exec,
+        dwarf_path,
+        &mut stats,
+        &mut orphan_rows,
+    );
+    let mut groups = shadowing::remove_overlaps(groups);
     if options.symtab {
         let mut map = symtab_fill::SymbolMap::from_elf(&obj);
         if map.is_empty() && debug_obj.is_some() {
@@ -167,6 +174,7 @@ fn build_groups(
 fn read_units<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     options: &ElfOptions,
+    exec: &[(u64, u64)],
     path: &Path,
     stats: &mut DwarfStats,
     orphan_rows: &mut Vec<orphans::OrphanRow>,
@@ -205,7 +213,7 @@ fn read_units<'a>(
         |h| h.length_including_self() as u64,
         |&header| {
             let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
-            let r = read_unit(dwarf, header, options, &index);
+            let r = read_unit(dwarf, header, options, exec, &index);
             progress.inc(1);
             (offset, r)
         },
@@ -246,6 +254,7 @@ fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
     options: &ElfOptions,
+    exec: &[(u64, u64)],
     index: &names::UnitIndex<'a>,
 ) -> gimli::Result<UnitResult<'a>> {
     let unit = dwarf.unit(header)?;
@@ -272,7 +281,9 @@ fn read_unit<'a>(
     }
     let orphans = orphans::uncovered_rows(&lines, &out);
     Ok(UnitResult {
-        groups: out,
+        // Rule 1 of the overlap pass (step 3) needs no other unit: applied here, on the
+        // worker.
+        groups: shadowing::clip_to_code(out, exec),
         orphans,
     })
 }

@@ -31,10 +31,11 @@ pub(crate) fn exec_ranges(obj: &object::File<'_>) -> Vec<(u64, u64)> {
     out
 }
 
-/// Applies rules 1 and 2 to the groups of all units (given in unit order, each unit's in
-/// DIE order) and returns the surviving groups sorted by address.
-pub(crate) fn resolve_overlaps<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) -> Vec<Group<'a>> {
-    let mut kept: Vec<Group<'a>> = Vec::with_capacity(groups.len());
+/// Rule 1 for the groups of one unit (run per unit, in parallel): drops the groups that
+/// do not start in executable code and clips the others to the end of their section.
+/// Order is kept.
+pub(crate) fn clip_to_code<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) -> Vec<Group<'a>> {
+    let mut kept = Vec::with_capacity(groups.len());
     for g in groups {
         let start = g.start();
         let i = exec.partition_point(|r| r.1 <= start);
@@ -48,15 +49,31 @@ pub(crate) fn resolve_overlaps<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) 
             kept.push(g);
         }
     }
-    // Stable: equal starts keep unit and DIE order.
-    kept.sort_by_key(Group::start);
-    let mut out: Vec<Group<'a>> = Vec::with_capacity(kept.len());
+    kept
+}
+
+/// Rule 2 for the groups of all units, each already through [`clip_to_code`] (given in
+/// unit order, each unit's in DIE order): returns the surviving groups sorted by address.
+///
+/// Works on a table of (start, end, index) read once per group, so sorting and the
+/// overlap walk do not chase every group's span vector; a group is only touched again to
+/// move it to the output (and to clip it, rarely).
+pub(crate) fn remove_overlaps<'a>(mut groups: Vec<Group<'a>>) -> Vec<Group<'a>> {
+    let mut keys: Vec<(u64, u64, usize)> = groups
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.start(), g.end(), i))
+        .collect();
+    // Equal starts keep unit and DIE order (the index breaks ties).
+    keys.sort_unstable_by_key(|&(start, _, i)| (start, i));
+    let mut out: Vec<Group<'a>> = Vec::with_capacity(keys.len());
     let mut covered_to = 0u64;
-    for g in kept {
-        if g.end() <= covered_to && !out.is_empty() {
+    for (start, end, i) in keys {
+        if end <= covered_to && !out.is_empty() {
             continue;
         }
-        let g = if g.start() < covered_to && !out.is_empty() {
+        let g = std::mem::replace(&mut groups[i], Group { spans: Vec::new() });
+        let g = if start < covered_to && !out.is_empty() {
             match g.clip(covered_to, u64::MAX) {
                 Some(g) => g,
                 None => continue,
@@ -68,6 +85,13 @@ pub(crate) fn resolve_overlaps<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) 
         out.push(g);
     }
     out
+}
+
+/// Rules 1 and 2 for the groups of all units (given in unit order, each unit's in DIE
+/// order); returns the surviving groups sorted by address.
+#[cfg(test)]
+pub(crate) fn resolve_overlaps<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) -> Vec<Group<'a>> {
+    remove_overlaps(clip_to_code(groups, exec))
 }
 
 #[cfg(test)]
