@@ -75,21 +75,22 @@ impl<'u, 'a> Names<'u, 'a> {
         offset: UnitOffset,
         attrs: NameAttrs<'a>,
     ) -> Bytes<'a> {
-        let Some(global) = global_offset(unit, offset) else {
+        if global_offset(unit, offset).is_none() {
             return Bytes::default();
-        };
-        let (linkage, short) = if attrs.linkage.is_some() || attrs.refs.iter().all(Option::is_none)
-        {
-            // Nothing to follow: the DIE's own attributes are the answer. Not memoized:
-            // the walk names each DIE once, and chains lead to DIEs without code
-            // (abstract instances, declarations), which the walk never names.
-            (attrs.linkage, attrs.name)
-        } else {
-            match self.raw.get(&global) {
-                Some(r) => *r,
-                None => self.resolve_attrs(unit, global, attrs, 0),
+        }
+        // The walked DIE itself is not memoized: the walk names each DIE once, and
+        // reference chains lead to DIEs without code (abstract instances, declarations),
+        // which the walk never names. The DIEs the chain reaches are memoized, so the
+        // many inlined calls of one function resolve its name once.
+        let (mut linkage, mut short) = (attrs.linkage, attrs.name);
+        for r in attrs.refs.into_iter().flatten() {
+            if linkage.is_some() {
+                break;
             }
-        };
+            let (l, n) = self.resolve(unit, r, 1);
+            linkage = linkage.or(l);
+            short = short.or(n);
+        }
         let raw = linkage.or(short).unwrap_or_default();
         if !self.demangle {
             return Bytes::Borrowed(raw);
