@@ -237,9 +237,16 @@ impl<'a> RawNameAttrs<'a> {
         let string = |v: Option<AttributeValue<Slice<'a>>>| {
             dwarf.attr_string(unit, v?).ok().map(|s| s.slice())
         };
+        let linkage = string(self.linkage);
         NameAttrs {
-            linkage: string(self.linkage),
-            name: string(self.name),
+            linkage,
+            // A linkage name wins over every name, this DIE's and its chain's, so the
+            // name is only looked up when there is none.
+            name: if linkage.is_some() {
+                None
+            } else {
+                string(self.name)
+            },
             refs: self.refs,
         }
     }
