@@ -55,8 +55,17 @@ pub fn draw(tsv: &Path, out: &Path) -> Result<(), String> {
         "Full-frame lookups (function + inline chain + file:line)",
         "million lookups per second",
         &lookups,
+        // Throughput falls with size: the lower left stays clear of the lines.
+        SeriesLabelPosition::LowerLeft,
     )?;
-    panel(&right, "DWARF → symbol file build", "wall seconds", &builds)?;
+    // Build time grows with size: the upper left stays clear.
+    panel(
+        &right,
+        "DWARF → symbol file build",
+        "wall seconds",
+        &builds,
+        SeriesLabelPosition::UpperLeft,
+    )?;
     root.present()
         .map_err(|e| format!("{}: {e}", out.display()))
 }
@@ -75,6 +84,7 @@ fn panel<DB: DrawingBackend>(
     title: &str,
     y_label: &str,
     lines: &Lines,
+    legend: SeriesLabelPosition,
 ) -> Result<(), String> {
     let all = lines.values().flatten();
     let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, 0.0f64, f64::MAX, 0.0f64);
@@ -125,7 +135,7 @@ fn panel<DB: DrawingBackend>(
     }
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerLeft)
+        .position(legend)
         .background_style(WHITE.mix(0.85))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))
