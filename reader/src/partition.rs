@@ -90,6 +90,18 @@ pub(crate) fn in_lanes(
 mod tests {
     use super::*;
 
+    /// 70 values below 50 in no order (xorshift from `seed`).
+    fn scrambled(mut seed: u32) -> [u32; 70] {
+        let mut values = [0u32; 70];
+        for v in &mut values {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            *v = seed % 50;
+        }
+        values
+    }
+
     /// Tables of every length up to 70 whose values come in runs of three equal ones with
     /// gaps between runs, probed below, at and between every value: the answer must be
     /// core's partition point.
@@ -116,14 +128,7 @@ mod tests {
     /// too.
     #[test]
     fn lockstep_answers_equal_single_answers() {
-        let mut state = 0x2545_f491_u32;
-        let mut values = [0u32; 70];
-        for v in &mut values {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            *v = state % 50;
-        }
+        let mut values = scrambled(0x2545_f491);
         let keys: [u32; 8] = [0, 3, 11, 24, 25, 37, 49, 60];
         for sorted in [false, true] {
             if sorted {
@@ -146,14 +151,7 @@ mod tests {
     /// On an unsorted table the answer is still a position in the table.
     #[test]
     fn stays_in_bounds_on_unsorted_tables() {
-        let mut state = 0x9e37_79b9_u32;
-        let mut values = [0u32; 70];
-        for v in &mut values {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            *v = state % 50;
-        }
+        let values = scrambled(0x9e37_79b9);
         for len in 0..values.len() {
             for key in 0..60 {
                 assert!(partition_point(&values[..len], |&v| v <= key) <= len);

@@ -93,6 +93,19 @@ struct Record {
     call_line: u64,
 }
 
+impl Record {
+    /// The largest of the fields that decide the range table's field size: like the Go
+    /// writer, the call file and call line are not considered (spec section 8).
+    fn widest_field(&self) -> u64 {
+        self.length
+            .max(self.depth)
+            .max(self.func)
+            .max(self.file)
+            .max(self.line_index)
+            .max(self.line_count)
+    }
+}
+
 /// Collects ranges and writes them as a Lidia v1 file.
 pub struct LidiaWriter {
     flags: Flags,
@@ -153,14 +166,7 @@ impl LidiaWriter {
             call_line: range.call_line,
         };
         self.max_va = self.max_va.max(record.va);
-        self.max_field = self
-            .max_field
-            .max(record.length)
-            .max(record.depth)
-            .max(record.func)
-            .max(record.file)
-            .max(record.line_index)
-            .max(record.line_count);
+        self.max_field = self.max_field.max(record.widest_field());
         self.records.push(record);
     }
 
@@ -427,15 +433,7 @@ impl PartSlots<'_> {
             call_line,
         };
         self.max.va = self.max.va.max(record.va);
-        self.max.field = self
-            .max
-            .field
-            .max(record.length)
-            .max(record.depth)
-            .max(record.func)
-            .max(record.file)
-            .max(record.line_index)
-            .max(record.line_count);
+        self.max.field = self.max.field.max(record.widest_field());
         self.records[self.next_record] = record;
         self.next_record += 1;
     }
