@@ -10,7 +10,9 @@
 //!   symbol table) in O(1): it checks only the layout, and leaves every entry check to
 //!   `validate`; accessors stay total and bounded on any bytes.
 //! * [`Ksyms`] adds the text ranges and load bias needed to turn an address into
-//!   `name+0xoff/0xsize` ([`Ksyms::lookup_address`], [`Ksyms::lookup_return_address`]).
+//!   `name+0xoff/0xsize` ([`Ksyms::lookup_address`], [`Ksyms::lookup_return_address`];
+//!   [`Ksyms::lookup_address_each`] for a slice of addresses, with their searches
+//!   overlapped).
 //! * [`KsymBlob::lookup_name`] turns a name into the lowest address carrying it;
 //!   [`NameIndex`] does the same through a hash index built once into caller memory.
 //! * [`KsymBlob::symbols`], [`KsymBlob::symbols_by_name`], [`KsymBlob::dump`] and

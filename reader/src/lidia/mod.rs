@@ -45,6 +45,13 @@
 //!
 //! Checksums are verified only on request, by [`LidiaFile::verify_checksums`].
 //!
+//! # Many addresses at once
+//!
+//! [`LidiaFile::lookup_each`] and [`LidiaFile::lookup_function_each`] answer a whole slice
+//! of addresses with the same results as one [`lookup`](LidiaFile::lookup) per address,
+//! but search [`LANES`](crate::LANES) of them at a time, so that their cache misses
+//! overlap: on large files two to three times the throughput of single lookups.
+//!
 //! # Example
 //!
 //! A file with one function, `main` in `main.c`, covering `0x1000..0x1040`, whose line
