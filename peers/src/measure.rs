@@ -24,6 +24,17 @@ pub struct Measurement {
 }
 
 impl Measurement {
+    /// A lookup tool's measurement (its peak RSS is filled in by the child at exit).
+    pub fn lookups(per_second: f64, resolved: u64, frames: u64, open: Duration) -> Self {
+        Measurement {
+            per_second,
+            resolved,
+            frames,
+            open,
+            ..Measurement::default()
+        }
+    }
+
     /// One tab-separated line, the child-to-parent format.
     pub fn to_line(&self) -> String {
         format!(

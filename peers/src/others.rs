@@ -47,13 +47,7 @@ pub fn addr2line_frames(elf: &Path, addrs: &[u64], secs: f64) -> Result<Measurem
         black_box(acc);
         (found, frames)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// addr2line: the symbol table only.
@@ -72,13 +66,7 @@ pub fn addr2line_symbols(elf: &Path, addrs: &[u64], secs: f64) -> Result<Measure
         black_box(acc);
         (found, found)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// Which blazesym source to symbolize from.
@@ -142,13 +130,7 @@ pub fn blazesym(
         black_box(acc);
         (found, frames)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// blazesym's inspector: name → symbol information, from the ELF symbol table, one
@@ -174,13 +156,7 @@ pub fn blazesym_names(elf: &Path, names: &[String], secs: f64) -> Result<Measure
         black_box(&results);
         (found, matches)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// The address SymCache offsets are relative to: the first `PT_LOAD` segment's address.
@@ -218,13 +194,7 @@ pub fn symcache_frames(
         black_box(acc);
         (found, frames)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// Builds a SymCache from the ELF's DWARF and symbols, as Sentry's tools do, and writes it.

@@ -52,13 +52,7 @@ pub fn lidia_frames(
         black_box(acc);
         (found, frames)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// Lidia, the innermost function name only. With `batched`, through
@@ -91,13 +85,7 @@ pub fn lidia_names(
         black_box(acc);
         (found, found)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// ksym-bin, address → `name+off/size`, bounded by the ELF's executable sections. With
@@ -136,13 +124,7 @@ pub fn ksym_addresses(
         black_box(acc);
         (found, found)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// ksym-bin, name → lowest address. With `indexed`, through the optional [`NameIndex`]
@@ -185,13 +167,7 @@ pub fn ksym_names(
         black_box(acc);
         (found, found)
     });
-    Ok(Measurement {
-        per_second,
-        resolved,
-        frames,
-        open,
-        ..Measurement::default()
-    })
+    Ok(Measurement::lookups(per_second, resolved, frames, open))
 }
 
 /// How many ranges a Lidia lookup examines: for each address, the ranges the backward
