@@ -7,7 +7,8 @@
 //! also mispredicts at about every other level. Here each step loads three pivots that do
 //! not depend on each other, so the processor fetches them in parallel, and keeps the
 //! quarter their comparisons select: half as many dependent steps, still without a
-//! data-dependent branch.
+//! data-dependent branch. The batched lookups run [`LANES`] such searches in lockstep
+//! ([`partition_points`], [`in_lanes`]), so that the misses of different addresses overlap.
 
 /// Addresses the batched lookups search together: enough independent loads to keep a
 /// core's miss handling busy, few enough that the lane state stays in registers and on a
