@@ -3,6 +3,7 @@
 #
 #   peers/run.sh            # everything (kernel, zstd, ripgrep, scaling)
 #   SKIP_KERNEL=1 peers/run.sh
+#   SECONDS_PER_TOOL=3 CHILDREN=5 peers/run.sh   # longer passes, more child processes
 #
 # Inputs are made or fetched into $WORK (default peers/target/bench), never into the
 # repository:
@@ -20,6 +21,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${WORK:-$ROOT/peers/target/bench}
 MAIN_TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 SECONDS_PER_TOOL=${SECONDS_PER_TOOL:-1.5}
+CHILDREN=${CHILDREN:-3}
 COUNT=${COUNT:-100000}
 SCALES=${SCALES:-"1000 4000 16000 64000"}
 GSYMUTIL=${GSYMUTIL:-llvm-gsymutil-14}
@@ -102,6 +104,7 @@ compare() {
   local o=$WORK/out/$label
   "$PEERS" lookups --elf "$elf" --label "$label" --lidia "$o.lidia" --ksym "$o.ksym" \
     --gsym "$o.gsym" --symcache "$o.symcache" --count "$COUNT" --seconds "$SECONDS_PER_TOOL" \
+    --children "$CHILDREN" \
     --work "$WORK/samples" --tsv "$TSV" | tee -a "$TABLES"
 }
 

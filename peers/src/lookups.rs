@@ -113,20 +113,34 @@ pub fn run(args: &Args) -> Result<(), String> {
     );
 
     let baseline = child(args, "baseline", &addrs_file, &names_file, &seconds)?;
+    // Child processes of one tool differ by up to 1.5× on a shared machine (memory
+    // placement, neighbours), so each tool can run in several children, interleaved with
+    // the other tools of its table; the median child is reported.
+    let children: usize = args.number("children").unwrap_or(1).max(1);
     let mut rows: Vec<(String, String, Measurement)> = Vec::new();
     for (group, tools) in GROUPS {
-        let mut results: BTreeMap<&str, Measurement> = BTreeMap::new();
-        for tool in tools.iter().copied() {
-            if !inputs.has(tool) || only.as_ref().is_some_and(|o| !o.contains(&tool)) {
-                continue;
-            }
-            match child(args, tool, &addrs_file, &names_file, &seconds) {
-                Ok(m) => {
-                    results.insert(tool, m);
+        let selected: Vec<&str> = tools
+            .iter()
+            .copied()
+            .filter(|tool| inputs.has(tool) && only.as_ref().is_none_or(|o| o.contains(tool)))
+            .collect();
+        let mut runs: BTreeMap<&str, Vec<Measurement>> = BTreeMap::new();
+        for _ in 0..children {
+            for &tool in &selected {
+                match child(args, tool, &addrs_file, &names_file, &seconds) {
+                    Ok(m) => runs.entry(tool).or_default().push(m),
+                    Err(e) => eprintln!("{label}/{tool}: {e}"),
                 }
-                Err(e) => eprintln!("{label}/{tool}: {e}"),
             }
         }
+        let results: BTreeMap<&str, Measurement> = runs
+            .into_iter()
+            .map(|(tool, mut ms)| {
+                ms.sort_by(|a, b| a.per_second.total_cmp(&b.per_second));
+                let median = ms.swap_remove(ms.len() / 2);
+                (tool, median)
+            })
+            .collect();
         print_table(group, tools, &results, &baseline);
         for (tool, m) in results {
             rows.push((group.to_string(), tool.to_string(), m));
