@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use symblob::lidia::LidiaFile;
 use symblob_build::lidia::{collect_from_elf, ElfOptions};
 
 fuzz_target!(|data: &[u8]| {
@@ -30,12 +29,6 @@ fuzz_target!(|data: &[u8]| {
         let Ok(writer) = collect_from_elf(path, data, options) else {
             continue;
         };
-        let ranges = writer.len();
-        let bytes = writer.finish();
-        let file = LidiaFile::parse(&bytes).expect("a built file parses");
-        file.verify_checksums()
-            .expect("a built file has correct checksums");
-        file.validate().expect("a built file validates");
-        assert_eq!(file.len(), ranges);
+        symblob_fuzz::check_built_lidia(writer);
     }
 });

@@ -5,8 +5,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use symblob_build::ksym::{build, BuildOptions};
-use symblob_fuzz::gen::GenSymbols;
+use symblob_fuzz::gen::{build_blob, GenSymbols};
 use symblob_fuzz::mutate::{apply, Edit};
 use symblob_fuzz::{at_offset, reader};
 
@@ -22,12 +21,8 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let symbols = input.symbols.symbols();
-    let options = BuildOptions {
-        max_tokens: usize::from(input.max_tokens % 512),
-        pad_to: None,
-    };
-    let built = build(&symbols, &options).expect("generated names are valid");
-    let mut blob = built.bytes;
+    let built = build_blob(&symbols, input.max_tokens);
+    let mut blob = built;
     apply(&mut blob, &input.edits[..input.edits.len().min(8)]);
     let offset = usize::from(input.offset % 8);
     let shifted = at_offset(&blob, offset);

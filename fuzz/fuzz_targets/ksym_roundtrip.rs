@@ -9,8 +9,7 @@ use std::fmt::Write as _;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
-use symblob_build::ksym::{build, BuildOptions};
-use symblob_fuzz::gen::GenSymbols;
+use symblob_fuzz::gen::{build_blob, GenSymbols};
 use symblob_fuzz::model::KsymModel;
 
 #[derive(Arbitrary, Debug)]
@@ -24,13 +23,9 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let symbols = input.symbols.symbols();
-    let options = BuildOptions {
-        max_tokens: usize::from(input.max_tokens % 512),
-        pad_to: None,
-    };
-    let built = build(&symbols, &options).expect("generated names are valid");
+    let built = build_blob(&symbols, input.max_tokens);
     let offset = usize::from(input.offset % 8);
-    let buf = symblob_fuzz::at_offset(&built.bytes, offset);
+    let buf = symblob_fuzz::at_offset(&built, offset);
     let blob = KsymBlob::parse(&buf[offset..]).expect("a built blob parses");
     blob.validate().expect("a built blob validates");
     let model = KsymModel::new(&symbols);

@@ -5,7 +5,7 @@
 //! UTF-8 characters), so that token selection, aliases and equal names all happen often.
 
 use arbitrary::Arbitrary;
-use symblob_build::ksym::Symbol;
+use symblob_build::ksym::{build, BuildOptions, Symbol};
 use symblob_build::lidia::{LineEntry, RangeSpec};
 
 /// Name prefixes: several names share each, which makes tokens pay off.
@@ -197,4 +197,16 @@ impl GenRanges {
             })
             .collect()
     }
+}
+
+/// Builds `symbols` into a ksym-bin blob with at most `max_tokens % 512` tokens (the
+/// builder never uses token id 511). Generated names are always valid input.
+pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
+    let options = BuildOptions {
+        max_tokens: usize::from(max_tokens % 512),
+        pad_to: None,
+    };
+    build(symbols, &options)
+        .expect("generated names are valid")
+        .bytes
 }

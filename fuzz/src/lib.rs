@@ -24,6 +24,18 @@ pub fn at_offset(data: &[u8], offset: usize) -> Vec<u8> {
     buf
 }
 
+/// Finishes a Lidia build the builder accepted and checks the file: it parses, its
+/// checksums verify, it validates, and it holds every range that was added.
+pub fn check_built_lidia(writer: symblob_build::lidia::LidiaWriter) {
+    let ranges = writer.len();
+    let bytes = writer.finish();
+    let file = symblob::lidia::LidiaFile::parse(&bytes).expect("a built file parses");
+    file.verify_checksums()
+        .expect("a built file has correct checksums");
+    file.validate().expect("a built file validates");
+    assert_eq!(file.len(), ranges);
+}
+
 /// A `fmt::Write` sink that counts the bytes written and keeps nothing, so dumping a
 /// large blob costs no memory.
 #[derive(Default, Debug)]
