@@ -8,6 +8,17 @@ use symblob_build::{Error, Location};
 
 use crate::common::testdata;
 
+/// The options of the `build_lidia_dwarf` fuzz target that found these inputs.
+fn dwarf_build_options() -> ElfOptions {
+    ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        gopclntab: false,
+        ..ElfOptions::default()
+    }
+}
+
 fn regression(target: &str, name: &str) -> (PathBuf, Vec<u8>) {
     let path = testdata(&format!("fuzz-regressions/{target}/{name}"));
     let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -60,13 +71,7 @@ fn dwarf_section_claiming_a_huge_uncompressed_size_is_refused() {
         .map(|(n, off, claim, _)| (n, off, claim))
         .expect("the input has an over-claiming compressed section");
 
-    let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
-        gopclntab: false,
-        ..ElfOptions::default()
-    };
+    let options = dwarf_build_options();
     match collect_from_elf(&path, &data, &options) {
         Err(Error::Input { at, message, .. }) => {
             assert_eq!(at, Location::Offset(offset), "{message}");
@@ -126,13 +131,7 @@ fn elf_section_claiming_a_huge_uncompressed_size_is_refused() {
 #[test]
 fn dwarf_high_pc_size_overflow_gives_no_range() {
     let (path, data) = regression("build_lidia_dwarf", "high-pc-size-overflow.elf");
-    let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
-        gopclntab: false,
-        ..ElfOptions::default()
-    };
+    let options = dwarf_build_options();
     let bytes = collect_from_elf(&path, &data, &options)
         .expect("the rest of the file is readable")
         .finish();
