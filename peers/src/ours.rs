@@ -139,14 +139,12 @@ pub fn ksym_names(
     let bytes = map(ksym)?;
     let t = Instant::now();
     let blob = KsymBlob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
-    let mut words = vec![
-        0u64;
-        if indexed {
-            NameIndex::words_needed(blob.len())
-        } else {
-            0
-        }
-    ];
+    let words_needed = if indexed {
+        NameIndex::words_needed(blob.len())
+    } else {
+        0
+    };
+    let mut words = vec![0u64; words_needed];
     let index = indexed
         .then(|| NameIndex::build(blob, &mut words))
         .transpose()
