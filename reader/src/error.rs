@@ -3,7 +3,10 @@
 use core::fmt;
 
 /// The blob format an [`Error`] belongs to.
+///
+/// More formats will join; match with a wildcard arm.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Format {
     /// ksym-bin v1 ([`crate::ksym`]).
     Ksym,

@@ -49,8 +49,10 @@
     )
 )]
 
+mod cursor;
 mod error;
 mod partition;
+mod varint;
 
 pub mod cif;
 pub mod ksym;

@@ -1,9 +1,10 @@
 //! Name records (spec 3.3, 4.4) and the segment layout (3.1), with the checks of D17.
 
-use symblob::ksym::raw::{align_up, MAX_PAYLOAD, RECORD_HEADER, RESERVED_TOKEN_ID, TOKEN_MARKER};
+use symblob::ksym::raw::{MAX_PAYLOAD, RECORD_HEADER, TOKEN_MARKER};
 
 use super::tokens::Tokens;
 use super::Symbol;
+use super::{align_up, RESERVED_TOKEN_ID};
 use crate::{Error, Location, Result};
 
 /// Largest value of a u32 field (offsets, `seqs`, token index) plus one.

@@ -94,6 +94,19 @@ pub use input_kallsyms::parse_kallsyms;
 pub use input_nm::{detect_format, parse_input, parse_nm, InputFormat};
 pub use names::Demangle;
 
+/// The token id the builder never writes: its long form `FF 01 FF FF` is misread by the
+/// original reader.
+pub(crate) const RESERVED_TOKEN_ID: u16 = 511;
+
+/// `align(x, a)`: the smallest multiple of `a` (a power of two) that is ≥ `x`, or `None`
+/// on overflow (spec section 3.1 pads segments to it).
+pub(crate) const fn align_up(x: u64, a: u64) -> Option<u64> {
+    match x.checked_add(a.wrapping_sub(1)) {
+        Some(v) => Some(v & !(a.wrapping_sub(1))),
+        None => None,
+    }
+}
+
 /// One symbol as read from an input: link-time address, nm type character, final name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Symbol {

@@ -1,11 +1,11 @@
 //! The decoder: a stream header, then images one at a time into caller buffers.
 
-use super::cursor::Cursor;
-use super::encode::derived_name;
 use super::header::{parse_info, Header, WordSize, VERSION};
+use super::image::derived_name;
 use super::path::{decode_path, PrefixRef, PrefixRefs};
-use super::vlq::read_vlq7;
 use super::{MAX_BUILD_ID_LEN, MAX_IMAGES};
+use crate::cursor::Cursor;
+use crate::varint::read_vlq7;
 use crate::{Error, ErrorKind, Format};
 
 /// Decoder options.
@@ -88,7 +88,7 @@ impl<'a, 't> Decoder<'a, 't> {
         options: DecodeOptions,
         prefixes: &'t mut [PrefixRef],
     ) -> Result<Self, Error> {
-        let mut cursor = Cursor::new(data);
+        let mut cursor = Cursor::new(data, Format::Cif);
         let word_size = parse_info(cursor.byte("info byte")?)?;
         let platform = if options.legacy_no_platform {
             None

@@ -1,6 +1,7 @@
 //! The encoder: image maps into caller buffers, canonical or Swift-compatible bytes.
 
 use super::header::{Header, WordSize};
+use super::image::{derived_name, is_separator, EncodeMode, EncodeOptions, Image};
 use super::prefix_table::{PrefixEntry, PrefixTable};
 use super::sink::Sink;
 use super::vlq::{vlq7_bytes, MAX_VLQ7_LEN};
@@ -14,67 +15,6 @@ pub const DEFAULT_PREFIX_CAPACITY: usize = 512;
 const MAX_STR_CHUNK: usize = 63;
 /// The longest framework name the `framewk` opcode can carry.
 const MAX_FRAMEWORK_NAME: usize = 64;
-
-/// Which bytes the encoder writes. Both modes decode to the same image map.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub enum EncodeMode {
-    /// Shortest counts, addresses computed modulo the word size.
-    #[default]
-    Canonical,
-    /// The exact bytes Swift's encoder writes where its output is correct: redundant
-    /// `0x80` count groups, 16/32-bit addresses sign-extended to 64 bits before
-    /// subtracting. Expand codes ≥ 320 are still written correctly.
-    Swift,
-}
-
-/// Encoder options.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct EncodeOptions {
-    /// Canonical or Swift-compatible output.
-    pub mode: EncodeMode,
-}
-
-impl EncodeOptions {
-    /// Options for `mode`.
-    pub const fn new(mode: EncodeMode) -> Self {
-        EncodeOptions { mode }
-    }
-}
-
-/// One loaded image, borrowed from the caller.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Image<'a> {
-    /// Path bytes (UTF-8 for decoders to accept them); `None` or empty for no path.
-    pub path: Option<&'a [u8]>,
-    /// Image name; `None` derives it from the path (the text after its last `/` or `\`).
-    /// It only decides whether a macOS framework path can use the short `framewk` form.
-    pub name: Option<&'a [u8]>,
-    /// Build ID; `None` or empty for none (at most 1024 bytes).
-    pub build_id: Option<&'a [u8]>,
-    /// Lowest address of the image.
-    pub base: u64,
-    /// End of its text, above `base`.
-    pub end_of_text: u64,
-}
-
-impl<'a> Image<'a> {
-    /// An image with a path and no build ID.
-    pub const fn new(path: &'a str, base: u64, end_of_text: u64) -> Self {
-        Image {
-            path: Some(path.as_bytes()),
-            name: None,
-            build_id: None,
-            base,
-            end_of_text,
-        }
-    }
-
-    /// The same image with `build_id`.
-    pub const fn with_build_id(mut self, build_id: &'a [u8]) -> Self {
-        self.build_id = Some(build_id);
-        self
-    }
-}
 
 /// A reusable encoder owning a dynamic prefix table of `N` entries (no heap).
 ///
@@ -372,18 +312,6 @@ fn image_fields(
         offset,
         next_prev,
     })
-}
-
-fn is_separator(b: u8) -> bool {
-    b == b'/' || b == b'\\'
-}
-
-/// The text after the last `/` or `\` of `path` (all of it if there is none).
-pub(crate) fn derived_name(path: &[u8]) -> &[u8] {
-    match path.iter().rposition(|&b| is_separator(b)) {
-        Some(cut) => path.get(cut.saturating_add(1)..).unwrap_or(&[]),
-        None => path,
-    }
 }
 
 /// Writes the `expand` opcode for `code`, with the correct (ceil) e = 1 byte count.

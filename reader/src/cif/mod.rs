@@ -59,10 +59,10 @@
 //! ```
 
 mod base64;
-mod cursor;
 mod decode;
 mod encode;
 mod header;
+mod image;
 mod path;
 mod prefix_table;
 mod sink;
@@ -73,10 +73,10 @@ pub use base64::{
 };
 pub use decode::{DecodeOptions, DecodedImage, Decoder};
 pub use encode::{
-    check_image, encode, encode_with_table, encoded_len, EncodeMode, EncodeOptions, Encoder, Image,
-    DEFAULT_PREFIX_CAPACITY,
+    check_image, encode, encode_with_table, encoded_len, Encoder, DEFAULT_PREFIX_CAPACITY,
 };
 pub use header::{Header, WordSize, VERSION};
+pub use image::{EncodeMode, EncodeOptions, Image};
 pub use path::PrefixRef;
 pub use prefix_table::PrefixEntry;
 pub use vlq::{decode_vlq7, encode_vlq7, MAX_VLQ7_LEN};

@@ -7,9 +7,9 @@
 //! contain expansions after its first `str`; those nest, and are followed with an explicit
 //! stack of bounded depth, never recursion.
 
-use super::cursor::Cursor;
 use super::prefix_table::FIRST_DYNAMIC_CODE;
 use super::{FIXED_PREFIXES, MAX_EXPANSION_DEPTH};
+use crate::cursor::Cursor;
 use crate::{Error, ErrorKind, Format};
 
 /// Version byte of the `framewk` opcode that means a shallow (iOS-style) bundle:
@@ -192,7 +192,7 @@ fn expand_dynamic(
             frame.remaining = frame.remaining.saturating_sub(n);
             continue;
         }
-        let mut cursor = Cursor::new(data);
+        let mut cursor = Cursor::new(data, Format::Cif);
         cursor.take_opt(frame.pos).ok_or_else(broken)?;
         let op = cursor.next().ok_or_else(broken)?;
         match op {

@@ -8,7 +8,7 @@
 //! further prefixes are not stored. A smaller table therefore gives longer output, never
 //! an undecodable one, because decoders number codes on their own.
 
-use super::encode::Image;
+use super::image::Image;
 use super::FIXED_PREFIXES;
 
 /// First code the dynamic table hands out; 12..=31 are reserved.

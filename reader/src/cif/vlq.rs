@@ -3,14 +3,16 @@
 //! Groups of seven bits, most significant group first, bit 7 set on every byte but the
 //! last. Swift's encoder writes a redundant leading `0x80` group when the value's bit
 //! length is a multiple of seven (64..=127, 8192..=16383, …); decoders accept any number
-//! of leading zero groups within the ten-byte limit.
+//! of leading zero groups within the ten-byte limit. The bytes are read and written by
+//! the crate's shared varint module; this is CIF's public face of it.
 
-use super::cursor::Cursor;
-use super::encode::EncodeMode;
+use super::image::EncodeMode;
+use crate::cursor::Cursor;
+use crate::varint::{read_vlq7, vlq7_bytes as write_vlq7, MAX_VARINT_LEN};
 use crate::{Error, ErrorKind, Format};
 
 /// The longest `vlq7` a decoder accepts, in bytes.
-pub const MAX_VLQ7_LEN: usize = 10;
+pub const MAX_VLQ7_LEN: usize = MAX_VARINT_LEN;
 
 /// Writes `value` as a `vlq7` into `out` and returns how many bytes it took (1..=10).
 ///
@@ -41,64 +43,12 @@ pub fn encode_vlq7(value: u64, mode: EncodeMode, out: &mut [u8]) -> Result<usize
 /// Fails if the value exceeds `limit` (checked after every byte, so over-long garbage is
 /// rejected early), if it runs longer than ten bytes, or if `bytes` ends inside it.
 pub fn decode_vlq7(bytes: &[u8], limit: u64) -> Result<(u64, usize), Error> {
-    let mut cursor = Cursor::new(bytes);
+    let mut cursor = Cursor::new(bytes, Format::Cif);
     let value = read_vlq7(&mut cursor, limit, "vlq7")?;
     Ok((value, cursor.pos()))
 }
 
-/// Fills `buf` from the front with the encoding of `value`; returns the length.
+/// Fills `buf` from the front with the encoding of `value` in `mode`; returns the length.
 pub(crate) fn vlq7_bytes(value: u64, mode: EncodeMode, buf: &mut [u8; MAX_VLQ7_LEN]) -> usize {
-    let bits = u64::BITS.wrapping_sub(value.leading_zeros());
-    let first_shift = match mode {
-        // Shortest: the highest group that holds a set bit (group 0 for zero).
-        EncodeMode::Canonical => (bits.saturating_sub(1) / 7).saturating_mul(7),
-        // Swift starts at 7 * (bits / 7), one group too high when bits % 7 == 0.
-        EncodeMode::Swift => (bits / 7).saturating_mul(7),
-    };
-    let mut shift = first_shift;
-    let mut len = 0usize;
-    for slot in buf.iter_mut() {
-        let group = u8::try_from(value.wrapping_shr(shift) & 0x7f).unwrap_or(0);
-        len = len.saturating_add(1);
-        if shift == 0 {
-            *slot = group;
-            break;
-        }
-        *slot = group | 0x80;
-        shift = shift.saturating_sub(7);
-    }
-    len
-}
-
-/// Reads a `vlq7` for `section`, rejecting values above `limit`.
-pub(crate) fn read_vlq7(
-    cursor: &mut Cursor<'_>,
-    limit: u64,
-    section: &'static str,
-) -> Result<u64, Error> {
-    let start = cursor.offset();
-    let mut value: u64 = 0;
-    for _ in 0..MAX_VLQ7_LEN {
-        let b = cursor.byte(section)?;
-        // Seven more bits must not push set bits out of the top.
-        let overflows = value.leading_zeros() < 7;
-        value = value.wrapping_shl(7) | u64::from(b & 0x7f);
-        if overflows || value > limit {
-            return Err(Error::new(
-                Format::Cif,
-                section,
-                start,
-                ErrorKind::OutOfRange { value, limit },
-            ));
-        }
-        if b & 0x80 == 0 {
-            return Ok(value);
-        }
-    }
-    Err(Error::new(
-        Format::Cif,
-        section,
-        start,
-        ErrorKind::Malformed("vlq7 longer than 10 bytes"),
-    ))
+    write_vlq7(value, mode == EncodeMode::Swift, buf)
 }

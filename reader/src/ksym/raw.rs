@@ -10,15 +10,12 @@ pub const TOKEN_MARKER: u8 = 0xFF;
 pub const RECORD_HEADER: usize = 3;
 /// Largest payload a record can hold (u16 length).
 pub const MAX_PAYLOAD: usize = u16::MAX as usize;
-/// The token id the builder never writes: its long form `FF 01 FF FF` is misread by the
-/// original reader.
-pub const RESERVED_TOKEN_ID: u16 = 511;
 /// Size of the smallest blob (N = L = T = K = 0).
 pub const MIN_BLOB: usize = 32;
 
 /// `align(x, a)`: the smallest multiple of `a` (a power of two) that is ≥ `x`, or `None`
 /// on overflow.
-pub const fn align_up(x: u64, a: u64) -> Option<u64> {
+pub(crate) const fn align_up(x: u64, a: u64) -> Option<u64> {
     match x.checked_add(a.wrapping_sub(1)) {
         Some(v) => Some(v & !(a.wrapping_sub(1))),
         None => None,

@@ -1,4 +1,7 @@
-//! A bounds-checked read position in a CIF stream.
+//! The bounds-checked read position every format's parser shares.
+//!
+//! Every read is checked; running out of bytes is an [`Error`] that names the format, the
+//! section being read and the offset, never a panic.
 
 use crate::{Error, ErrorKind, Format};
 
@@ -7,11 +10,17 @@ use crate::{Error, ErrorKind, Format};
 pub(crate) struct Cursor<'a> {
     data: &'a [u8],
     pos: usize,
+    format: Format,
 }
 
 impl<'a> Cursor<'a> {
-    pub(crate) const fn new(data: &'a [u8]) -> Self {
-        Cursor { data, pos: 0 }
+    /// A cursor at the start of `data`, a blob (or stream) of `format`.
+    pub(crate) const fn new(data: &'a [u8], format: Format) -> Self {
+        Cursor {
+            data,
+            pos: 0,
+            format,
+        }
     }
 
     pub(crate) const fn data(&self) -> &'a [u8] {
@@ -22,7 +31,7 @@ impl<'a> Cursor<'a> {
         self.pos
     }
 
-    /// The stream offset as the `u64` that [`Error`] carries.
+    /// The offset as the `u64` that [`Error`] carries.
     pub(crate) fn offset(&self) -> u64 {
         u64::try_from(self.pos).unwrap_or(u64::MAX)
     }
@@ -78,10 +87,15 @@ impl<'a> Cursor<'a> {
         Ok(value)
     }
 
+    /// An error of `kind` in `section` at byte `offset` of this cursor's data.
+    pub(crate) fn error_at(&self, section: &'static str, offset: u64, kind: ErrorKind) -> Error {
+        Error::new(self.format, section, offset, kind)
+    }
+
     /// A truncation error for `section` at the current position.
     pub(crate) fn truncated(&self, section: &'static str, needed: usize) -> Error {
         Error::new(
-            Format::Cif,
+            self.format,
             section,
             self.offset(),
             ErrorKind::Truncated {
@@ -98,7 +112,7 @@ mod tests {
 
     #[test]
     fn signed_fields_are_sign_extended() {
-        let mut c = Cursor::new(&[0xff, 0x00, 0x80, 0xf7, 0, 0, 0]);
+        let mut c = Cursor::new(&[0xff, 0x00, 0x80, 0xf7, 0, 0, 0], Format::Cif);
         assert_eq!(c.signed(1, "t"), Ok(u64::MAX));
         assert_eq!(c.signed(2, "t"), Ok(0x0080));
         assert_eq!(c.signed(4, "t"), Ok(0xffff_ffff_f700_0000));
