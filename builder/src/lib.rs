@@ -31,10 +31,12 @@
 mod error;
 
 pub mod cif;
+pub mod dwarf;
 pub mod embed;
 pub mod input;
 pub mod ksym;
 pub mod lidia;
+mod model;
 pub mod output;
 
 pub use error::{Error, Location, Result};

@@ -15,7 +15,7 @@
 
 use rayon::prelude::*;
 
-use super::group::{Group, Span};
+use crate::model::{Group, Span};
 use crate::lidia::strings::ChunkStrings;
 use crate::lidia::writer::{InternedRange, PartSlots};
 use crate::lidia::{LidiaWriter, LineEntry};
@@ -147,7 +147,7 @@ fn fill(part: &mut [Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSl
 mod tests {
     use std::sync::Arc;
 
-    use super::super::group::{Bytes, Row};
+    use crate::model::{Bytes, Row};
     use super::*;
     use crate::lidia::Flags;
 
@@ -204,7 +204,7 @@ mod tests {
                 // A range added before, so parts append after existing records and lines.
                 let first = RangeSpecOwned::sample();
                 serial.add(&first.spec());
-                super::super::emit(&groups(), &mut |r| serial.add(r));
+                super::emit(&groups(), &mut |r| serial.add(r));
                 let expected = serial.finish();
                 for part_len in [1, 7, 64, 499, 500, 10_000] {
                     let mut parallel = LidiaWriter::new(flags);

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use super::group::{sort_spans, Group, Span};
+use crate::model::{sort_spans, Group, Span};
 use super::lines::UnitLines;
 use super::units::{FuncTree, ROOT};
 

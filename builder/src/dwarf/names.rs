@@ -8,7 +8,7 @@ use std::sync::Arc;
 use gimli::{AttributeValue, UnitOffset};
 
 use super::fast_hash::{fast_map, FastMap};
-use super::group::Bytes;
+use crate::model::Bytes;
 use super::{Slice, UnitRef};
 
 /// A DIE as the unit walk holds it.

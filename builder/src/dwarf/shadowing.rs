@@ -11,7 +11,7 @@
 //!    walk back from any address stops at the piece that covers it, or at one that ends
 //!    before it (no result, correctly).
 
-use super::group::Group;
+use crate::model::Group;
 
 /// Executable address ranges `(start, end)` of the ELF, sorted.
 pub(crate) fn exec_ranges(obj: &object::File<'_>) -> Vec<(u64, u64)> {
@@ -96,7 +96,7 @@ pub(crate) fn resolve_overlaps<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) 
 
 #[cfg(test)]
 mod tests {
-    use super::super::group::{Bytes, Span};
+    use crate::model::{Bytes, Span};
     use super::*;
 
     fn group(start: u64, end: u64, name: &'static [u8]) -> Group<'static> {

@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::group::Group;
+use crate::model::Group;
 use super::inlines::{normalize, subtract};
 use super::lines::{LineRow, UnitLines};
 

@@ -4,7 +4,7 @@
 
 use gimli::AttributeValue;
 
-use super::group::Bytes;
+use crate::model::Bytes;
 use super::names::{Names, RawNameAttrs};
 use super::{Slice, UnitRef};
 

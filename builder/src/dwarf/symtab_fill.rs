@@ -19,7 +19,7 @@ use std::sync::Arc;
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolKind, SymbolSection};
 use rayon::prelude::*;
 
-use super::group::{Bytes, Group, Span};
+use crate::model::{Bytes, Group, Span};
 use super::names::demangle;
 
 /// One symbol of LLVM's symbolizer model.

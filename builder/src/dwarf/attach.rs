@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use super::group::{sort_spans, Group, Row, Span};
+use crate::model::{sort_spans, Group, Row, Span};
 use super::lines::UnitLines;
 
 /// The innermost span of each address of a group, as maximal segments
@@ -180,7 +180,7 @@ pub(crate) fn path(p: &str) -> Arc<[u8]> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::group::Bytes;
+    use crate::model::Bytes;
     use super::super::lines::LineRow;
     use super::*;
 

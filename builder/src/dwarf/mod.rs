@@ -1,0 +1,326 @@
+//! DWARF as format-neutral function groups: inline frames, source files and line tables.
+//!
+//! The session reads the DWARF of an ELF (or of its separate debug file) and yields, in
+//! address order, one [`Group`](crate::model::Group) per piece of every function with
+//! code: its depth-0 span and one span per inlined call at its inline depth, with call
+//! file and call line, each with the line rows it owns; then depth-0 groups from the
+//! symbol table for code DWARF does not describe. Writers turn the groups into their
+//! format (Lidia: [`crate::lidia::dwarf`]); nothing here knows any output format.
+//!
+//! Pipeline (each step documents its exact rules):
+//! 1. `load`: find the DWARF (the ELF, `--debug-file`, build ID, `.gnu_debuglink`) and
+//!    decompress its sections;
+//! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
+//!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
+//!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
+//!    warning in [`DwarfStats::warnings`] and contributes nothing (its code falls back to
+//!    the symbol table);
+//! 3. `shadowing`: depth-0 pieces of all units are made disjoint (the clip to executable
+//!    sections already runs per unit in step 2);
+//! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
+//!    the line rows no unit's function covers (`orphans`);
+//! 5. the groups go to the caller (the writer) in address order, spans in (start, depth)
+//!    order.
+
+mod attach;
+mod fast_hash;
+mod inlines;
+mod lines;
+mod load;
+mod names;
+mod orphans;
+mod schedule;
+mod shadowing;
+mod symtab_fill;
+mod units;
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use crate::lidia::ElfOptions;
+use crate::model::Group;
+use crate::{Error, Location, Result};
+
+/// gimli's view of one section.
+pub(crate) type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
+
+/// A unit together with the DWARF sections it belongs to.
+pub(crate) struct UnitRef<'u, 'a> {
+    /// All sections.
+    pub dwarf: &'u gimli::Dwarf<Slice<'a>>,
+    /// The unit.
+    pub unit: &'u gimli::Unit<Slice<'a>>,
+}
+
+/// What a DWARF build found, for reports and tests.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DwarfStats {
+    /// Compilation units read.
+    pub units: usize,
+    /// Units skipped because their DWARF is corrupt (each has a warning).
+    pub failed_units: usize,
+    /// Ranges from DWARF (all depths).
+    pub dwarf_ranges: usize,
+    /// Depth-0 ranges added from the symbol table.
+    pub fallback_ranges: usize,
+    /// Non-fatal problems, in input order, each as `"<file>: <what>"`: the build went on
+    /// with less information (a corrupt unit's code is described by the symbol table
+    /// only). The library prints nothing; the `symblob` CLI prints each as
+    /// `warning: <file>: <what>` on stderr.
+    pub warnings: Vec<String>,
+}
+
+/// Steps 1–4 of the pipeline, then `finish` with the final groups in address order
+/// (they borrow from the DWARF sections, which live only as long as this call).
+pub(crate) fn build_groups(
+    path: &Path,
+    data: &[u8],
+    options: &ElfOptions,
+    finish: impl for<'g> FnOnce(Vec<Group<'g>>),
+) -> Result<DwarfStats> {
+    let name = path.display().to_string();
+    let obj = object::File::parse(data)
+        .map_err(|e| Error::input(&name, Location::Whole, format!("not an ELF file: {e}")))?;
+    let debug = load::find_debug_file(path, &obj, options.debug_file.as_deref())?;
+    let debug_obj = match &debug {
+        Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
+            Error::input(
+                d.path.display().to_string(),
+                Location::Whole,
+                format!("not an ELF file: {e}"),
+            )
+        })?),
+        None => None,
+    };
+    let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
+    let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
+    let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
+    let mut dwarf = store.dwarf();
+    // Units of one crate or one object often share an abbreviation table (ripgrep: 914
+    // units, 184 tables): parse each shared table once instead of once per unit.
+    dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
+
+    let mut stats = DwarfStats::default();
+    let mut orphan_rows = Vec::new();
+    let mut exec = shadowing::exec_ranges(&obj);
+    if exec.is_empty() {
+        exec = shadowing::exec_ranges(dwarf_obj);
+    }
+    let groups = read_units(
+        &dwarf,
+        options,
+        &exec,
+        dwarf_path,
+        &mut stats,
+        &mut orphan_rows,
+    );
+    let mut groups = shadowing::remove_overlaps(groups);
+    if options.symtab {
+        let mut map = symtab_fill::SymbolMap::from_elf(&obj);
+        if map.is_empty() && debug_obj.is_some() {
+            map = symtab_fill::SymbolMap::from_elf(dwarf_obj);
+        }
+        groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
+        let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
+        if options.lines || options.files {
+            let rows = orphans::as_unit_lines(orphan_rows);
+            let mut attached = Vec::with_capacity(fallback.len());
+            for g in fallback {
+                attach::attach_rows(g, &rows, options.files, &mut attached);
+            }
+            fallback = attached;
+        }
+        stats.fallback_ranges = fallback.len();
+        groups.extend(fallback);
+        groups.sort_by_key(Group::start);
+    }
+    stats.dwarf_ranges = groups
+        .iter()
+        .map(|g| g.spans.len())
+        .sum::<usize>()
+        .saturating_sub(stats.fallback_ranges);
+    finish(groups);
+    Ok(stats)
+}
+
+/// Reads every unit in parallel; the groups come back in unit order.
+fn read_units<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    options: &ElfOptions,
+    exec: &[(u64, u64)],
+    path: &Path,
+    stats: &mut DwarfStats,
+    orphan_rows: &mut Vec<orphans::OrphanRow>,
+) -> Vec<Group<'a>> {
+    let mut headers = Vec::new();
+    let mut iter = dwarf.units();
+    loop {
+        match iter.next() {
+            Ok(Some(h)) => headers.push(h),
+            Ok(None) => break,
+            Err(e) => {
+                warn(
+                    stats,
+                    path,
+                    &format!("cannot read more units of .debug_info: {e}"),
+                );
+                break;
+            }
+        }
+    }
+    stats.units = headers.len();
+    let index: Vec<_> = headers
+        .iter()
+        .filter_map(|h| {
+            let start = h.offset().as_debug_info_offset()?.0;
+            Some((start, start.saturating_add(h.length_including_self()), *h))
+        })
+        .collect();
+    let progress = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(headers.len() as u64)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let results = schedule::map_largest_first(
+        &headers,
+        |h| h.length_including_self() as u64,
+        |&header| {
+            let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
+            let r = read_unit(dwarf, header, options, exec, &index);
+            progress.inc(1);
+            (offset, r)
+        },
+    );
+    progress.finish_and_clear();
+    let mut groups = Vec::new();
+    for (offset, r) in results {
+        match r {
+            Ok(r) => {
+                groups.extend(r.groups);
+                orphan_rows.extend(r.orphans);
+            }
+            Err(e) => {
+                stats.failed_units += 1;
+                warn(
+                    stats,
+                    path,
+                    &format!(
+                        "unit at .debug_info offset {offset:#x}: {e}; its code is described \
+                         by the symbol table only"
+                    ),
+                );
+            }
+        }
+    }
+    groups
+}
+
+/// What one unit contributes: its groups, and its line rows that none of its functions
+/// covers (assembly units have rows but no subprograms), for the fallback ranges.
+struct UnitResult<'a> {
+    groups: Vec<Group<'a>>,
+    orphans: Vec<orphans::OrphanRow>,
+}
+
+/// One unit's groups.
+fn read_unit<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    header: gimli::UnitHeader<Slice<'a>>,
+    options: &ElfOptions,
+    exec: &[(u64, u64)],
+    index: &names::UnitIndex<'a>,
+) -> gimli::Result<UnitResult<'a>> {
+    let unit = dwarf.unit(header)?;
+    let u = UnitRef { dwarf, unit: &unit };
+    let mut names = names::Names::new(options.demangle, index);
+    let trees = units::walk_unit(&u, &mut names)?;
+    let need_rows = options.lines || options.files;
+    let lines = if need_rows {
+        lines::read_lines(&u)?
+    } else {
+        lines::UnitLines::default()
+    };
+    let mut out = Vec::new();
+    let mut pending = Vec::new();
+    for tree in trees {
+        if !need_rows {
+            inlines::tree_to_groups(tree, &lines, &mut out);
+            continue;
+        }
+        inlines::tree_to_groups(tree, &lines, &mut pending);
+        for g in pending.drain(..) {
+            attach::attach_rows(g, &lines, options.files, &mut out);
+        }
+    }
+    let orphans = orphans::uncovered_rows(&lines, &out);
+    Ok(UnitResult {
+        // Rule 1 of the overlap pass (step 3) needs no other unit: applied here, on the
+        // worker.
+        groups: shadowing::clip_to_code(out, exec),
+        orphans,
+    })
+}
+
+/// A non-fatal problem: the build goes on with less information.
+fn warn(stats: &mut DwarfStats, path: &Path, message: &str) {
+    stats
+        .warnings
+        .push(format!("{}: {message}", path.display()));
+}
+
+#[cfg(test)]
+mod tests {
+    use object::{Object, ObjectSection};
+
+    use super::*;
+    use crate::lidia::dwarf::collect;
+    use crate::lidia::LidiaWriter;
+
+    /// A test program with DWARF (built with `gcc -g`).
+    fn program() -> (std::path::PathBuf, Vec<u8>) {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/lidia/elf/inl");
+        let data = std::fs::read(&path).expect("read test program");
+        (path, data)
+    }
+
+    fn options() -> ElfOptions {
+        ElfOptions {
+            dwarf: true,
+            files: true,
+            lines: true,
+            ..ElfOptions::default()
+        }
+    }
+
+    #[test]
+    fn corrupt_units_are_returned_as_warnings() {
+        let (path, mut data) = program();
+        let mut writer = LidiaWriter::new(options().flags());
+        let clean = collect(&path, &data, &options(), &mut writer).expect("clean build");
+        assert!(clean.units > 0 && clean.dwarf_ranges > 0, "{clean:?}");
+        assert!(clean.warnings.is_empty(), "{:?}", clean.warnings);
+
+        // No abbreviation table can be read, so no unit can.
+        let (start, size) = {
+            let obj = object::File::parse(&*data).expect("ELF");
+            let abbrev = obj.section_by_name(".debug_abbrev").expect(".debug_abbrev");
+            abbrev.file_range().expect("in the file")
+        };
+        data[start as usize..(start + size) as usize].fill(0xff);
+        let mut writer = LidiaWriter::new(options().flags());
+        let stats = collect(&path, &data, &options(), &mut writer).expect("build goes on");
+        assert_eq!(stats.failed_units, clean.units, "{stats:?}");
+        assert_eq!(stats.warnings.len(), stats.failed_units);
+        let prefix = format!("{}: unit at .debug_info offset 0x", path.display());
+        for w in &stats.warnings {
+            assert!(w.starts_with(&prefix), "{w}");
+            assert!(
+                w.ends_with("its code is described by the symbol table only"),
+                "{w}"
+            );
+        }
+        // The symbol table still describes the code.
+        assert_eq!(stats.dwarf_ranges, 0);
+        assert!(stats.fallback_ranges > 0, "{stats:?}");
+    }
+}
