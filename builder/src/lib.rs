@@ -32,11 +32,14 @@ mod error;
 
 pub mod cif;
 pub mod dwarf;
+pub mod elf;
 pub mod embed;
+pub mod gopclntab;
 pub mod input;
 pub mod ksym;
 pub mod lidia;
-mod model;
+pub mod model;
 pub mod output;
+pub mod text;
 
 pub use error::{Error, Location, Result};

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::elf::inspect_elf;
 use super::json::{ImageMap, MapImage};
+use crate::elf::inspect_elf;
 use crate::{Error, Location, Result};
 
 /// One line of `/proc/<pid>/maps` that names a file.

@@ -6,10 +6,9 @@
 //! converts to and from CIF bytes through the `no_std` codec in [`symblob::cif`].
 
 mod capture;
-mod elf;
 mod json;
 
+pub use crate::elf::{inspect_elf, ElfImage};
 pub use capture::{capture, parse_maps, platform_string, Mapping};
-pub use elf::{inspect_elf, ElfImage};
 pub use json::{DecodedMap, ImageMap, MapImage};
 pub use symblob::cif::EncodeMode;

@@ -12,8 +12,8 @@
 
 use std::sync::Arc;
 
-use crate::model::{sort_spans, Group, Row, Span};
 use super::lines::UnitLines;
+use crate::model::{sort_spans, Group, Row, Span};
 
 /// The innermost span of each address of a group, as maximal segments
 /// `(start, end, span index)` in address order.
@@ -180,9 +180,9 @@ pub(crate) fn path(p: &str) -> Arc<[u8]> {
 
 #[cfg(test)]
 mod tests {
-    use crate::model::Bytes;
     use super::super::lines::LineRow;
     use super::*;
+    use crate::model::Bytes;
 
     fn span(start: u64, end: u64, depth: u32) -> Span<'static> {
         Span {

@@ -12,9 +12,9 @@
 
 use std::sync::Arc;
 
-use crate::model::{sort_spans, Group, Span};
 use super::lines::UnitLines;
 use super::units::{FuncTree, ROOT};
+use crate::model::{sort_spans, Group, Span};
 
 /// Sorts and merges overlapping or touching intervals; drops empty ones.
 pub(crate) fn normalize(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use gimli::{AttributeValue, UnitOffset};
 
 use super::fast_hash::{fast_map, FastMap};
-use crate::model::Bytes;
 use super::{Slice, UnitRef};
+use crate::model::Bytes;
 
 /// A DIE as the unit walk holds it.
 pub(crate) type Entry<'e, 'a> = gimli::DebuggingInformationEntry<'e, 'e, Slice<'a>>;

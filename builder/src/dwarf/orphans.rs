@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::model::Group;
 use super::inlines::{normalize, subtract};
 use super::lines::{LineRow, UnitLines};
+use crate::model::Group;
 
 /// One row, its file resolved (rows from different units meet here).
 #[derive(Clone, Debug)]

@@ -96,8 +96,8 @@ pub(crate) fn resolve_overlaps<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) 
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{Bytes, Span};
     use super::*;
+    use crate::model::{Bytes, Span};
 
     fn group(start: u64, end: u64, name: &'static [u8]) -> Group<'static> {
         Group {

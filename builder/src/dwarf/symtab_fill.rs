@@ -19,8 +19,8 @@ use std::sync::Arc;
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolKind, SymbolSection};
 use rayon::prelude::*;
 
-use crate::model::{Bytes, Group, Span};
 use super::names::demangle;
+use crate::model::{Bytes, Group, Span};
 
 /// One symbol of LLVM's symbolizer model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

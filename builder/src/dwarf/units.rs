@@ -4,9 +4,9 @@
 
 use gimli::AttributeValue;
 
-use crate::model::Bytes;
 use super::names::{Names, RawNameAttrs};
 use super::{Slice, UnitRef};
+use crate::model::Bytes;
 
 /// Parent index of a root node.
 pub(crate) const ROOT: usize = usize::MAX;

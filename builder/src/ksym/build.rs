@@ -3,11 +3,11 @@
 use std::ops::Range;
 
 use super::encode::encode;
-use super::input_elf::read_elf;
-use super::names::{check_name_bytes, check_name_length};
 use super::order::order;
 use super::tokens::{select, MAX_TOKENS};
 use super::{InputOptions, Symbol, SymbolList};
+use crate::elf::read_elf;
+use crate::model::{check_name_bytes, check_name_length};
 use crate::{Error, Location, Result};
 
 /// Options of the build step.

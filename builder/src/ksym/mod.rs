@@ -81,18 +81,13 @@
 
 mod build;
 mod encode;
-mod input_elf;
-mod input_kallsyms;
-mod input_nm;
-mod names;
 mod order;
 mod tokens;
 
+pub use crate::elf::{read_elf, ElfSymbols};
+pub use crate::model::{Demangle, InputOptions, Symbol, SymbolList, TypeFilter};
+pub use crate::text::{detect_format, parse_input, parse_kallsyms, parse_nm, InputFormat};
 pub use build::{build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild};
-pub use input_elf::{read_elf, ElfSymbols};
-pub use input_kallsyms::parse_kallsyms;
-pub use input_nm::{detect_format, parse_input, parse_nm, InputFormat};
-pub use names::Demangle;
 
 /// The token id the builder never writes: its long form `FF 01 FF FF` is misread by the
 /// original reader.
@@ -105,68 +100,4 @@ pub(crate) const fn align_up(x: u64, a: u64) -> Option<u64> {
         Some(v) => Some(v & !(a.wrapping_sub(1))),
         None => None,
     }
-}
-
-/// One symbol as read from an input: link-time address, nm type character, final name.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Symbol {
-    /// Link-time virtual address.
-    pub address: u64,
-    /// The nm type character, e.g. `b'T'` (global text) or `b't'` (local text).
-    pub kind: u8,
-    /// The name as it will be stored (after demangling, if that was asked for).
-    pub name: String,
-}
-
-/// Which nm type characters are kept.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TypeFilter {
-    kept: [bool; 256],
-}
-
-impl TypeFilter {
-    /// Keeps exactly the type characters in `types`, e.g. `"Tt"` or `"TtWw"`.
-    pub fn new(types: &str) -> Self {
-        let mut kept = [false; 256];
-        for b in types.bytes() {
-            kept[usize::from(b)] = true;
-        }
-        TypeFilter { kept }
-    }
-
-    /// Whether symbols of type `kind` are kept.
-    pub fn keeps(&self, kind: u8) -> bool {
-        self.kept[usize::from(kind)]
-    }
-}
-
-impl Default for TypeFilter {
-    /// `T` and `t`, the text symbols the original generator keeps.
-    fn default() -> Self {
-        TypeFilter::new("Tt")
-    }
-}
-
-/// How inputs are read: which types are kept and how names are normalised.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct InputOptions {
-    /// The symbol types to keep (default `T` and `t`).
-    pub types: TypeFilter,
-    /// Name demangling (default: none, names stored exactly as given).
-    pub demangle: Demangle,
-}
-
-/// The symbols read from one input, with counts of what was skipped.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SymbolList {
-    /// The kept symbols, in input order.
-    pub symbols: Vec<Symbol>,
-    /// Symbols dropped by the type filter.
-    pub skipped_type: u64,
-    /// Lines or symbols without an address (undefined symbols) and blank lines.
-    pub skipped_undefined: u64,
-    /// Mapping symbols (`$x`, `$d`, …) and, for ELF, `.L` locals.
-    pub skipped_mapping: u64,
-    /// `/proc/kallsyms` module symbols (`\t[module]`), which v1 cannot represent.
-    pub skipped_module: u64,
 }

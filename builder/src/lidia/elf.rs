@@ -3,10 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::elf_file::ElfFile;
-use super::gopclntab::{self, PclntabError};
+use super::dwarf;
 use super::writer::{Flags, Layout, LidiaWriter, RangeSpec};
-use super::{dwarf, symbols};
+use crate::elf::file::ElfFile;
+use crate::elf::symbols_go as symbols;
+use crate::gopclntab::{self, PclntabError};
 use crate::{output, Error, Location, Result};
 
 /// What to read from the ELF file and what to store. [`Default`] is Go's default:

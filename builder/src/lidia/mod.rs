@@ -8,10 +8,7 @@
 mod dump;
 pub mod dwarf;
 mod elf;
-mod elf_file;
-mod gopclntab;
 mod strings;
-mod symbols;
 mod writer;
 
 pub use dump::{dump, go_quote, info};

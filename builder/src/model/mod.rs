@@ -7,7 +7,16 @@
 //! * [`Group`] / [`Span`] / [`Row`] (`function`): one function piece with its inline
 //!   spans (depth, name, call file and line) and the line rows each owns; the invariants
 //!   are in the `function` module's documentation.
+//! * [`Symbol`] / [`SymbolList`]: named addresses with an nm type character, kept by the
+//!   one symbol rule ([`TypeFilter`], mapping symbols dropped, names checked and
+//!   normalised by [`Demangle`]).
 
 mod function;
+mod names;
+mod symbols;
 
 pub(crate) use function::{sort_spans, Bytes, Group, Row, Span};
+pub use names::Demangle;
+pub(crate) use names::{check_name_bytes, check_name_length};
+pub(crate) use symbols::accept;
+pub use symbols::{InputOptions, Symbol, SymbolList, TypeFilter};

@@ -15,10 +15,10 @@
 
 use rayon::prelude::*;
 
-use crate::model::{Group, Span};
 use crate::lidia::strings::ChunkStrings;
 use crate::lidia::writer::{InternedRange, PartSlots};
 use crate::lidia::{LidiaWriter, LineEntry};
+use crate::model::{Group, Span};
 
 /// Groups per part: small enough for several parts per core (the parts differ in size),
 /// large enough that the strings shared by neighbouring functions (file paths, names of
@@ -147,9 +147,9 @@ fn fill(part: &mut [Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSl
 mod tests {
     use std::sync::Arc;
 
-    use crate::model::{Bytes, Row};
     use super::*;
     use crate::lidia::Flags;
+    use crate::model::{Bytes, Row};
 
     /// Groups whose names, files and call files repeat across and within parts (so that
     /// first occurrences fall in different parts), with inline spans and line rows.
@@ -204,7 +204,7 @@ mod tests {
                 // A range added before, so parts append after existing records and lines.
                 let first = RangeSpecOwned::sample();
                 serial.add(&first.spec());
-                super::emit(&groups(), &mut |r| serial.add(r));
+                super::super::emit(&groups(), &mut |r| serial.add(r));
                 let expected = serial.finish();
                 for part_len in [1, 7, 64, 499, 500, 10_000] {
                     let mut parallel = LidiaWriter::new(flags);

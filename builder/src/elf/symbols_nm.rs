@@ -7,8 +7,7 @@ use object::elf;
 use object::read::elf::{ElfFile, FileHeader, SectionHeader, Sym};
 use object::{FileKind, SymbolIndex};
 
-use super::input_nm::accept;
-use super::{InputOptions, SymbolList};
+use crate::model::{accept, InputOptions, SymbolList};
 use crate::{Error, Location, Result};
 
 /// The text symbols of an ELF file and its text ranges.

@@ -3,7 +3,7 @@
 use symblob::ksym::raw::MAX_PAYLOAD;
 
 /// Name normalisation applied while reading an input. It decides what `lookup_name`
-/// matches, so it is part of a blob's contract (see the [module docs](super)).
+/// matches, so it is part of a blob's contract (see the [`ksym`](crate::ksym) module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Demangle {
     /// Names are stored exactly as given.

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use object::elf::{SHT_DYNSYM, SHT_SYMTAB, STT_FUNC};
 
-use super::elf_file::{ElfFile, SectionData};
+use super::file::{ElfFile, SectionData};
 
 /// Why a symbol table could not be read.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 //! access by returning no functions at all; here every access is checked and any failure
 //! gives the same "no functions".
 
-use super::elf_file::{ElfFile, SectionData};
+use crate::elf::file::{ElfFile, SectionData};
 
 /// One function of the table: `[entry, end)` and its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! `/proc/kallsyms` text input.
 
-use super::input_nm::{accept, lines, preview, split_line, LineKind};
-use super::{InputOptions, SymbolList};
+use super::line::{lines, preview, split_line, LineKind};
+use crate::model::{accept, InputOptions, SymbolList};
 use crate::{Error, Location, Result};
 
 /// Reads `/proc/kallsyms` text: `<hex address> <type> <name>[\t[module]]` per line.

@@ -1,0 +1,18 @@
+//! ELF files: sections, executable ranges, build IDs and symbols.
+//!
+//! * `file`: the section-level view Go's `debug/elf` has (Pyroscope-compatible Lidia
+//!   and `.gopclntab` read through it);
+//! * `symbols_go`: function symbols by Go's `debug/elf` rules (Pyroscope byte
+//!   compatibility);
+//! * `symbols_nm`: text symbols typed as binutils `nm` types them, and text ranges
+//!   ([`read_elf`]);
+//! * `image`: what a process-map capture needs: build ID, load and text-end addresses
+//!   from the program headers ([`inspect_elf`]).
+
+pub(crate) mod file;
+mod image;
+pub(crate) mod symbols_go;
+mod symbols_nm;
+
+pub use image::{inspect_elf, ElfImage};
+pub use symbols_nm::{read_elf, ElfSymbols};
