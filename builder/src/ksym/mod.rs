@@ -3,7 +3,8 @@
 //! A ksym-bin v1 blob is a kallsyms-style table of text symbols (address, one type
 //! character, name) that the `no_std` reader [`symblob::ksym`] turns back into
 //! `name+0xoff/0xsize` and answers name lookups from. This module reads symbol lists,
-//! orders them, picks name-prefix tokens and writes the exact v1 layout.
+//! orders them, picks name-prefix tokens and writes the exact v1 layout, sized (the `ksym`
+//! crate 0.6's framing, the default) or plain (0.3–0.5), see [`LayoutKind`].
 //!
 //! # Pipeline
 //!
@@ -88,11 +89,12 @@ mod names;
 mod order;
 mod tokens;
 
-pub use build::{build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild};
+pub use build::{build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild, LongName};
 pub use input_elf::{read_elf, ElfSymbols};
 pub use input_kallsyms::parse_kallsyms;
 pub use input_nm::{detect_format, parse_input, parse_nm, InputFormat};
 pub use names::Demangle;
+pub use symblob::ksym::{LayoutKind, KSYM_NAME_LEN};
 
 /// One symbol as read from an input: link-time address, nm type character, final name.
 #[derive(Clone, Debug, PartialEq, Eq)]
