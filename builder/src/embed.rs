@@ -40,7 +40,7 @@ use std::path::Path;
 
 use object::{BinaryFormat, Object, ObjectSection};
 
-use crate::ksym::{build_from_elf, BuildOptions, BuildStats, InputOptions};
+use crate::ksym::{build_from_elf, BuildOptions, BuildStats, InputOptions, LayoutKind, LongName};
 use crate::output::write_atomic;
 use crate::{Error, Location, Result};
 
@@ -71,6 +71,9 @@ pub struct EmbedOptions {
     pub input: InputOptions,
     /// Most name-prefix tokens (default: the format's maximum).
     pub max_tokens: usize,
+    /// The framing (default sized, what the `ksym` crate 0.6 reads). In the sized layout
+    /// `total_bytes` is the blob's length without the section's zero padding.
+    pub layout: LayoutKind,
 }
 
 impl Default for EmbedOptions {
@@ -78,6 +81,7 @@ impl Default for EmbedOptions {
         EmbedOptions {
             input: InputOptions::default(),
             max_tokens: BuildOptions::default().max_tokens,
+            layout: BuildOptions::default().layout,
         }
     }
 }
@@ -94,6 +98,8 @@ pub struct SectionBlob {
     /// The text ranges the reader should be given (see
     /// [`ElfSymbols::text_ranges`](crate::ksym::ElfSymbols::text_ranges)).
     pub text_ranges: Vec<Range<u64>>,
+    /// Names longer than the `ksym` crate's readers take ([`LongName::warning`]).
+    pub long_names: Vec<LongName>,
 }
 
 /// What [`embed_ksyms`] did.
@@ -105,6 +111,8 @@ pub struct EmbedReport {
     pub stats: BuildStats,
     /// The text ranges the reader should be given.
     pub text_ranges: Vec<Range<u64>>,
+    /// Names longer than the `ksym` crate's readers take ([`LongName::warning`]).
+    pub long_names: Vec<LongName>,
 }
 
 /// Finds the section `name` in the ELF image `elf`; `input` names the file in errors.
@@ -169,6 +177,7 @@ pub fn build_for_section(
     let build_options = BuildOptions {
         max_tokens: options.max_tokens,
         pad_to: None,
+        layout: options.layout,
     };
     let built = build_from_elf(elf, input, &options.input, &build_options)?;
     let mut bytes = built.blob.bytes;
@@ -193,6 +202,7 @@ pub fn build_for_section(
         bytes,
         stats,
         text_ranges: built.text_ranges,
+        long_names: built.blob.long_names,
     })
 }
 
@@ -256,5 +266,6 @@ pub fn embed_ksyms(
         section: built.section,
         stats: built.stats,
         text_ranges: built.text_ranges,
+        long_names: built.long_names,
     })
 }

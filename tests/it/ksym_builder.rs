@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 
 use proptest::prelude::*;
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::{KsymBlob, Ksyms, LayoutKind, TextRanges};
 use symblob_build::ksym::{
     build, build_from_elf, detect_format, parse_input, read_elf, BuildOptions, Built, Demangle,
     InputOptions, Symbol,
@@ -78,12 +78,22 @@ pub(super) fn le32(b: &[u8], at: usize) -> u32 {
 }
 
 /// Checks what every builder blob must satisfy: it parses, `validate()` passes, nothing
-/// follows the token index, and no record uses token id 511 or an id ≥ K. The records are
-/// decoded here from the raw layout (spec 3.1, D5), not through the reader.
+/// follows the token index, a sized blob's first u64 is its length, and no record uses
+/// token id 511 or an id ≥ K. The records are decoded here from the raw layout (spec 3.1,
+/// 3.5, D5), not through the reader.
 pub(super) fn check_blob(bytes: &[u8]) -> KsymBlob<'_> {
     let blob = KsymBlob::parse(bytes).expect("builder blob parses");
     blob.validate().expect("builder blob validates");
     assert_eq!(blob.used_size(), bytes.len(), "no trailing bytes");
+    // The sized layout is the plain one after a u64 total; the shift by 8 keeps every
+    // alignment, so the rest is checked as a plain blob.
+    let bytes = match blob.layout_kind() {
+        LayoutKind::Sized => {
+            assert_eq!(le64(bytes, 0), bytes.len() as u64, "total_bytes");
+            &bytes[8..]
+        }
+        LayoutKind::Plain => bytes,
+    };
     let n = le64(bytes, 0) as usize;
     let names_at = 8 + 16 * n + 8;
     let names_len = le64(bytes, 8 + 16 * n) as usize;

@@ -2,6 +2,8 @@
 
 use std::ops::Range;
 
+use symblob::ksym::{LayoutKind, KSYM_NAME_LEN};
+
 use super::encode::encode;
 use super::order::order;
 use super::tokens::{select, MAX_TOKENS};
@@ -16,8 +18,13 @@ pub struct BuildOptions {
     /// Most tokens to use (at most 511, the default; 0 writes every name raw).
     pub max_tokens: usize,
     /// Append zeros up to this many bytes (a fixed-size section to fill with
-    /// `objcopy --update-section`); the build fails if the blob is larger.
+    /// `objcopy --update-section`); the build fails if the blob is larger. In the sized
+    /// layout `total_bytes` holds the blob's length without these zeros, which is what the
+    /// `ksym` crate's `check_total_bytes` reports to cut them off.
     pub pad_to: Option<u64>,
+    /// The framing: [`LayoutKind::Sized`] (default; what the `ksym` crate 0.6 reads) or
+    /// [`LayoutKind::Plain`] (crate 0.3–0.5).
+    pub layout: LayoutKind,
 }
 
 impl Default for BuildOptions {
@@ -25,6 +32,7 @@ impl Default for BuildOptions {
         BuildOptions {
             max_tokens: MAX_TOKENS,
             pad_to: None,
+            layout: LayoutKind::Sized,
         }
     }
 }
@@ -40,6 +48,8 @@ pub struct BuildStats {
     pub tokens: u64,
     /// Sum of the stored names' lengths in bytes (without type or length bytes).
     pub raw_name_bytes: u64,
+    /// Bytes before `num_syms`: 8 for `total_bytes` in the sized layout, 0 in the plain.
+    pub header_bytes: u64,
     /// Bytes of the addresses, offsets and seqs tables (16 per symbol).
     pub table_bytes: u64,
     /// Bytes of the names segment (L), record headers included.
@@ -77,6 +87,34 @@ pub struct Built {
     pub bytes: Vec<u8>,
     /// Figures about it.
     pub stats: BuildStats,
+    /// The layout it was written in.
+    pub layout: LayoutKind,
+    /// Stored names longer than the `ksym` crate's name buffer, in address order.
+    pub long_names: Vec<LongName>,
+}
+
+/// A stored name longer than [`KSYM_NAME_LEN`] (4096) bytes: the `ksym` crate's readers
+/// cut it there (so their `lookup_name` cannot find it); symblob's reader has no limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LongName {
+    /// The symbol's address.
+    pub address: u64,
+    /// The name.
+    pub name: String,
+}
+
+impl LongName {
+    /// The warning to show: the symbol (its first 64 characters and its address) and its
+    /// length.
+    pub fn warning(&self) -> String {
+        let shown: String = self.name.chars().take(64).collect();
+        format!(
+            "symbol {shown}… at {:#x} has a name of {} bytes; the ksym crate's readers cut \
+             names at {KSYM_NAME_LEN} bytes (symblob reads it whole)",
+            self.address,
+            self.name.len()
+        )
+    }
 }
 
 /// Builds a ksym-bin v1 blob from `symbols` (any order; they are sorted per the
@@ -106,7 +144,16 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
     let ordered = order(symbols);
     let names: Vec<&str> = ordered.symbols.iter().map(|s| s.name.as_str()).collect();
     let tokens = select(&names, &ordered.seqs, options.max_tokens);
-    let encoded = encode(&ordered.symbols, &ordered.seqs, &tokens)?;
+    let encoded = encode(&ordered.symbols, &ordered.seqs, &tokens, options.layout)?;
+    let long_names = ordered
+        .symbols
+        .iter()
+        .filter(|s| s.name.len() > KSYM_NAME_LEN)
+        .map(|s| LongName {
+            address: s.address,
+            name: s.name.clone(),
+        })
+        .collect();
 
     let n = ordered.symbols.len() as u64;
     let blob_bytes = encoded.bytes.len() as u64;
@@ -132,6 +179,7 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
         tokens: tokens.table.len() as u64,
         raw_name_bytes: names.iter().map(|s| s.len() as u64).sum(),
         table_bytes: 16 * n,
+        header_bytes: options.layout.header_size() as u64,
         names_bytes: encoded.names_bytes,
         token_table_bytes: encoded.token_table_bytes,
         token_index_bytes: 4 * tokens.table.len() as u64,
@@ -140,7 +188,12 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
         blob_bytes,
         output_bytes: bytes.len() as u64,
     };
-    Ok(Built { bytes, stats })
+    Ok(Built {
+        bytes,
+        stats,
+        layout: options.layout,
+        long_names,
+    })
 }
 
 /// A blob built from an ELF file, with what the reader needs to use it.

@@ -1,6 +1,7 @@
 //! Name records (spec 3.3, 4.4) and the segment layout (3.1), with the checks of D17.
 
 use symblob::ksym::raw::{MAX_PAYLOAD, RECORD_HEADER, TOKEN_MARKER};
+use symblob::ksym::LayoutKind;
 
 use super::tokens::Tokens;
 use super::Symbol;
@@ -24,9 +25,14 @@ pub(crate) struct Encoded {
     pub long_refs: u64,
 }
 
-/// Writes the blob: `symbols` in address order, `seqs` the name-order permutation,
-/// `tokens.uses[i]` the token of symbol `i`.
-pub(crate) fn encode(symbols: &[&Symbol], seqs: &[u32], tokens: &Tokens<'_>) -> Result<Encoded> {
+/// Writes the blob in layout `kind`: `symbols` in address order, `seqs` the name-order
+/// permutation, `tokens.uses[i]` the token of symbol `i`.
+pub(crate) fn encode(
+    symbols: &[&Symbol],
+    seqs: &[u32],
+    tokens: &Tokens<'_>,
+    kind: LayoutKind,
+) -> Result<Encoded> {
     let n = symbols.len() as u64;
     check_limit("symbol count", n, U32_LIMIT - 1)?;
     check_limit(
@@ -97,7 +103,7 @@ pub(crate) fn encode(symbols: &[&Symbol], seqs: &[u32], tokens: &Tokens<'_>) -> 
     }
     check_limit("token table size", table.len() as u64, U32_LIMIT - 1)?;
 
-    let bytes = lay_out(symbols, &offsets, seqs, &names, &table, &index);
+    let bytes = lay_out(kind, symbols, &offsets, seqs, &names, &table, &index);
     Ok(Encoded {
         bytes,
         names_bytes: names.len() as u64,
@@ -121,8 +127,9 @@ fn pad_to_alignment(out: &mut Vec<u8>, align: u64) {
 }
 
 /// Writes the ten segments of spec 3.1 with zero padding and nothing after the token
-/// index.
+/// index; in the sized layout (3.5), after a u64 holding the blob's length.
 fn lay_out(
+    kind: LayoutKind,
     symbols: &[&Symbol],
     offsets: &[u32],
     seqs: &[u32],
@@ -131,8 +138,12 @@ fn lay_out(
     index: &[u32],
 ) -> Vec<u8> {
     let n = symbols.len();
-    let total = 8 + 16 * n + 8 + names.len() + 7 + 8 + table.len() + 7 + 8 + 4 * index.len();
-    let mut out = Vec::with_capacity(total);
+    let header = kind.header_size();
+    let capacity = header + 8 + 16 * n + 8 + names.len() + 7 + 8 + table.len() + 7 + 8;
+    let mut out = Vec::with_capacity(capacity + 4 * index.len());
+    // `total_bytes` is filled in once the length is known; every later alignment is
+    // relative to the blob start, so the 8 bytes shift nothing else.
+    out.resize(header, 0);
     out.extend_from_slice(&(n as u64).to_le_bytes());
     for sym in symbols {
         out.extend_from_slice(&sym.address.to_le_bytes());
@@ -153,6 +164,10 @@ fn lay_out(
     out.extend_from_slice(&(index.len() as u64).to_le_bytes());
     for &i in index {
         out.extend_from_slice(&i.to_le_bytes());
+    }
+    if kind == LayoutKind::Sized {
+        let total = (out.len() as u64).to_le_bytes();
+        out[..8].copy_from_slice(&total);
     }
     out
 }

@@ -3,7 +3,8 @@
 //! A ksym-bin v1 blob is a kallsyms-style table of text symbols (address, one type
 //! character, name) that the `no_std` reader [`symblob::ksym`] turns back into
 //! `name+0xoff/0xsize` and answers name lookups from. This module reads symbol lists,
-//! orders them, picks name-prefix tokens and writes the exact v1 layout.
+//! orders them, picks name-prefix tokens and writes the exact v1 layout, sized (the `ksym`
+//! crate 0.6's framing, the default) or plain (0.3–0.5), see [`LayoutKind`].
 //!
 //! # Pipeline
 //!
@@ -87,7 +88,8 @@ mod tokens;
 pub use crate::elf::{read_elf, ElfSymbols};
 pub use crate::model::{Demangle, InputOptions, Symbol, SymbolList, TypeFilter};
 pub use crate::text::{detect_format, parse_input, parse_kallsyms, parse_nm, InputFormat};
-pub use build::{build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild};
+pub use build::{build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild, LongName};
+pub use symblob::ksym::{LayoutKind, KSYM_NAME_LEN};
 
 /// The token id the builder never writes: its long form `FF 01 FF FF` is misread by the
 /// original reader.

@@ -229,10 +229,12 @@ fn stdin_input_summary_and_pad_to() {
     );
     assert!(o.status.success());
     let summary = String::from_utf8(o.stderr).unwrap();
+    // The spec's 120-byte seed-3 blob plus the sized layout's 8-byte total_bytes.
     assert!(
-        summary.starts_with("ksym: 3 symbols, 0 tokens, 120 bytes"),
+        summary.starts_with("ksym: 3 symbols, 0 tokens, 128 bytes"),
         "{summary}"
     );
+    assert!(summary.contains("sized layout"), "{summary}");
     assert_eq!(std::fs::metadata(&blob).unwrap().len(), 4096);
     let dump = out_text(&run(&["ksym", "dump", s(&blob)], b""));
     assert_eq!(dump, origin("seed-3.dump.txt"));
@@ -294,4 +296,114 @@ fn errors_name_the_line_and_leave_no_output() {
         err.starts_with(&format!("symblob: {}: ksym-bin: ", corrupt.display())),
         "{err}"
     );
+}
+
+/// `--layout`: sized by default (a u64 total first, spec 3.5), plain on request; the
+/// origin's dump either way; `info` and `--json` name the layout.
+#[test]
+fn layout_flag_info_and_json_name_the_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let sized = build(dir.path(), "seed-3.nm", &["--quiet"]);
+    let plain = dir.path().join("plain.bin");
+    let input = testdata("ksym/input/seed-3.nm");
+    let o = run(
+        &[
+            "ksym",
+            "build",
+            s(&input),
+            "-o",
+            s(&plain),
+            "--layout",
+            "plain",
+            "--json",
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(&out_text(&o)).unwrap();
+    assert_eq!(v["layout"], "plain");
+
+    let (sized_bytes, plain_bytes) = (
+        std::fs::read(&sized).unwrap(),
+        std::fs::read(&plain).unwrap(),
+    );
+    assert_eq!(sized_bytes.len(), plain_bytes.len() + 8);
+    let total = u64::from_le_bytes(sized_bytes[..8].try_into().unwrap());
+    assert_eq!(total, sized_bytes.len() as u64);
+    assert_eq!(sized_bytes[8..], plain_bytes[..]);
+
+    for (blob, name) in [(&sized, "sized"), (&plain, "plain")] {
+        assert_eq!(
+            out_text(&run(&["ksym", "dump", s(blob)], b"")),
+            origin("seed-3.dump.txt")
+        );
+        let o = run(&["ksym", "info", s(blob), "--json"], b"");
+        let v: serde_json::Value = serde_json::from_str(&out_text(&o)).unwrap();
+        assert_eq!(v["layout"], name);
+        assert_eq!(v["valid"], true);
+        assert_eq!(v["used_size"], std::fs::metadata(blob).unwrap().len());
+        let info = out_text(&run(&["ksym", "info", s(blob)], b""));
+        assert!(
+            info.starts_with(&format!("layout           {name}\n")),
+            "{info}"
+        );
+    }
+    let o = run(
+        &[
+            "ksym",
+            "build",
+            s(&input),
+            "-o",
+            s(&plain),
+            "--layout",
+            "zip",
+        ],
+        b"",
+    );
+    assert!(!o.status.success());
+}
+
+/// A sized blob padded with --pad-to keeps total_bytes at the blob's own length, so the
+/// `ksym` crate's `check_total_bytes` cuts the padding; symblob reads the padded file.
+#[test]
+fn pad_to_keeps_the_total_of_the_sized_blob() {
+    let dir = tempfile::tempdir().unwrap();
+    let blob = build(dir.path(), "seed-3.nm", &["--quiet", "--pad-to", "4096"]);
+    let bytes = std::fs::read(&blob).unwrap();
+    assert_eq!(bytes.len(), 4096);
+    let total = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+    assert_eq!(total, 128);
+    assert!(bytes[128..].iter().all(|&b| b == 0));
+    assert_eq!(
+        out_text(&run(&["ksym", "dump", s(&blob)], b"")),
+        origin("seed-3.dump.txt")
+    );
+}
+
+/// A name longer than the crate's 4096-byte buffer warns with the symbol and its length;
+/// the blob still holds it whole.
+#[test]
+fn names_longer_than_4096_bytes_warn() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = format!("long_{}", "x".repeat(4200));
+    let text = format!("0000000000001000 T short\n0000000000001100 T {long}\n");
+    let blob = dir.path().join("long.bin");
+    let o = run(&["ksym", "build", "-", "-o", s(&blob)], text.as_bytes());
+    assert!(o.status.success());
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    let warning = stderr
+        .lines()
+        .find(|l| l.contains("warning"))
+        .expect(&stderr);
+    assert!(
+        warning.contains("long_xxxx") && warning.contains("4205 bytes"),
+        "{warning}"
+    );
+    assert!(warning.contains("0x1100"), "{warning}");
+    let o = run(&["ksym", "name", s(&blob), &long], b"");
+    assert_eq!(out_text(&o), format!("{long} 0x1100\n"));
+    let o = run(
+        &["ksym", "build", "-", "-o", s(&blob)],
+        b"0000000000001000 T short\n",
+    );
+    assert!(!String::from_utf8(o.stderr).unwrap().contains("warning"));
 }

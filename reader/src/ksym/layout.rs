@@ -7,6 +7,55 @@
 use super::raw::align_up;
 use crate::{Error, ErrorKind, Format};
 
+/// The two published framings of ksym-bin v1 (spec section 3.5).
+///
+/// * [`Plain`](Self::Plain): `num_syms` first, as the `ksym` crate's versions 0.3 to 0.5
+///   write and read it.
+/// * [`Sized`](Self::Sized): a u64 `total_bytes` (the blob's own length, padding after it
+///   excluded) first, then the plain layout shifted by 8 bytes, as version 0.6 writes and
+///   reads it. Every alignment stays relative to the blob start, so the shift changes no
+///   padding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LayoutKind {
+    /// `num_syms` at offset 0 (crate 0.3–0.5).
+    #[default]
+    Plain,
+    /// `total_bytes` at offset 0, `num_syms` at offset 8 (crate 0.6).
+    Sized,
+}
+
+impl LayoutKind {
+    /// Bytes before `num_syms`: 0 or 8.
+    pub const fn header_size(self) -> usize {
+        match self {
+            LayoutKind::Plain => 0,
+            LayoutKind::Sized => 8,
+        }
+    }
+
+    /// The smallest blob of this layout (no symbols, names or tokens): 32 or 40 bytes.
+    pub const fn min_size(self) -> usize {
+        match self {
+            LayoutKind::Plain => 32,
+            LayoutKind::Sized => 40,
+        }
+    }
+
+    /// `"plain"` or `"sized"`, the names `symblob ksym build --layout` takes.
+    pub const fn name(self) -> &'static str {
+        match self {
+            LayoutKind::Plain => "plain",
+            LayoutKind::Sized => "sized",
+        }
+    }
+}
+
+impl core::fmt::Display for LayoutKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Where one segment lies in the blob.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Segment {
@@ -34,7 +83,12 @@ impl Segment {
 /// `symblob ksym info` prints it; `validate` uses the two padding segments.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Layout {
-    /// `num_syms` (u64), always at offset 0.
+    /// Which framing the positions follow.
+    pub kind: LayoutKind,
+    /// `total_bytes` (u64) at offset 0 in the sized layout; empty at offset 0 in the plain
+    /// one.
+    pub total_bytes: Segment,
+    /// `num_syms` (u64), at offset 0 (plain) or 8 (sized).
     pub num_syms: Segment,
     /// `addresses`: N × u64.
     pub addresses: Segment,
@@ -58,7 +112,8 @@ pub struct Layout {
     pub token_index_len: Segment,
     /// `token_index`: K × u32, start offsets of the tokens.
     pub token_index: Segment,
-    /// The blob's own length `E`: the end of `token_index`.
+    /// The blob's own length `E`: the end of `token_index` (in the sized layout, the value
+    /// `total_bytes` holds).
     pub used_size: usize,
 }
 
@@ -99,13 +154,15 @@ impl Layout {
     /// segments fit.
     ///
     /// [`KsymBlob::parse`]: super::KsymBlob::parse
-    pub(crate) fn compute(c: Counts) -> Result<Layout, Error> {
+    pub(crate) fn compute(c: Counts, kind: LayoutKind) -> Result<Layout, Error> {
         let n_field = ("num_syms", 0);
         let n_overflow = || Error::new(Format::Ksym, n_field.0, n_field.1, ErrorKind::Overflow);
         let table = |width: u64| c.num_syms.checked_mul(width).ok_or_else(n_overflow);
 
-        let num_syms = segment(0, COUNT, n_field)?;
-        let addresses = segment(COUNT, table(8)?, n_field)?;
+        let header = kind.header_size() as u64;
+        let total_bytes = segment(0, header, n_field)?;
+        let num_syms = segment(header, COUNT, n_field)?;
+        let addresses = segment(header.saturating_add(COUNT), table(8)?, n_field)?;
         let o2 = aligned(addresses.end(), 4, n_field)?;
         let offsets = segment(o2, table(4)?, n_field)?;
         let o3 = aligned(offsets.end(), 4, n_field)?;
@@ -134,6 +191,8 @@ impl Layout {
         let token_index = segment(o9, k_size, k_field)?;
 
         Ok(Layout {
+            kind,
+            total_bytes,
             num_syms,
             addresses,
             offsets,
@@ -182,13 +241,13 @@ mod tests {
 
     #[test]
     fn seed_3_positions_match_the_spec_example() {
-        let l = Layout::compute(Counts {
+        let counts = Counts {
             num_syms: 3,
             names_len: 32,
             token_table_len: 23,
             token_index_len: 3,
-        })
-        .unwrap();
+        };
+        let l = Layout::compute(counts, LayoutKind::Plain).unwrap();
         let offsets = [
             l.addresses.offset,
             l.offsets.offset,
@@ -205,20 +264,28 @@ mod tests {
         assert_eq!(offsets, [8, 32, 44, 56, 64, 96, 104, 127, 128, 136, 148]);
         assert_eq!(l.token_table_padding.size, 1);
         assert_eq!(l.names_padding.size, 0);
+        // The sized layout shifts every segment by 8 and keeps the padding unchanged.
+        let sized = Layout::compute(counts, LayoutKind::Sized).unwrap();
+        assert_eq!(sized.num_syms.offset, 8);
+        assert_eq!(sized.token_index.offset, 144);
+        assert_eq!(sized.used_size, 156);
+        assert_eq!(sized.token_table_padding.size, 1);
     }
 
     #[test]
     fn empty_blob_is_32_bytes() {
-        assert_eq!(Layout::compute(Counts::default()).unwrap().used_size, 32);
+        let empty = |kind| Layout::compute(Counts::default(), kind).unwrap().used_size;
+        assert_eq!(empty(LayoutKind::Plain), 32);
+        assert_eq!(empty(LayoutKind::Sized), 40);
     }
 
     #[test]
     fn overflow_names_the_count() {
-        let e = Layout::compute(Counts {
+        let counts = Counts {
             num_syms: 1 << 62,
             ..Counts::default()
-        })
-        .unwrap_err();
+        };
+        let e = Layout::compute(counts, LayoutKind::Plain).unwrap_err();
         assert_eq!((e.section, e.kind), ("num_syms", ErrorKind::Overflow));
     }
 }

@@ -65,6 +65,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod compat;
+mod detect;
 mod dump;
 mod iter;
 mod layout;
@@ -78,9 +80,10 @@ pub mod raw;
 mod search;
 mod validate;
 
+pub use compat::{KallsymsMapped, KSYM_NAME_LEN};
 pub use dump::DumpLine;
 pub use iter::{Entry, Symbols, SymbolsByName};
-pub use layout::{Layout, Segment};
+pub use layout::{Layout, LayoutKind, Segment};
 pub use lookup_address::{Ksyms, Symbol};
 pub use lookup_name::NameMatches;
 pub use name::{Name, NameBytes};

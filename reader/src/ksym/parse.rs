@@ -6,7 +6,7 @@ use core::fmt;
 use zerocopy::little_endian::{U32, U64};
 use zerocopy::FromBytes;
 
-use super::layout::{Counts, Layout, Segment};
+use super::layout::{Counts, Layout, LayoutKind, Segment};
 use super::name::{split_payload, Name};
 use super::raw::RECORD_HEADER;
 use crate::{Error, ErrorKind, Format};
@@ -26,6 +26,8 @@ pub struct KsymBlob<'a> {
     pub(crate) names: &'a [u8],
     pub(crate) token_table: &'a [u8],
     pub(crate) token_index: &'a [U32],
+    /// The framing the blob was read with.
+    pub(crate) kind: LayoutKind,
 }
 
 /// Error in `section` at byte `offset`.
@@ -67,25 +69,33 @@ fn table<'a, T: FromBytes + zerocopy::Immutable>(
 }
 
 impl<'a> KsymBlob<'a> {
-    /// Parses a blob at any alignment, with structural validation in O(N + K) and no
-    /// allocation (spec D2–D5).
+    /// Parses a blob of either layout at any alignment, with structural validation in
+    /// O(N + K) and no allocation (spec D2–D5). The layout is recognised by
+    /// [`LayoutKind::detect`]; [`parse_as`](Self::parse_as) takes it from a caller that
+    /// knows.
     ///
-    /// Checked here: every segment fits in `blob`; addresses are non-decreasing; every
-    /// record lies inside `names` and its payload is empty, raw or a token reference whose
-    /// id exists; `token_index` is non-decreasing and within the token table; every `seqs`
-    /// entry is below N. Bytes after the blob's end ([`used_size`](Self::used_size)) are
-    /// allowed: they are the zero padding of a fixed-size section.
+    /// Checked here: every segment fits in `blob`; in the sized layout, `total_bytes`
+    /// equals the blob's end; addresses are non-decreasing; every record lies inside
+    /// `names` and its payload is empty, raw or a token reference whose id exists;
+    /// `token_index` is non-decreasing and within the token table; every `seqs` entry is
+    /// below N. Bytes after the blob's end ([`used_size`](Self::used_size)) are allowed:
+    /// they are the zero padding of a fixed-size section.
     ///
     /// Errors name the segment and the byte offset of the offending entry.
     pub fn parse(blob: &'a [u8]) -> Result<Self, Error> {
-        let (parsed, layout) = Self::locate(blob)?;
+        Self::parse_as(blob, LayoutKind::detect(blob))
+    }
+
+    /// [`parse`](Self::parse) with the layout given instead of detected.
+    pub fn parse_as(blob: &'a [u8], kind: LayoutKind) -> Result<Self, Error> {
+        let (parsed, layout) = Self::locate(blob, kind)?;
         parsed.check_entries(&layout)?;
         Ok(parsed)
     }
 
     /// Parses a blob that the caller trusts (typically one its own build embedded), in
     /// O(1): only the segment layout is checked, as by [`parse`](Self::parse), and none of
-    /// the N + K entries is read.
+    /// the N + K entries is read. The layout is detected as by `parse`.
     ///
     /// On a blob that [`parse`](Self::parse) accepts, the result is the same value. On one
     /// it would reject for its entries, every accessor is still total and bounded (nothing
@@ -96,28 +106,48 @@ impl<'a> KsymBlob<'a> {
     /// unsorted tables may miss. [`validate`](Self::validate) runs every check of
     /// `parse` and more, whenever the caller can afford it.
     pub fn parse_trusted(blob: &'a [u8]) -> Result<Self, Error> {
-        Self::locate(blob).map(|(parsed, _)| parsed)
+        Self::parse_trusted_as(blob, LayoutKind::detect(blob))
     }
 
-    /// Reads the four counts and checks that every segment fits in `blob` (spec D2, D3).
-    fn locate(blob: &'a [u8]) -> Result<(Self, Layout), Error> {
+    /// [`parse_trusted`](Self::parse_trusted) with the layout given instead of detected.
+    pub fn parse_trusted_as(blob: &'a [u8], kind: LayoutKind) -> Result<Self, Error> {
+        Self::locate(blob, kind).map(|(parsed, _)| parsed)
+    }
+
+    /// Reads the counts and checks that every segment fits in `blob` (spec D2, D3) and, in
+    /// the sized layout, that `total_bytes` is the blob's end.
+    pub(crate) fn locate(blob: &'a [u8], kind: LayoutKind) -> Result<(Self, Layout), Error> {
         let mut counts = Counts::default();
-        let layout = Layout::compute(counts)?;
+        let layout = Layout::compute(counts, kind)?;
+        let total = match kind {
+            LayoutKind::Plain => None,
+            LayoutKind::Sized => Some(read_count(blob, layout.total_bytes, "total_bytes")?),
+        };
         counts.num_syms = read_count(blob, layout.num_syms, "num_syms")?;
-        let layout = Layout::compute(counts)?;
+        let layout = Layout::compute(counts, kind)?;
         // Fixed tables first, so a huge N is reported before names_len is read.
         let addresses = table::<U64>(blob, layout.addresses, "addresses")?;
         let offsets = table::<U32>(blob, layout.offsets, "offsets")?;
         let seqs = table::<U32>(blob, layout.seqs, "seqs")?;
         counts.names_len = read_count(blob, layout.names_len, "names_len")?;
-        let layout = Layout::compute(counts)?;
+        let layout = Layout::compute(counts, kind)?;
         let names = view(blob, layout.names, "names")?;
         counts.token_table_len = read_count(blob, layout.token_table_len, "token_table_len")?;
-        let layout = Layout::compute(counts)?;
+        let layout = Layout::compute(counts, kind)?;
         let token_table = view(blob, layout.token_table, "token_table")?;
         counts.token_index_len = read_count(blob, layout.token_index_len, "token_index_len")?;
-        let layout = Layout::compute(counts)?;
+        let layout = Layout::compute(counts, kind)?;
         let token_index = table::<U32>(blob, layout.token_index, "token_index")?;
+        if let Some(total) = total {
+            let end = layout.used_size as u64;
+            if total != end {
+                let kind = ErrorKind::Mismatch {
+                    expected: end,
+                    found: total,
+                };
+                return Err(err("total_bytes", 0, kind));
+            }
+        }
         let parsed = KsymBlob {
             bytes: blob,
             addresses,
@@ -126,6 +156,7 @@ impl<'a> KsymBlob<'a> {
             names,
             token_table,
             token_index,
+            kind,
         };
         Ok((parsed, layout))
     }
@@ -316,8 +347,8 @@ impl<'a> KsymBlob<'a> {
         self.seqs.get(rank).map(|s| s.get() as usize)
     }
 
-    /// The blob's own length `E` (the end of `token_index`); bytes after it were accepted
-    /// as padding.
+    /// The blob's own length `E` (the end of `token_index`, header included); bytes after
+    /// it were accepted as padding.
     pub fn used_size(&self) -> usize {
         self.layout().used_size
     }
@@ -351,7 +382,12 @@ impl<'a> KsymBlob<'a> {
     /// The offset and size of every segment.
     pub fn layout(&self) -> Layout {
         // Parse has computed the same layout successfully, so this cannot fail.
-        Layout::compute(self.counts()).unwrap_or_default()
+        Layout::compute(self.counts(), self.kind).unwrap_or_default()
+    }
+
+    /// The framing the blob was read with.
+    pub fn layout_kind(&self) -> LayoutKind {
+        self.kind
     }
 }
 
@@ -368,6 +404,7 @@ impl fmt::Debug for KsymBlob<'_> {
             .field("tokens", &self.token_count())
             .field("token_table_len", &self.token_table.len())
             .field("used_size", &self.used_size())
+            .field("layout", &self.kind)
             .finish()
     }
 }

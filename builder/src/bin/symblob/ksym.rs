@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
 use symblob_build::ksym::{
     build, detect_format, parse_input, read_elf, BuildOptions, Built, Demangle, InputFormat,
-    InputOptions, SymbolList, TypeFilter,
+    InputOptions, LayoutKind, SymbolList, TypeFilter,
 };
 use symblob_build::output::write_atomic;
 use symblob_build::{Error, Location, Result};
@@ -59,6 +59,25 @@ enum FormatArg {
     Elf,
 }
 
+/// Blob framings for `--layout`.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+enum LayoutArg {
+    /// A u64 total byte count first, then the plain layout (the `ksym` crate 0.6).
+    #[default]
+    Sized,
+    /// `num_syms` first (the `ksym` crate 0.3–0.5).
+    Plain,
+}
+
+impl From<LayoutArg> for LayoutKind {
+    fn from(arg: LayoutArg) -> Self {
+        match arg {
+            LayoutArg::Sized => LayoutKind::Sized,
+            LayoutArg::Plain => LayoutKind::Plain,
+        }
+    }
+}
+
 /// Arguments of `symblob ksym build`.
 #[derive(Args)]
 pub struct BuildArgs {
@@ -84,6 +103,10 @@ pub struct BuildArgs {
     /// Pad the blob with zeros to exactly SIZE bytes (decimal or 0x hex); fail if larger.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pad_to: Option<u64>,
+    /// Blob framing: `sized` for the `ksym` crate 0.6 (its total_bytes excludes the
+    /// --pad-to zeros), `plain` for 0.3–0.5.
+    #[arg(long, value_enum, default_value = "sized")]
+    layout: LayoutArg,
     /// No summary on stderr.
     #[arg(short, long)]
     quiet: bool,
@@ -214,9 +237,13 @@ fn run_build(args: BuildArgs) -> Result<()> {
     };
     let options = BuildOptions {
         pad_to: args.pad_to,
+        layout: args.layout.into(),
         ..BuildOptions::default()
     };
     let built = build(&list.symbols, &options)?;
+    for long in &built.long_names {
+        eprintln!("symblob: warning: {input}: {}", long.warning());
+    }
     if args.output == Path::new("-") {
         let mut out = std::io::stdout().lock();
         out.write_all(&built.bytes)
@@ -237,12 +264,13 @@ fn run_build(args: BuildArgs) -> Result<()> {
 fn build_summary(built: &Built, list: &SymbolList, text_ranges: &[Range<u64>]) -> String {
     let s = &built.stats;
     let mut line = format!(
-        "ksym: {} symbols, {} tokens, {} bytes ({:.1} B/symbol), names {:.3} x raw",
+        "ksym: {} symbols, {} tokens, {} bytes ({:.1} B/symbol), names {:.3} x raw, {} layout",
         s.symbols,
         s.tokens,
         s.blob_bytes,
         per_symbol(s.blob_bytes, s.symbols),
-        s.names_ratio()
+        s.names_ratio(),
+        built.layout
     );
     if s.output_bytes != s.blob_bytes {
         let _ = write!(line, ", padded to {}", s.output_bytes);
@@ -280,6 +308,7 @@ fn build_json(
     let s = &built.stats;
     json!({
         "format": format!("{format:?}").to_lowercase(),
+        "layout": built.layout.name(),
         "symbols": s.symbols,
         "tokens": s.tokens,
         "blob_bytes": s.blob_bytes,
@@ -454,7 +483,9 @@ fn run_info(args: BlobArgs) -> Result<()> {
         names_bytes as f64 / raw_name_bytes as f64
     };
     let validation = blob.validate().map_err(|e| e.to_string());
-    let segments = [
+    let total_bytes =
+        (layout.kind == LayoutKind::Sized).then_some(("total_bytes", layout.total_bytes));
+    let segments = total_bytes.into_iter().chain([
         ("num_syms", layout.num_syms),
         ("addresses", layout.addresses),
         ("offsets", layout.offsets),
@@ -467,13 +498,15 @@ fn run_info(args: BlobArgs) -> Result<()> {
         ("token_table_padding", layout.token_table_padding),
         ("token_index_len", layout.token_index_len),
         ("token_index", layout.token_index),
-    ];
+    ]);
+    let segments: Vec<_> = segments.collect();
     if args.json {
         let segs: Vec<Value> = segments
             .iter()
             .map(|(name, s)| json!({ "segment": name, "offset": s.offset, "size": s.size }))
             .collect();
         return print_json(&json!({
+            "layout": layout.kind.name(),
             "symbols": n,
             "tokens": blob.token_count(),
             "used_size": layout.used_size,
@@ -488,6 +521,7 @@ fn run_info(args: BlobArgs) -> Result<()> {
         }));
     }
     let mut text = String::new();
+    let _ = writeln!(text, "layout           {}", layout.kind);
     let _ = writeln!(text, "symbols          {n}");
     let _ = writeln!(text, "tokens           {}", blob.token_count());
     let _ = writeln!(
