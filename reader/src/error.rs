@@ -11,6 +11,8 @@ pub enum Format {
     Lidia,
     /// Compact ImageMap Format ([`crate::cif`]).
     Cif,
+    /// OpenTelemetry symbfile ([`crate::symbfile`]).
+    Symbfile,
 }
 
 impl fmt::Display for Format {
@@ -19,6 +21,7 @@ impl fmt::Display for Format {
             Format::Ksym => "ksym-bin",
             Format::Lidia => "lidia",
             Format::Cif => "cif",
+            Format::Symbfile => "symbfile",
         })
     }
 }
