@@ -40,6 +40,7 @@ pub mod ksym;
 pub mod lidia;
 pub mod model;
 pub mod output;
+pub mod symbfile;
 pub mod text;
 
 pub use error::{Error, Location, Result};

@@ -14,6 +14,8 @@ pub enum Format {
     Lidia,
     /// Compact ImageMap Format ([`crate::cif`]).
     Cif,
+    /// OpenTelemetry symbfile ([`crate::symbfile`]).
+    Symbfile,
 }
 
 impl fmt::Display for Format {
@@ -22,6 +24,7 @@ impl fmt::Display for Format {
             Format::Ksym => "ksym-bin",
             Format::Lidia => "lidia",
             Format::Cif => "cif",
+            Format::Symbfile => "symbfile",
         })
     }
 }

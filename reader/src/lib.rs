@@ -11,6 +11,7 @@
 //! | [`ksym`] | ksym-bin v1: a compressed, kallsyms-style table of text symbols |
 //! | [`lidia`] | Lidia v1: Grafana Pyroscope's address-to-symbol archive, with inline frames |
 //! | [`cif`] | Compact ImageMap Format: the Swift runtime's list of loaded images |
+//! | [`symbfile`] | OpenTelemetry eBPF profiler symbol files: ranges and return pads |
 //!
 //! Blobs may sit at any alignment and are read the same way on little- and big-endian
 //! hosts: every field is read through zerocopy's alignment-1 little-endian types.
@@ -57,6 +58,7 @@ mod varint;
 pub mod cif;
 pub mod ksym;
 pub mod lidia;
+pub mod symbfile;
 
 pub use error::{Error, ErrorKind, Format};
 pub use partition::LANES;

@@ -1,0 +1,97 @@
+//! Address lookups by one sweep over the file (a symbfile has no index).
+
+use super::records::{self, Range, ReturnPad};
+use super::{error, message_type, Records, Strings, SymbFile};
+use crate::Error;
+
+impl<'a> SymbFile<'a> {
+    /// Every range record covering `addr`, in inline order: depth 0 (the outermost
+    /// function) first, records of equal depth in file order.
+    ///
+    /// One pass over the file, O(file size) time, no allocation: records that do not
+    /// cover `addr` are decoded only as far as their VA and length. The first
+    /// `out.len()` covering records (in file order) are stored in `out`, sorted by depth;
+    /// the return value is the number of covering records, which may exceed `out.len()`.
+    pub fn lookup_ranges(
+        &self,
+        addr: u64,
+        scratch: &mut [u32],
+        out: &mut [Range<'a>],
+    ) -> Result<usize, Error> {
+        let mut records = Records::new(self.messages(), scratch, false);
+        let mut found = 0usize;
+        while let Some(p) = records.next_pending()? {
+            let range = p.message.kind == message_type::RANGE_V1;
+            let (section, set_field) = if range {
+                ("range", 12)
+            } else {
+                ("return pad", 5)
+            };
+            let (va, length) = records::peek(p.message.body, set_field, section, p.prev_va)
+                .map_err(|(s, k)| error(s, p.message.offset, k))?;
+            records.prev_va = Some(va);
+            let covers = range && addr.checked_sub(va).is_some_and(|d| d < length);
+            if !covers {
+                continue;
+            }
+            if let Some(slot) = out.get_mut(found) {
+                if let super::Record::Range(r) = records.decode(p)? {
+                    *slot = r;
+                }
+            }
+            found = found.saturating_add(1);
+        }
+        let kept = found.min(out.len());
+        sort_by_depth(out.get_mut(..kept).unwrap_or(&mut []));
+        Ok(found)
+    }
+
+    /// The first return pad at exactly `addr`, by one pass over the file (O(file size)).
+    /// Its entries resolve through `scratch`, which holds the pad's string table.
+    pub fn lookup_return_pad<'s>(
+        &self,
+        addr: u64,
+        scratch: &'s mut [u32],
+    ) -> Result<Option<ReturnPad<'a, 's>>, Error> {
+        let mut records = Records::new(self.messages(), scratch, false);
+        while let Some(p) = records.next_pending()? {
+            let pad = p.message.kind == message_type::RETURN_PAD_V1;
+            let (section, set_field) = if pad {
+                ("return pad", 5)
+            } else {
+                ("range", 12)
+            };
+            let (va, _) = records::peek(p.message.body, set_field, section, p.prev_va)
+                .map_err(|(s, k)| error(s, p.message.offset, k))?;
+            records.prev_va = Some(va);
+            if pad && va == addr {
+                let len = records.index_table()?;
+                let Records { scratch, table, .. } = records;
+                let strings = Strings::new(table, len, scratch);
+                return records::decode_return_pad(p.message.offset, p.message.body, p.prev_va, strings)
+                    .map(Some)
+                    .map_err(|(s, k)| error(s, p.message.offset, k));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Stable insertion sort by depth: the handful of frames of one address, no allocation.
+fn sort_by_depth(ranges: &mut [Range<'_>]) {
+    for i in 1..ranges.len() {
+        let mut j = i;
+        while j > 0 {
+            let prev = j.wrapping_sub(1);
+            let (Some(a), Some(b)) = (ranges.get(prev), ranges.get(j)) else {
+                break;
+            };
+            if a.depth <= b.depth {
+                break;
+            }
+            ranges.swap(prev, j);
+            j = prev;
+        }
+    }
+}
+

@@ -1,0 +1,489 @@
+//! Range and return-pad records: decoding of their message bodies and the borrowed views.
+
+use super::leb128;
+use super::proto::{repeated_values, Column, Fields, Value};
+use super::strings::Strings;
+use crate::ErrorKind;
+
+/// What went wrong in a record body: the section name and the error kind (the decoder adds
+/// the message offset).
+pub(crate) type Fail = (&'static str, ErrorKind);
+
+const RANGE: &str = "range";
+const LINE_TABLE: &str = "line table";
+const RETURN_PAD: &str = "return pad";
+
+/// Field number of `lineTable` in `RangeV1`.
+const LINE_TABLE_FIELD: u64 = 8;
+
+fn malformed(section: &'static str) -> impl Fn(&'static str) -> Fail {
+    move |what| (section, ErrorKind::Malformed(what))
+}
+
+fn to_u32(section: &'static str, value: u64) -> Result<u32, Fail> {
+    u32::try_from(value).map_err(|_| {
+        (
+            section,
+            ErrorKind::OutOfRange {
+                value,
+                limit: u64::from(u32::MAX),
+            },
+        )
+    })
+}
+
+/// The ELF VA of a record from its `deltaElfVA` / `setElfVA` field and the previous
+/// record's VA (spec §3.1).
+fn elf_va(section: &'static str, va: Option<VaField>, prev: Option<u64>) -> Result<u64, Fail> {
+    match va {
+        Some(VaField::Set(v)) => Ok(v),
+        Some(VaField::Delta(d)) => prev
+            .map(|p| p.wrapping_add_signed(leb128::zigzag(d)))
+            .ok_or((section, ErrorKind::Malformed("delta ELF VA before any absolute VA"))),
+        None => Err((section, ErrorKind::Malformed("record without an ELF VA"))),
+    }
+}
+
+#[derive(Copy, Clone)]
+enum VaField {
+    Delta(u64),
+    Set(u64),
+}
+
+/// Just the VA and length of a record, for lookups that decode only what covers the
+/// address. Field numbers: `set` is 12 in ranges and 5 in return pads.
+pub(crate) fn peek(
+    body: &[u8],
+    set_field: u64,
+    section: &'static str,
+    prev: Option<u64>,
+) -> Result<(u64, u64), Fail> {
+    let mut va = None;
+    let mut length = 0;
+    for field in Fields::new(body) {
+        let field = field.map_err(malformed(section))?;
+        match (field.number, field.value) {
+            (1, Value::Varint(v)) => va = Some(VaField::Delta(v)),
+            (n, Value::Varint(v)) if n == set_field => va = Some(VaField::Set(v)),
+            (2, Value::Varint(v)) if set_field == 12 => length = v,
+            _ => {}
+        }
+    }
+    Ok((elf_va(section, va, prev)?, length))
+}
+
+/// A string field: inline bytes or a string-table index.
+#[derive(Copy, Clone)]
+enum StrField<'a> {
+    Inline(&'a [u8]),
+    Ref(u64),
+}
+
+/// One `RangeV1` record: an address range with its function, file, inline depth, call site
+/// and line table. Strings borrow from the file.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Range<'a> {
+    /// Offset of the record's message in the file.
+    pub offset: u64,
+    /// Start address (ELF virtual address).
+    pub va: u64,
+    /// Bytes covered: the range is `[va, va + length)` (u64 as on the wire).
+    pub length: u64,
+    /// Function name.
+    pub func: &'a str,
+    /// Source file of the record's own line rows, if any.
+    pub file: Option<&'a str>,
+    /// File of the call site in the parent (inline records).
+    pub call_file: Option<&'a str>,
+    /// Line of the call site in the parent; `None` for 0.
+    pub call_line: Option<u32>,
+    /// Inline depth: 0 for a top-level function.
+    pub depth: u32,
+    /// The line table.
+    pub line_table: LineTable<'a>,
+}
+
+impl<'a> Range<'a> {
+    /// An empty range, to initialise output buffers.
+    pub const EMPTY: Range<'static> = Range {
+        offset: 0,
+        va: 0,
+        length: 0,
+        func: "",
+        file: None,
+        call_file: None,
+        call_line: None,
+        depth: 0,
+        line_table: LineTable { body: &[], rows: 0 },
+    };
+
+    /// True if `addr` lies in `[va, va + length)` (computed without overflow).
+    pub fn contains(&self, addr: u64) -> bool {
+        addr.checked_sub(self.va).is_some_and(|d| d < self.length)
+    }
+
+    /// The line of `addr` from this record's own line table: the last row whose offset is
+    /// at most `addr − va`; `None` before the first row or outside the range.
+    pub fn line_at(&self, addr: u64) -> Option<u32> {
+        if !self.contains(addr) {
+            return None;
+        }
+        let rel = addr.wrapping_sub(self.va);
+        let mut found = None;
+        for row in self.line_table.iter() {
+            if u64::from(row.offset) > rel {
+                break;
+            }
+            found = Some(row.line);
+        }
+        found
+    }
+}
+
+/// A record's line table, read in place: `(offset, line)` rows in wire order with the
+/// offsets already accumulated (spec §2.3).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineTable<'a> {
+    /// The record's body (line tables may occur several times; protobuf merges them).
+    body: &'a [u8],
+    rows: u32,
+}
+
+impl<'a> LineTable<'a> {
+    /// Number of rows.
+    pub fn len(&self) -> u32 {
+        self.rows
+    }
+
+    /// True if the table has no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The rows in order.
+    pub fn iter(&self) -> LineRows<'a> {
+        LineRows {
+            offsets: LineColumn::new(self.body, 1),
+            lines: LineColumn::new(self.body, 2),
+            offset: 0,
+            left: self.rows,
+        }
+    }
+}
+
+impl<'a> IntoIterator for LineTable<'a> {
+    type Item = LineRow;
+    type IntoIter = LineRows<'a>;
+    fn into_iter(self) -> LineRows<'a> {
+        self.iter()
+    }
+}
+
+/// One line-table row: from `offset` bytes past the record's VA on, the line is `line`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LineRow {
+    /// Offset from the record's VA (accumulated from the wire's deltas).
+    pub offset: u32,
+    /// Source line.
+    pub line: u32,
+}
+
+/// Iterator over a [`LineTable`]'s rows.
+#[derive(Clone, Debug)]
+pub struct LineRows<'a> {
+    offsets: LineColumn<'a>,
+    lines: LineColumn<'a>,
+    offset: u32,
+    left: u32,
+}
+
+impl Iterator for LineRows<'_> {
+    type Item = LineRow;
+
+    #[inline]
+    fn next(&mut self) -> Option<LineRow> {
+        self.left = self.left.checked_sub(1)?;
+        let delta = u32::try_from(self.offsets.next()?).ok()?;
+        let line = u32::try_from(self.lines.next()?).ok()?;
+        self.offset = self.offset.checked_add(delta)?;
+        Some(LineRow {
+            offset: self.offset,
+            line,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (0, Some(n))
+    }
+}
+
+/// The values of column `number` across every `lineTable` occurrence of a record body.
+#[derive(Clone, Debug)]
+struct LineColumn<'a> {
+    outer: Fields<'a>,
+    inner: Column<'a>,
+    number: u64,
+}
+
+impl<'a> LineColumn<'a> {
+    fn new(body: &'a [u8], number: u64) -> Self {
+        LineColumn {
+            outer: Fields::new(body),
+            inner: Column::new(&[], number),
+            number,
+        }
+    }
+}
+
+impl Iterator for LineColumn<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            if let Some(v) = self.inner.next() {
+                return Some(v);
+            }
+            let field = self.outer.next()?.ok()?;
+            if let (LINE_TABLE_FIELD, Value::Bytes(b)) = (field.number, field.value) {
+                self.inner = Column::new(b, self.number);
+            }
+        }
+    }
+}
+
+/// Decodes a `RangeV1` body. `resolve` turns a string-table index into its string.
+pub(crate) fn decode_range<'a>(
+    offset: u64,
+    body: &'a [u8],
+    prev: Option<u64>,
+    mut resolve: impl FnMut(u64) -> Result<&'a str, Fail>,
+) -> Result<Range<'a>, Fail> {
+    let wrong_wire = (RANGE, ErrorKind::Malformed("known field with the wrong wire type"));
+    let mut va = None;
+    let mut length = 0;
+    let (mut func, mut file, mut call_file) = (None, None, None);
+    let (mut call_line, mut depth) = (0, 0);
+    let (mut offsets, mut lines, mut sum) = (0u32, 0u32, 0u32);
+    for field in Fields::new(body) {
+        let field = field.map_err(malformed(RANGE))?;
+        match (field.number, field.value) {
+            (1, Value::Varint(v)) => va = Some(VaField::Delta(v)),
+            (12, Value::Varint(v)) => va = Some(VaField::Set(v)),
+            (2, Value::Varint(v)) => length = v,
+            (3, Value::Bytes(b)) => func = Some(StrField::Inline(b)),
+            (9, Value::Varint(v)) => func = Some(StrField::Ref(v)),
+            (4, Value::Bytes(b)) => file = Some(StrField::Inline(b)),
+            (10, Value::Varint(v)) => file = Some(StrField::Ref(v)),
+            (5, Value::Varint(v)) => call_line = to_u32(RANGE, v)?,
+            (6, Value::Bytes(b)) => call_file = Some(StrField::Inline(b)),
+            (11, Value::Varint(v)) => call_file = Some(StrField::Ref(v)),
+            (7, Value::Varint(v)) => depth = to_u32(RANGE, v)?,
+            (LINE_TABLE_FIELD, Value::Bytes(table)) => {
+                for inner in Fields::new(table) {
+                    let inner = inner.map_err(malformed(LINE_TABLE))?;
+                    match inner.number {
+                        1 => repeated_values(inner.value, |v| {
+                            let v = u32::try_from(v).map_err(|_| "offset does not fit u32")?;
+                            sum = sum.checked_add(v).ok_or("cumulative offset overflows u32")?;
+                            offsets = offsets.checked_add(1).ok_or("too many rows")?;
+                            Ok(())
+                        })
+                        .map_err(malformed(LINE_TABLE))?,
+                        2 => repeated_values(inner.value, |v| {
+                            u32::try_from(v).map_err(|_| "line does not fit u32")?;
+                            lines = lines.checked_add(1).ok_or("too many rows")?;
+                            Ok(())
+                        })
+                        .map_err(malformed(LINE_TABLE))?,
+                        _ => {}
+                    }
+                }
+            }
+            (1 | 12 | 2 | 9 | 10 | 5 | 11 | 7 | 3 | 4 | 6 | LINE_TABLE_FIELD, _) => {
+                return Err(wrong_wire)
+            }
+            _ => {}
+        }
+    }
+    if offsets != lines {
+        return Err((
+            LINE_TABLE,
+            ErrorKind::Mismatch {
+                expected: u64::from(offsets),
+                found: u64::from(lines),
+            },
+        ));
+    }
+    let va = elf_va(RANGE, va, prev)?;
+    let mut string = |f: Option<StrField<'a>>| -> Result<Option<&'a str>, Fail> {
+        match f {
+            None => Ok(None),
+            Some(StrField::Inline(b)) => core::str::from_utf8(b)
+                .map(Some)
+                .map_err(|_| (RANGE, ErrorKind::InvalidUtf8)),
+            Some(StrField::Ref(i)) => resolve(i).map(Some),
+        }
+    };
+    let func = string(func)?.ok_or((RANGE, ErrorKind::Malformed("range without a function")))?;
+    Ok(Range {
+        offset,
+        va,
+        length,
+        func,
+        file: string(file)?,
+        call_file: string(call_file)?,
+        call_line: (call_line != 0).then_some(call_line),
+        depth,
+        line_table: LineTable {
+            body,
+            rows: offsets,
+        },
+    })
+}
+
+/// One `ReturnPadV1` record: the inline trace of a return address (a call's next
+/// instruction minus one), outermost frame first.
+#[derive(Copy, Clone, Debug)]
+pub struct ReturnPad<'a, 's> {
+    /// Offset of the record's message in the file.
+    pub offset: u64,
+    /// The return-pad address.
+    pub va: u64,
+    body: &'a [u8],
+    entries: u32,
+    strings: Strings<'a, 's>,
+}
+
+impl<'a> ReturnPad<'a, '_> {
+    /// Number of entries (inline levels).
+    pub fn len(&self) -> u32 {
+        self.entries
+    }
+
+    /// True if the pad has no entry.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// The entries, outermost first.
+    pub fn entries(&self) -> PadEntries<'a, '_> {
+        PadEntries {
+            funcs: Column::new(self.body, 2),
+            files: Column::new(self.body, 3),
+            lines: Column::new(self.body, 4),
+            strings: self.strings,
+            left: self.entries,
+        }
+    }
+}
+
+/// One return-pad entry. For every entry but the last, `file`/`line` are the call site
+/// inside `func` leading to the next entry; for the last, the pad's own file and line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct PadEntry<'a> {
+    /// Function name.
+    pub func: &'a str,
+    /// Source file (`None` for the empty string).
+    pub file: Option<&'a str>,
+    /// Source line (`None` for 0).
+    pub line: Option<u32>,
+}
+
+/// Iterator over a [`ReturnPad`]'s entries.
+#[derive(Clone, Debug)]
+pub struct PadEntries<'a, 's> {
+    funcs: Column<'a>,
+    files: Column<'a>,
+    lines: Column<'a>,
+    strings: Strings<'a, 's>,
+    left: u32,
+}
+
+impl<'a> Iterator for PadEntries<'a, '_> {
+    type Item = PadEntry<'a>;
+
+    fn next(&mut self) -> Option<PadEntry<'a>> {
+        self.left = self.left.checked_sub(1)?;
+        let func = self.strings.get(u32::try_from(self.funcs.next()?).ok()?)?;
+        let file = self.strings.get(u32::try_from(self.files.next()?).ok()?)?;
+        let line = u32::try_from(self.lines.next()?).ok()?;
+        Some(PadEntry {
+            func,
+            file: (!file.is_empty()).then_some(file),
+            line: (line != 0).then_some(line),
+        })
+    }
+}
+
+/// Decodes a `ReturnPadV1` body against the current string table.
+pub(crate) fn decode_return_pad<'a, 's>(
+    offset: u64,
+    body: &'a [u8],
+    prev: Option<u64>,
+    strings: Strings<'a, 's>,
+) -> Result<ReturnPad<'a, 's>, Fail> {
+    let mut va = None;
+    let mut counts = [0u32; 3];
+    let table_len = u64::from(strings.len());
+    for field in Fields::new(body) {
+        let field = field.map_err(malformed(RETURN_PAD))?;
+        match (field.number, field.value) {
+            (1, Value::Varint(v)) => va = Some(VaField::Delta(v)),
+            (5, Value::Varint(v)) => va = Some(VaField::Set(v)),
+            (1 | 5, _) => {
+                return Err((
+                    RETURN_PAD,
+                    ErrorKind::Malformed("known field with the wrong wire type"),
+                ))
+            }
+            (n @ 2..=4, value) => {
+                let mut bad_index = None;
+                let slot = counts.get_mut(usize::try_from(n.wrapping_sub(2)).unwrap_or(0));
+                let mut count = slot.as_deref().copied().unwrap_or(0);
+                repeated_values(value, |v| {
+                    u32::try_from(v).map_err(|_| "value does not fit u32")?;
+                    if n != 4 && v >= table_len {
+                        bad_index = Some(v);
+                        return Err("string index out of range");
+                    }
+                    count = count.checked_add(1).ok_or("too many entries")?;
+                    Ok(())
+                })
+                .map_err(|e| match bad_index {
+                    Some(value) => (
+                        RETURN_PAD,
+                        ErrorKind::OutOfRange {
+                            value,
+                            limit: table_len,
+                        },
+                    ),
+                    None => (RETURN_PAD, ErrorKind::Malformed(e)),
+                })?;
+                if let Some(slot) = slot {
+                    *slot = count;
+                }
+            }
+            _ => {}
+        }
+    }
+    let [funcs, files, lines] = counts;
+    if funcs != files || funcs != lines {
+        let found = if funcs != files { files } else { lines };
+        return Err((
+            RETURN_PAD,
+            ErrorKind::Mismatch {
+                expected: u64::from(funcs),
+                found: u64::from(found),
+            },
+        ));
+    }
+    Ok(ReturnPad {
+        offset,
+        va: elf_va(RETURN_PAD, va, prev)?,
+        body,
+        entries: funcs,
+        strings,
+    })
+}

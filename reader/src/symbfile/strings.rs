@@ -1,0 +1,191 @@
+//! String tables: a `StringTableV1` message body read in place.
+//!
+//! A table is never copied. Without help, finding string `i` scans the body (O(table
+//! size)); with a caller-provided scratch of `u32` slots, one pass records where each
+//! string starts and every later access is O(1). Strings past the scratch's capacity are
+//! found by scanning on from the last recorded one, so a small scratch still works, only
+//! slower.
+
+use core::str;
+
+use super::proto::{Field, Fields, Value};
+
+/// Field number of `strings` in `StringTableV1`.
+const STRINGS: u64 = 1;
+
+/// One `StringTableV1` message: its body, borrowed from the file.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct StringTable<'a> {
+    body: &'a [u8],
+}
+
+/// What is wrong with a table body (turned into an [`crate::Error`] by the caller, which
+/// knows the message offset).
+pub(crate) type TableError = &'static str;
+
+impl<'a> StringTable<'a> {
+    /// The table whose message body is `body`. Nothing is checked until it is read.
+    pub const fn new(body: &'a [u8]) -> Self {
+        StringTable { body }
+    }
+
+    /// The raw message body.
+    pub fn body(&self) -> &'a [u8] {
+        self.body
+    }
+
+    /// Iterates the strings in index order, checking the wire format and UTF-8.
+    pub fn iter(&self) -> TableStrings<'a> {
+        TableStrings {
+            fields: Fields::new(self.body),
+            base: self.body.len(),
+        }
+    }
+
+    /// String `index`, by a scan of the body: O(table size). `Ok(None)` if the table has
+    /// fewer strings.
+    pub fn get(&self, index: u32) -> Result<Option<&'a str>, TableError> {
+        self.get_from(self.iter(), index)
+    }
+
+    fn get_from(&self, strings: TableStrings<'a>, index: u32) -> Result<Option<&'a str>, TableError> {
+        let mut strings = strings;
+        let mut left = index;
+        for s in &mut strings {
+            let (_, s) = s?;
+            if left == 0 {
+                return Ok(Some(s));
+            }
+            left = left.saturating_sub(1);
+        }
+        Ok(None)
+    }
+
+    /// Checks the whole body (wire format, UTF-8) and counts the strings, recording the
+    /// position of the first `scratch.len()` of them in `scratch`.
+    pub fn index(&self, scratch: &mut [u32]) -> Result<u32, TableError> {
+        let mut count = 0u32;
+        let mut slots = scratch.iter_mut();
+        for s in self.iter() {
+            let (at, _) = s?;
+            if let Some(slot) = slots.next() {
+                *slot = at;
+            }
+            count = count.checked_add(1).ok_or("string table too large")?;
+        }
+        Ok(count)
+    }
+
+    /// String `index` given the first `index.len()` positions recorded by
+    /// [`StringTable::index`] on this table: O(1) when `index` covers it.
+    pub(crate) fn get_indexed(&self, positions: &[u32], index: u32) -> Option<&'a str> {
+        let i = usize::try_from(index).ok()?;
+        if let Some(&at) = positions.get(i) {
+            let mut fields = Fields::new(self.body.get(usize::try_from(at).ok()?..)?);
+            return match fields.next()?.ok()? {
+                Field {
+                    number: STRINGS,
+                    value: Value::Bytes(b),
+                } => str::from_utf8(b).ok(),
+                _ => None,
+            };
+        }
+        // Past the scratch: continue scanning from the last recorded string.
+        let (start, skip) = match positions.last() {
+            Some(&at) => (at, u32::try_from(positions.len().saturating_sub(1)).ok()?),
+            None => (0, 0),
+        };
+        let strings = TableStrings {
+            fields: Fields::new(self.body.get(usize::try_from(start).ok()?..)?),
+            base: self.body.len(),
+        };
+        self.get_from(strings, index.checked_sub(skip)?).ok()?
+    }
+}
+
+/// The strings of a [`StringTable`], in index order.
+#[derive(Clone, Debug)]
+pub struct TableStrings<'a> {
+    fields: Fields<'a>,
+    /// Body length, to turn the unread rest into a position.
+    base: usize,
+}
+
+impl TableStrings<'_> {
+    /// Byte position of the next field within the body.
+    fn body_position(&self) -> u32 {
+        u32::try_from(self.base.saturating_sub(self.fields.rest().len())).unwrap_or(u32::MAX)
+    }
+}
+
+impl<'a> Iterator for TableStrings<'a> {
+    /// A string with its position in the body, or what is wrong with the table.
+    type Item = Result<(u32, &'a str), TableError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let at = self.body_position();
+            let field = match self.fields.next()? {
+                Ok(f) => f,
+                Err(e) => return Some(Err(e)),
+            };
+            if field.number != STRINGS {
+                continue; // unknown fields are skipped, as protobuf does
+            }
+            let Value::Bytes(bytes) = field.value else {
+                self.fields = Fields::new(&[]);
+                return Some(Err("string table entry is not length-delimited"));
+            };
+            return Some(match str::from_utf8(bytes) {
+                Ok(s) => Ok((at, s)),
+                Err(_) => {
+                    self.fields = Fields::new(&[]);
+                    Err("string is not valid UTF-8")
+                }
+            });
+        }
+    }
+}
+
+/// The current string table as the record decoder sees it: the table, how many strings it
+/// holds, and the positions recorded in the caller's scratch.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct Strings<'a, 's> {
+    table: StringTable<'a>,
+    count: u32,
+    positions: &'s [u32],
+}
+
+impl<'a, 's> Strings<'a, 's> {
+    pub(crate) fn new(table: StringTable<'a>, count: u32, positions: &'s [u32]) -> Self {
+        let used = positions.len().min(usize::try_from(count).unwrap_or(usize::MAX));
+        Strings {
+            table,
+            count,
+            positions: positions.get(..used).unwrap_or(&[]),
+        }
+    }
+
+    /// The table.
+    pub fn table(&self) -> StringTable<'a> {
+        self.table
+    }
+
+    /// Number of strings.
+    pub fn len(&self) -> u32 {
+        self.count
+    }
+
+    /// True if the table holds no string.
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// String `index`: O(1) within the scratch's capacity, else a scan.
+    pub fn get(&self, index: u32) -> Option<&'a str> {
+        if index >= self.count {
+            return None;
+        }
+        self.table.get_indexed(self.positions, index)
+    }
+}
