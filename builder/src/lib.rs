@@ -29,6 +29,7 @@
 //! ```
 
 mod error;
+mod progress;
 
 pub mod cif;
 pub mod dwarf;
@@ -43,3 +44,4 @@ pub mod output;
 pub mod text;
 
 pub use error::{Error, Location, Result};
+pub use progress::Progress;

@@ -141,6 +141,7 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
 impl ImageMap {
     /// Parses the JSON `symblob cif decode --json` prints, or a bare list of images
     /// (platform empty, 64-bit). `input` names the source in error messages.
+    #[cfg(feature = "json")]
     pub fn from_json(text: &str, input: &str) -> Result<ImageMap> {
         #[derive(Deserialize)]
         #[serde(untagged)]
@@ -169,6 +170,7 @@ impl ImageMap {
     }
 
     /// Pretty JSON of the map.
+    #[cfg(feature = "json")]
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
@@ -270,7 +272,7 @@ impl ImageMap {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
 

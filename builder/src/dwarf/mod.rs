@@ -34,12 +34,11 @@ mod shadowing;
 mod symtab_fill;
 mod units;
 
-use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::lidia::ElfOptions;
 use crate::model::Group;
-use crate::{Error, Location, Result};
+use crate::{Error, Location, Progress, Result};
 
 /// gimli's view of one section.
 pub(crate) type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
@@ -50,6 +49,32 @@ pub(crate) struct UnitRef<'u, 'a> {
     pub dwarf: &'u gimli::Dwarf<Slice<'a>>,
     /// The unit.
     pub unit: &'u gimli::Unit<Slice<'a>>,
+}
+
+/// What a DWARF session reads and how.
+#[derive(Clone, Debug, Default)]
+pub struct DwarfOptions {
+    /// Demangle function names (Rust and C++).
+    pub demangle: bool,
+    /// A separate debug file to read DWARF from (else the ELF itself, then the files its
+    /// build ID and `.gnu_debuglink` name).
+    pub debug_file: Option<PathBuf>,
+    /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
+    /// does not describe (LLVM's symbol rules).
+    pub symtab: bool,
+    /// Attach line rows to the spans.
+    pub lines: bool,
+    /// Give every span the source file of its rows (needs the rows as well).
+    pub files: bool,
+    /// Told after every unit; the library draws nothing.
+    pub progress: Progress,
+}
+
+impl DwarfOptions {
+    /// Whether spans need line rows (for their lines or their files).
+    fn need_rows(&self) -> bool {
+        self.lines || self.files
+    }
 }
 
 /// What a DWARF build found, for reports and tests.
@@ -75,7 +100,7 @@ pub struct DwarfStats {
 pub(crate) fn build_groups(
     path: &Path,
     data: &[u8],
-    options: &ElfOptions,
+    options: &DwarfOptions,
     finish: impl for<'g> FnOnce(Vec<Group<'g>>),
 ) -> Result<DwarfStats> {
     let name = path.display().to_string();
@@ -122,7 +147,7 @@ pub(crate) fn build_groups(
         }
         groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
         let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
-        if options.lines || options.files {
+        if options.need_rows() {
             let rows = orphans::as_unit_lines(orphan_rows);
             let mut attached = Vec::with_capacity(fallback.len());
             for g in fallback {
@@ -146,7 +171,7 @@ pub(crate) fn build_groups(
 /// Reads every unit in parallel; the groups come back in unit order.
 fn read_units<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
-    options: &ElfOptions,
+    options: &DwarfOptions,
     exec: &[(u64, u64)],
     path: &Path,
     stats: &mut DwarfStats,
@@ -176,22 +201,19 @@ fn read_units<'a>(
             Some((start, start.saturating_add(h.length_including_self()), *h))
         })
         .collect();
-    let progress = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(headers.len() as u64)
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let total = headers.len() as u64;
+    let done = AtomicU64::new(0);
     let results = schedule::map_largest_first(
         &headers,
         |h| h.length_including_self() as u64,
         |&header| {
             let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
             let r = read_unit(dwarf, header, options, exec, &index);
-            progress.inc(1);
+            let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
+            options.progress.report(finished, total);
             (offset, r)
         },
     );
-    progress.finish_and_clear();
     let mut groups = Vec::new();
     for (offset, r) in results {
         match r {
@@ -226,7 +248,7 @@ struct UnitResult<'a> {
 fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
-    options: &ElfOptions,
+    options: &DwarfOptions,
     exec: &[(u64, u64)],
     index: &names::UnitIndex<'a>,
 ) -> gimli::Result<UnitResult<'a>> {
@@ -234,7 +256,7 @@ fn read_unit<'a>(
     let u = UnitRef { dwarf, unit: &unit };
     let mut names = names::Names::new(options.demangle, index);
     let trees = units::walk_unit(&u, &mut names)?;
-    let need_rows = options.lines || options.files;
+    let need_rows = options.need_rows();
     let lines = if need_rows {
         lines::read_lines(&u)?
     } else {
@@ -283,8 +305,8 @@ mod tests {
         (path, data)
     }
 
-    fn options() -> ElfOptions {
-        ElfOptions {
+    fn options() -> crate::lidia::ElfOptions {
+        crate::lidia::ElfOptions {
             dwarf: true,
             files: true,
             lines: true,

@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use super::dwarf;
 use super::writer::{Flags, Layout, LidiaWriter, RangeSpec};
+use crate::dwarf::DwarfOptions;
 use crate::elf::file::ElfFile;
 use crate::elf::symbols_go as symbols;
 use crate::gopclntab::{self, PclntabError};
-use crate::{output, Error, Location, Result};
+use crate::{output, Error, Location, Progress, Result};
 
 /// What to read from the ELF file and what to store. [`Default`] is Go's default:
 /// symbols and `.gopclntab` on, everything else off.
@@ -29,6 +30,8 @@ pub struct ElfOptions {
     pub demangle: bool,
     /// A separate debug file to read DWARF from.
     pub debug_file: Option<PathBuf>,
+    /// Told how far a DWARF build is; the library draws nothing.
+    pub progress: Progress,
 }
 
 impl Default for ElfOptions {
@@ -41,11 +44,26 @@ impl Default for ElfOptions {
             dwarf: false,
             demangle: false,
             debug_file: None,
+            progress: Progress::default(),
         }
     }
 }
 
 impl ElfOptions {
+    /// The options of the DWARF session a DWARF build runs: symbol options (`symtab`),
+    /// DWARF options (`demangle`, `debug_file`) and what the writer stores (`files`,
+    /// `lines`), which decides whether rows are read.
+    pub fn dwarf_options(&self) -> DwarfOptions {
+        DwarfOptions {
+            demangle: self.demangle,
+            debug_file: self.debug_file.clone(),
+            symtab: self.symtab,
+            lines: self.lines,
+            files: self.files,
+            progress: self.progress.clone(),
+        }
+    }
+
     /// The writer flags these options select.
     pub fn flags(&self) -> Flags {
         Flags {
