@@ -310,7 +310,7 @@ mod tests {
             dwarf: true,
             files: true,
             lines: true,
-            ..ElfOptions::default()
+            ..crate::lidia::ElfOptions::default()
         }
     }
 
