@@ -197,7 +197,7 @@ fn read_units<'a>(
     let index: Vec<_> = headers
         .iter()
         .filter_map(|h| {
-            let start = h.offset().as_debug_info_offset()?.0;
+            let start = h.offset().to_debug_info_offset(h)?.0;
             Some((start, start.saturating_add(h.length_including_self()), *h))
         })
         .collect();
@@ -207,7 +207,10 @@ fn read_units<'a>(
         &headers,
         |h| h.length_including_self() as u64,
         |&header| {
-            let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
+            let offset = header
+                .offset()
+                .to_debug_info_offset(&header)
+                .map_or(0, |o| o.0);
             let r = read_unit(dwarf, header, options, exec, &index);
             let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
             options.progress.report(finished, total);

@@ -19,7 +19,7 @@ pub(crate) fn exec_ranges(obj: &object::File<'_>) -> Vec<(u64, u64)> {
     let mut out: Vec<(u64, u64)> = obj
         .sections()
         .filter(|s| match s.flags() {
-            SectionFlags::Elf { sh_flags } => sh_flags & u64::from(object::elf::SHF_EXECINSTR) != 0,
+            SectionFlags::Elf { sh_flags, .. } => sh_flags.contains(object::elf::SHF_EXECINSTR),
             _ => false,
         })
         .filter_map(|s| {

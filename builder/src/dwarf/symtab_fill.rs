@@ -81,7 +81,7 @@ impl<'a> SymbolMap<'a> {
                 continue;
             };
             let allocated = obj.section_by_index(index).is_ok_and(|s| match s.flags() {
-                SectionFlags::Elf { sh_flags } => sh_flags & u64::from(object::elf::SHF_ALLOC) != 0,
+                SectionFlags::Elf { sh_flags, .. } => sh_flags.contains(object::elf::SHF_ALLOC),
                 _ => true,
             });
             let Ok(name) = sym.name_bytes() else { continue };

@@ -80,7 +80,7 @@ impl<'a> ElfFile<'a> {
     /// `SHT_NOBITS`, decompressed for `SHF_COMPRESSED` (zlib), else the file bytes, which
     /// must lie inside the file.
     pub(crate) fn data(&self, section: &Section<'a>) -> Result<SectionData<'a>, String> {
-        if section.kind == SHT_NOBITS {
+        if section.kind == SHT_NOBITS.0 {
             return Ok(SectionData::Zeros(section.size));
         }
         let raw = usize::try_from(section.offset)
@@ -95,7 +95,7 @@ impl<'a> ElfFile<'a> {
                     section.size
                 )
             })?;
-        if section.flags & u64::from(SHF_COMPRESSED) == 0 {
+        if section.flags & SHF_COMPRESSED.0 == 0 {
             return Ok(SectionData::Bytes(Cow::Borrowed(raw)));
         }
         self.decompress(section, raw).map(SectionData::Bytes)
@@ -163,8 +163,8 @@ fn parse_generic<'a, Elf: FileHeader<Endian = Endianness>>(
             .map_err(|e| format!("section {}: {e}", index.0))?;
         sections.push(Section {
             name,
-            kind: s.sh_type(endian),
-            flags: s.sh_flags(endian).into(),
+            kind: s.sh_type(endian).0,
+            flags: s.sh_flags(endian).0,
             addr: s.sh_addr(endian).into(),
             offset: s.sh_offset(endian).into(),
             size: s.sh_size(endian).into(),

@@ -42,11 +42,11 @@ pub(crate) struct FuncSymbol<'n> {
 /// The symbols Pyroscope uses: `.symtab`, or `.dynsym` if that fails; `Ok(None)` when
 /// neither section exists (pyroscope #4895), an error when both fail otherwise.
 pub(crate) fn read<'a>(elf: &ElfFile<'a>) -> Result<Option<SymbolTable<'a>>, String> {
-    let symtab_error = match SymbolTable::open(elf, SHT_SYMTAB) {
+    let symtab_error = match SymbolTable::open(elf, SHT_SYMTAB.0) {
         Ok(t) => return Ok(Some(t)),
         Err(e) => e,
     };
-    match (symtab_error, SymbolTable::open(elf, SHT_DYNSYM)) {
+    match (symtab_error, SymbolTable::open(elf, SHT_DYNSYM.0)) {
         (_, Ok(t)) => Ok(Some(t)),
         (SymbolsError::Missing, Err(SymbolsError::Missing)) => Ok(None),
         (a, Err(b)) => Err(format!(
@@ -131,7 +131,7 @@ impl<'a> SymbolTable<'a> {
         } else {
             (*e.get(12)?, u64::from(u32_at(4)?), u64::from(u32_at(8)?))
         };
-        if info & 0xf != STT_FUNC {
+        if info & 0xf != STT_FUNC.0 {
             return None;
         }
         let name = self.name(u32_at(0)?);

@@ -101,8 +101,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         let header = sections
             .section(section_index)
             .map_err(|e| Error::input(input, at, format!("bad symbol section: {e}")))?;
-        let flags: u64 = header.sh_flags(endian).into();
-        if flags & u64::from(elf::SHF_EXECINSTR) == 0 {
+        if !header.sh_flags(endian).contains(elf::SHF_EXECINSTR) {
             continue;
         }
         if name.starts_with(b".L") {
@@ -173,12 +172,9 @@ fn executable_section_ranges<'a, Elf: FileHeader>(
 where
     Elf::SectionHeader: 'a,
 {
-    let wanted = u64::from(elf::SHF_ALLOC | elf::SHF_EXECINSTR);
+    let wanted = elf::SHF_ALLOC | elf::SHF_EXECINSTR;
     let ranges = headers
-        .filter(|h| {
-            let flags: u64 = h.sh_flags(endian).into();
-            flags & wanted == wanted && h.sh_type(endian) != elf::SHT_NOBITS
-        })
+        .filter(|h| h.sh_flags(endian).contains(wanted) && h.sh_type(endian) != elf::SHT_NOBITS)
         .map(|h| {
             let start: u64 = h.sh_addr(endian).into();
             let size: u64 = h.sh_size(endian).into();
