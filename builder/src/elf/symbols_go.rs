@@ -151,7 +151,7 @@ impl<'a> SymbolTable<'a> {
 }
 
 fn check_multiple(len: u64, entry_size: u64) -> Result<(), SymbolsError> {
-    if len % entry_size == 0 {
+    if len.is_multiple_of(entry_size) {
         Ok(())
     } else {
         Err(SymbolsError::Malformed(format!(
