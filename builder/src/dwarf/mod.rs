@@ -1,7 +1,7 @@
 //! DWARF as format-neutral function groups: inline frames, source files and line tables.
 //!
 //! The session reads the DWARF of an ELF (or of its separate debug file) and yields, in
-//! address order, one [`Group`](crate::model::Group) per piece of every function with
+//! address order, one `model::Group` per piece of every function with
 //! code: its depth-0 span and one span per inlined call at its inline depth, with call
 //! file and call line, each with the line rows it owns; then depth-0 groups from the
 //! symbol table for code DWARF does not describe. Writers turn the groups into their
