@@ -71,6 +71,7 @@
 
 mod error;
 mod progress;
+mod warning;
 
 pub mod cif;
 pub mod dwarf;
@@ -86,3 +87,4 @@ pub mod text;
 
 pub use error::{Error, Location, Result};
 pub use progress::Progress;
+pub use warning::{Warning, WarningKind};

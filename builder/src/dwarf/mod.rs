@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::model::Group;
-use crate::{Error, Location, Progress, Result};
+use crate::{Error, Location, Progress, Result, Warning, WarningKind};
 
 /// gimli's view of one section.
 pub(crate) type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
@@ -88,11 +88,10 @@ pub struct DwarfStats {
     pub dwarf_ranges: usize,
     /// Depth-0 ranges added from the symbol table.
     pub fallback_ranges: usize,
-    /// Non-fatal problems, in input order, each as `"<file>: <what>"`: the build went on
-    /// with less information (a corrupt unit's code is described by the symbol table
-    /// only). The library prints nothing; the `symblob` CLI prints each as
-    /// `warning: <file>: <what>` on stderr.
-    pub warnings: Vec<String>,
+    /// Non-fatal problems, in input order: the build went on with less information (a
+    /// corrupt unit's code is described by the symbol table only). The library prints
+    /// nothing; the `symblob` CLI prints each as `warning: <warning>` on stderr.
+    pub warnings: Vec<Warning>,
 }
 
 /// Steps 1–4 of the pipeline, then `finish` with the final groups in address order
@@ -187,7 +186,9 @@ fn read_units<'a>(
                 warn(
                     stats,
                     path,
-                    &format!("cannot read more units of .debug_info: {e}"),
+                    WarningKind::UnitListCut {
+                        reason: e.to_string(),
+                    },
                 );
                 break;
             }
@@ -229,10 +230,10 @@ fn read_units<'a>(
                 warn(
                     stats,
                     path,
-                    &format!(
-                        "unit at .debug_info offset {offset:#x}: {e}; its code is described \
-                         by the symbol table only"
-                    ),
+                    WarningKind::UnitSkipped {
+                        offset: offset as u64,
+                        reason: e.to_string(),
+                    },
                 );
             }
         }
@@ -287,10 +288,11 @@ fn read_unit<'a>(
 }
 
 /// A non-fatal problem: the build goes on with less information.
-fn warn(stats: &mut DwarfStats, path: &Path, message: &str) {
-    stats
-        .warnings
-        .push(format!("{}: {message}", path.display()));
+fn warn(stats: &mut DwarfStats, path: &Path, kind: WarningKind) {
+    stats.warnings.push(Warning {
+        input: path.to_path_buf(),
+        kind,
+    });
 }
 
 #[cfg(test)]
@@ -337,7 +339,7 @@ mod tests {
         assert_eq!(stats.failed_units, clean.units, "{stats:?}");
         assert_eq!(stats.warnings.len(), stats.failed_units);
         let prefix = format!("{}: unit at .debug_info offset 0x", path.display());
-        for w in &stats.warnings {
+        for w in stats.warnings.iter().map(ToString::to_string) {
             assert!(w.starts_with(&prefix), "{w}");
             assert!(
                 w.ends_with("its code is described by the symbol table only"),

@@ -9,7 +9,7 @@ use crate::dwarf::DwarfOptions;
 use crate::elf::file::ElfFile;
 use crate::elf::symbols_go as symbols;
 use crate::gopclntab::{self, PclntabError};
-use crate::{output, Error, Location, Progress, Result};
+use crate::{output, Error, Location, Progress, Result, Warning};
 
 /// What to read from the ELF file and what to store. [`Default`] is Go's default:
 /// symbols and `.gopclntab` on, everything else off.
@@ -78,9 +78,9 @@ impl ElfOptions {
 pub struct Stats {
     /// Sizes and counts of the file written.
     pub layout: Layout,
-    /// Non-fatal problems of a DWARF build, each as `"<file>: <what>"` (see
-    /// [`dwarf::DwarfStats::warnings`]); empty for symbol builds.
-    pub warnings: Vec<String>,
+    /// Non-fatal problems of a DWARF build (see [`dwarf::DwarfStats::warnings`]); empty
+    /// for symbol builds.
+    pub warnings: Vec<Warning>,
 }
 
 /// Builds the Lidia file of the ELF at `path` in memory.
@@ -112,7 +112,7 @@ fn collect_with_warnings(
     path: &Path,
     data: &[u8],
     options: &ElfOptions,
-) -> Result<(LidiaWriter, Vec<String>)> {
+) -> Result<(LidiaWriter, Vec<Warning>)> {
     let mut writer = LidiaWriter::new(options.flags());
     let name = path.display().to_string();
     let elf = ElfFile::parse(data).map_err(|m| Error::input(&name, Location::Whole, m))?;
