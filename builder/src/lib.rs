@@ -85,6 +85,6 @@ pub mod model;
 pub mod output;
 pub mod text;
 
-pub use error::{Error, Location, Result};
+pub use error::{BoxedSource, Error, Location, Result};
 pub use progress::Progress;
 pub use warning::{Warning, WarningKind};

@@ -104,14 +104,15 @@ pub(crate) fn build_groups(
 ) -> Result<DwarfStats> {
     let name = path.display().to_string();
     let obj = object::File::parse(data)
-        .map_err(|e| Error::input(&name, Location::Whole, format!("not an ELF file: {e}")))?;
+        .map_err(|e| Error::input_caused(&name, Location::Whole, "not an ELF file", e))?;
     let debug = load::find_debug_file(path, &obj, options.debug_file.as_deref())?;
     let debug_obj = match &debug {
         Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
-            Error::input(
+            Error::input_caused(
                 d.path.display().to_string(),
                 Location::Whole,
-                format!("not an ELF file: {e}"),
+                "not an ELF file",
+                e,
             )
         })?),
         None => None,

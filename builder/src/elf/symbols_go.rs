@@ -69,7 +69,10 @@ impl<'a> SymbolTable<'a> {
     fn open(elf: &ElfFile<'a>, kind: u32) -> Result<Self, SymbolsError> {
         let (_, section) = elf.section_by_type(kind).ok_or(SymbolsError::Missing)?;
         let entry_size = if elf.is_64 { 24 } else { 16 };
-        let entries = match elf.data(section).map_err(SymbolsError::Malformed)? {
+        let entries = match elf
+            .data(section)
+            .map_err(|p| SymbolsError::Malformed(p.to_string()))?
+        {
             SectionData::Bytes(b) => {
                 check_multiple(b.len() as u64, entry_size)?;
                 Some(b)
@@ -86,7 +89,10 @@ impl<'a> SymbolTable<'a> {
             .ok_or_else(|| {
                 SymbolsError::Malformed(format!("invalid string table link {}", section.link))
             })?;
-        let names = match elf.data(strings).map_err(SymbolsError::Malformed)? {
+        let names = match elf
+            .data(strings)
+            .map_err(|p| SymbolsError::Malformed(p.to_string()))?
+        {
             SectionData::Bytes(b) => Some(b),
             SectionData::Zeros(_) => None,
         };

@@ -37,7 +37,7 @@ pub struct ElfSymbols {
 /// is not a readable ELF file or a kept name breaks the name rules.
 pub fn read_elf(data: &[u8], input: &str, options: &InputOptions) -> Result<ElfSymbols> {
     let malformed =
-        |e: object::Error| Error::input(input, Location::Whole, format!("bad ELF file: {e}"));
+        |e: object::Error| Error::input_caused(input, Location::Whole, "bad ELF file", e);
     match FileKind::parse(data).map_err(malformed)? {
         FileKind::Elf32 => {
             read_typed::<elf::FileHeader32<object::Endianness>>(data, input, options)
@@ -59,7 +59,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
     options: &InputOptions,
 ) -> Result<ElfSymbols> {
     let malformed =
-        |e: object::Error| Error::input(input, Location::Whole, format!("bad ELF file: {e}"));
+        |e: object::Error| Error::input_caused(input, Location::Whole, "bad ELF file", e);
     let file = ElfFile::<Elf>::parse(data).map_err(malformed)?;
     let endian = file.endian();
     let sections = file.elf_section_table();
@@ -74,10 +74,10 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         let at = Location::Index(index as u64);
         let name = table
             .symbol_name(endian, sym)
-            .map_err(|e| Error::input(input, at, format!("bad symbol name: {e}")))?;
+            .map_err(|e| Error::input_caused(input, at, "bad symbol name", e))?;
         let section = table
             .symbol_section(endian, sym, SymbolIndex(index))
-            .map_err(|e| Error::input(input, at, format!("bad symbol section: {e}")))?;
+            .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
         let value: u64 = sym.st_value(endian).into();
         let defined = section.is_some() || sym.st_shndx(endian) == elf::SHN_ABS;
         if defined {
@@ -100,7 +100,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         }
         let header = sections
             .section(section_index)
-            .map_err(|e| Error::input(input, at, format!("bad symbol section: {e}")))?;
+            .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
         if !header.sh_flags(endian).contains(elf::SHF_EXECINSTR) {
             continue;
         }

@@ -115,7 +115,7 @@ fn collect_with_warnings(
 ) -> Result<(LidiaWriter, Vec<Warning>)> {
     let mut writer = LidiaWriter::new(options.flags());
     let name = path.display().to_string();
-    let elf = ElfFile::parse(data).map_err(|m| Error::input(&name, Location::Whole, m))?;
+    let elf = ElfFile::parse(data).map_err(|p| p.at(&name, Location::Whole))?;
     if options.dwarf {
         let warnings = dwarf::collect(path, data, options, &mut writer)?.warnings;
         return Ok((writer, warnings));
@@ -146,7 +146,7 @@ fn collect_with_warnings(
                 "no .text section, which reading .gopclntab requires (as in Pyroscope); \
                  build without .gopclntab to skip it",
             ),
-            PclntabError::Other(m) => Error::input(&name, Location::Whole, m),
+            PclntabError::Other(p) => p.at(&name, Location::Whole),
         })?;
     }
     Ok((writer, Vec::new()))
