@@ -28,7 +28,7 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's and by Go's rules, text ranges, build ID and load facts of an image |
+//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, build ID and load facts of an image |
 //! | [`dwarf`] | the DWARF session: finds the DWARF (the ELF, a debug file, build ID, `.gnu_debuglink`), walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] |
 //! | [`gopclntab`] | Go functions from `.gopclntab` |
 //! | [`text`] | `nm -n` / System.map / `/proc/kallsyms` text and format detection |

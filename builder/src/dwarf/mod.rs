@@ -37,6 +37,8 @@ mod units;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::elf::section_ranges;
+use crate::elf::symbols_llvm::SymbolMap;
 use crate::model::Group;
 use crate::{Error, Location, Progress, Result, Warning, WarningKind};
 
@@ -127,9 +129,9 @@ pub(crate) fn build_groups(
 
     let mut stats = DwarfStats::default();
     let mut orphan_rows = Vec::new();
-    let mut exec = shadowing::exec_ranges(&obj);
+    let mut exec = section_ranges(&obj);
     if exec.is_empty() {
-        exec = shadowing::exec_ranges(dwarf_obj);
+        exec = section_ranges(dwarf_obj);
     }
     let groups = read_units(
         &dwarf,
@@ -141,9 +143,9 @@ pub(crate) fn build_groups(
     );
     let mut groups = shadowing::remove_overlaps(groups);
     if options.symtab {
-        let mut map = symtab_fill::SymbolMap::from_elf(&obj);
+        let mut map = SymbolMap::from_elf(&obj);
         if map.is_empty() && debug_obj.is_some() {
-            map = symtab_fill::SymbolMap::from_elf(dwarf_obj);
+            map = SymbolMap::from_elf(dwarf_obj);
         }
         groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
         let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);

@@ -7,6 +7,7 @@ use object::elf;
 use object::read::elf::{ElfFile, FileHeader, SectionHeader, Sym};
 use object::{FileKind, SymbolIndex};
 
+use super::code_ranges;
 use crate::model::{accept, InputOptions, SymbolList};
 use crate::{Error, Location, Result};
 
@@ -120,7 +121,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
 
     let text_ranges = match markers.ranges() {
         Some(ranges) => ranges,
-        None => executable_section_ranges::<Elf>(sections.iter(), endian),
+        None => code_ranges(&file),
     };
     Ok(ElfSymbols {
         symbols: list,
@@ -162,26 +163,6 @@ impl TextMarkers {
         }
         Some(normalise_ranges(ranges))
     }
-}
-
-/// The merged `[sh_addr, sh_addr + sh_size)` ranges of allocated executable sections.
-fn executable_section_ranges<'a, Elf: FileHeader>(
-    headers: impl Iterator<Item = &'a Elf::SectionHeader>,
-    endian: Elf::Endian,
-) -> Vec<Range<u64>>
-where
-    Elf::SectionHeader: 'a,
-{
-    let wanted = elf::SHF_ALLOC | elf::SHF_EXECINSTR;
-    let ranges = headers
-        .filter(|h| h.sh_flags(endian).contains(wanted) && h.sh_type(endian) != elf::SHT_NOBITS)
-        .map(|h| {
-            let start: u64 = h.sh_addr(endian).into();
-            let size: u64 = h.sh_size(endian).into();
-            start..start.saturating_add(size)
-        })
-        .collect();
-    normalise_ranges(ranges)
 }
 
 /// Sorts ranges, drops empty ones and merges overlapping or touching ones, so that the
