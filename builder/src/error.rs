@@ -50,6 +50,9 @@ pub enum Error {
         at: Location,
         /// What was wrong.
         message: String,
+        /// The error of the library that found it (object, gimli), also shown after the
+        /// message.
+        source: Option<BoxedSource>,
     },
     /// A value exceeds what the output format can hold.
     Limit {
@@ -64,6 +67,9 @@ pub enum Error {
     Blob(symblob::Error),
 }
 
+/// The underlying error an [`Error::Input`] carries.
+pub type BoxedSource = Box<dyn std::error::Error + Send + Sync + 'static>;
+
 impl Error {
     /// An [`Error::Input`] for `input` at `at`.
     pub fn input(input: impl Into<String>, at: Location, message: impl Into<String>) -> Self {
@@ -71,6 +77,41 @@ impl Error {
             input: input.into(),
             at,
             message: message.into(),
+            source: None,
+        }
+    }
+
+    /// An [`Error::Input`] for `input` at `at` caused by `source`.
+    pub fn input_caused(
+        input: impl Into<String>,
+        at: Location,
+        message: impl Into<String>,
+        source: impl Into<BoxedSource>,
+    ) -> Self {
+        Error::Input {
+            input: input.into(),
+            at,
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// The input the error is about (a path, `<stdin>`, or what was given directly), if
+    /// any.
+    pub fn input_name(&self) -> Option<String> {
+        match self {
+            Error::Io { path, .. } => Some(path.display().to_string()),
+            Error::Input { input, .. } => Some(input.clone()),
+            _ => None,
+        }
+    }
+
+    /// Where in the input the problem is ([`Location::Whole`] when nowhere more precise).
+    pub fn location(&self) -> Location {
+        match self {
+            Error::Input { at, .. } => *at,
+            Error::Blob(e) => Location::Offset(e.offset),
+            _ => Location::Whole,
         }
     }
 
@@ -87,7 +128,18 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Error::Io { path, source } => write!(f, "{}: {source}", path.display()),
-            Error::Input { input, at, message } => write!(f, "{input}{at}: {message}"),
+            Error::Input {
+                input,
+                at,
+                message,
+                source: None,
+            } => write!(f, "{input}{at}: {message}"),
+            Error::Input {
+                input,
+                at,
+                message,
+                source: Some(source),
+            } => write!(f, "{input}{at}: {message}: {source}"),
             Error::Limit { what, value, limit } => {
                 write!(
                     f,
@@ -104,7 +156,68 @@ impl std::error::Error for Error {
         match self {
             Error::Io { source, .. } => Some(source),
             Error::Blob(e) => Some(e),
+            Error::Input {
+                source: Some(source),
+                ..
+            } => Some(source.as_ref()),
             _ => None,
+        }
+    }
+}
+
+/// A problem found inside an input before the caller names the input: what was wrong
+/// and the underlying error, if any. [`Problem::at`] makes it an [`Error::Input`].
+#[derive(Debug)]
+pub(crate) struct Problem {
+    message: String,
+    source: Option<BoxedSource>,
+}
+
+impl Problem {
+    /// A problem described by `message` alone.
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        Problem {
+            message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A problem found by another library: `message` says what was being read.
+    pub(crate) fn caused(message: impl Into<String>, source: impl Into<BoxedSource>) -> Self {
+        Problem {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// The [`Error::Input`] of this problem in `input` at `at`.
+    pub(crate) fn at(self, input: impl Into<String>, at: Location) -> Error {
+        Error::Input {
+            input: input.into(),
+            at,
+            message: self.message,
+            source: self.source,
+        }
+    }
+}
+
+impl From<String> for Problem {
+    fn from(message: String) -> Self {
+        Problem::new(message)
+    }
+}
+
+impl From<&str> for Problem {
+    fn from(message: &str) -> Self {
+        Problem::new(message)
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.source {
+            Some(source) => write!(f, "{}: {source}", self.message),
+            None => f.write_str(&self.message),
         }
     }
 }

@@ -8,7 +8,48 @@
 //!
 //! Output is deterministic: the same input and options give the same bytes on every run
 //! and machine. Files are written to a temporary file and renamed ([`output`]), so a
-//! failed build never leaves a partial file behind.
+//! failed build never leaves a partial file behind. The library prints nothing: problems
+//! that do not stop a build come back as warnings, and long builds report progress
+//! through a [`Progress`] callback in their options.
+//!
+//! # Flow: sources → model → writers
+//!
+//! ```text
+//!  ELF symbols ─┐  sources               model                    writers
+//!  DWARF       ─┤  elf/ dwarf/       ─►  model/: symbols,      ─►  ksym/   ksym-bin
+//!  Go pclntab  ─┼─ gopclntab/ text/      function groups with      lidia/  Lidia
+//!  nm/kallsyms ─┘                        inline depth, files,      cif/    CIF (image maps)
+//!                                        call sites, line rows
+//! ```
+//!
+//! Sources read one kind of input each and know no output format; writers read the
+//! model (Lidia also has its Pyroscope-compatible path straight from ELF symbols and
+//! `.gopclntab`, whose bytes are fixed by Go's choices). What each module owns:
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, build ID and load facts of an image |
+//! | [`dwarf`] | the DWARF session: finds the DWARF (the ELF, a debug file, build ID, `.gnu_debuglink`), walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] |
+//! | [`gopclntab`] | Go functions from `.gopclntab` |
+//! | [`text`] | `nm -n` / System.map / `/proc/kallsyms` text and format detection |
+//! | [`model`] | the contract between sources and writers: [`model::Symbol`] lists and the one rule that keeps a symbol, function groups (spans with depth, names, call file and line, line rows) with their invariants |
+//! | [`ksym`] | the ksym-bin writer: ordering, tokens, encoding, layout |
+//! | [`lidia`] | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
+//! | [`cif`] | process image maps: capture, JSON, CIF encoding |
+//! | [`embed`] | placing a built blob into a reserved section of a linked ELF |
+//! | [`input`], [`output`] | reading inputs (mapped) and writing outputs atomically |
+//!
+//! A new writer is a new module that takes what it needs from [`model`] (and, for
+//! DWARF, runs a [`dwarf`] session), without reaching into another writer; a new input
+//! is a new source module that fills the model. `docs/builder.md` walks through both.
+//!
+//! # Features
+//!
+//! * `cli` (default): the `symblob` command line and its dependencies (clap, indicatif,
+//!   JSON). A `build.rs` depends on this crate with `default-features = false` and gets
+//!   the library alone.
+//! * `json` (enabled by `cli`): [`cif::ImageMap::from_json`] and
+//!   [`cif::ImageMap::to_json`].
 //!
 //! # Example
 //!
@@ -29,6 +70,8 @@
 //! ```
 
 mod error;
+mod progress;
+mod warning;
 
 pub mod cif;
 pub mod dwarf;
@@ -43,4 +86,6 @@ pub mod output;
 pub mod symbfile;
 pub mod text;
 
-pub use error::{Error, Location, Result};
+pub use error::{BoxedSource, Error, Location, Result};
+pub use progress::Progress;
+pub use warning::{Warning, WarningKind};

@@ -21,27 +21,8 @@ pub(crate) fn read_uleb128(
     cursor: &mut Cursor<'_>,
     section: &'static str,
 ) -> Result<u64, crate::Error> {
-    let start = cursor.offset();
-    let mut value: u64 = 0;
-    let mut shift: u32 = 0;
-    for _ in 0..MAX_VARINT_LEN {
-        let b = cursor.byte(section)?;
-        let group = u64::from(b & 0x7f);
-        // Bits shifted past bit 63 would be lost: only the tenth byte's lowest bit fits.
-        if shift == 63 && group > 1 {
-            return Err(cursor.error_at(section, start, ErrorKind::Overflow));
-        }
-        value |= group.wrapping_shl(shift);
-        if b & 0x80 == 0 {
-            return Ok(value);
-        }
-        shift = shift.saturating_add(7);
-    }
-    Err(cursor.error_at(
-        section,
-        start,
-        ErrorKind::Malformed("LEB128 longer than 10 bytes"),
-    ))
+    // The tenth byte holds bit 63 only.
+    read_leb128(cursor, section, |group| group <= 1).map(|(value, _)| value)
 }
 
 /// Reads a signed LEB128 value for `section` (sign-extended from its last group).
@@ -52,23 +33,35 @@ pub(crate) fn read_sleb128(
     cursor: &mut Cursor<'_>,
     section: &'static str,
 ) -> Result<i64, crate::Error> {
+    // The tenth byte holds bit 63 only; its other bits must be copies of the sign.
+    let (mut value, shift) = read_leb128(cursor, section, |group| group == 0 || group == 0x7f)?;
+    let last_group_negative = shift < 64 && value.wrapping_shr(shift.saturating_sub(1)) & 1 != 0;
+    if last_group_negative {
+        value |= u64::MAX.wrapping_shl(shift);
+    }
+    Ok(i64::from_ne_bytes(value.to_ne_bytes()))
+}
+
+/// The groups of one LEB128 value, least significant first: `(bits, bits read)`.
+/// `tenth_fits` says whether the tenth byte's group fits the 64-bit result.
+fn read_leb128(
+    cursor: &mut Cursor<'_>,
+    section: &'static str,
+    tenth_fits: fn(u64) -> bool,
+) -> Result<(u64, u32), crate::Error> {
     let start = cursor.offset();
     let mut value: u64 = 0;
     let mut shift: u32 = 0;
     for _ in 0..MAX_VARINT_LEN {
         let b = cursor.byte(section)?;
         let group = u64::from(b & 0x7f);
-        // The tenth byte holds bit 63 only; its other bits must be copies of the sign.
-        if shift == 63 && group != 0 && group != 0x7f {
+        if shift == 63 && !tenth_fits(group) {
             return Err(cursor.error_at(section, start, ErrorKind::Overflow));
         }
         value |= group.wrapping_shl(shift);
         shift = shift.saturating_add(7);
         if b & 0x80 == 0 {
-            if shift < 64 && b & 0x40 != 0 {
-                value |= u64::MAX.wrapping_shl(shift);
-            }
-            return Ok(i64::from_ne_bytes(value.to_ne_bytes()));
+            return Ok((value, shift));
         }
     }
     Err(cursor.error_at(

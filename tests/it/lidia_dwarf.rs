@@ -53,13 +53,13 @@ fn frames(file: &LidiaFile<'_>, addr: u64) -> Vec<Frame> {
 /// Compares our lookups with `llvm-symbolizer` on about 3,000 addresses spread over every
 /// function of `name` and returns (addresses, disagreements).
 ///
-/// Disagreements: none remain on these programs (nor on 3,000 random addresses of the
-/// Debian 6.1 kernel). The classes found and fixed on the way, each now modelled by the
+/// Disagreements: only the listed ones remain on these programs (and none on 3,000
+/// random addresses of the Debian 6.1 kernel). The classes found and fixed on the way, each now modelled by the
 /// builder: outermost names from the symbol table (GCC's `.constprop`/`.cold` clones),
 /// a file per span taken from its line rows, `STT_FILE` names for local symbols without
-/// DWARF, `NOTYPE` assembly symbols, and line rows of units without subprograms. The
-/// assertion still allows 0.1% so that a new compiler emitting one odd row does not
-/// break the suite; the failure message lists every disagreeing address with both answers.
+/// DWARF, `NOTYPE` assembly symbols, and line rows of units without subprograms. A
+/// disagreement is accepted only as [`KNOWN_DISAGREEMENTS`] lists it, with its reason;
+/// the failure message lists every other disagreeing address with both answers.
 fn differential(name: &str) -> Option<(usize, usize)> {
     let tool = oracle::symbolizer()?;
     let bin = fixtures().get(name)?;
@@ -69,11 +69,11 @@ fn differential(name: &str) -> Option<(usize, usize)> {
     let funcs = oracle::functions(bin);
     assert!(!funcs.is_empty(), "{name}: nm lists functions");
     let addrs = oracle::sample(&funcs, 3000);
-    let expected = oracle::symbolize(tool, bin, &addrs);
+    let expected = oracle::symbolize(&tool, bin, &addrs);
     let mut bad = Vec::new();
     for (a, exp) in addrs.iter().zip(&expected) {
         let got = frames(&file, *a);
-        if &got != exp {
+        if &got != exp && !known_disagreement(name, &got, exp) {
             bad.push(format!("{a:#x}\n  ours: {got:?}\n  llvm: {exp:?}"));
         }
     }
@@ -83,13 +83,41 @@ fn differential(name: &str) -> Option<(usize, usize)> {
         addrs.len()
     );
     assert!(
-        bad.len() * 1000 <= addrs.len(),
+        bad.is_empty(),
         "{name}: {} of {} addresses disagree with llvm-symbolizer:\n{}",
         bad.len(),
         addrs.len(),
         bad.join("\n")
     );
     Some((addrs.len(), bad.len()))
+}
+
+/// Disagreements with llvm-symbolizer that are accepted: (test program, innermost
+/// function at the address, reason). Each entry accepts only its reason's exact
+/// difference, checked by [`known_disagreement`].
+const KNOWN_DISAGREEMENTS: &[(&str, &str, &str)] = &[(
+    "cpp-gxx",
+    "_ZNSt8_Rb_treeINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt4pairIKS5_iESt10_Select1stIS8_ESt4lessIS5_ESaIS8_EE17_M_construct_nodeIJRKSt21piecewise_construct_tSt5tupleIJRS7_EESJ_IJEEEEEvPSt13_Rb_tree_nodeIS8_EDpOT_",
+    "GCC's line program has no row for the first bytes of this inlined call (at the start \
+     of .text); llvm-symbolizer, which takes files from rows, answers `??` with line 0. \
+     Lidia stores one file per range, so the range's file comes with line 0: only the \
+     innermost frame's file differs.",
+)];
+
+/// Whether `ours` differs from `llvm`'s answer only as an entry of
+/// [`KNOWN_DISAGREEMENTS`] for test program `name` allows: same frames, except that the
+/// innermost one, a listed function at line 0, has a file where llvm-symbolizer has none.
+fn known_disagreement(name: &str, ours: &[Frame], llvm: &[Frame]) -> bool {
+    let (Some((o, o_rest)), Some((l, l_rest))) = (ours.split_first(), llvm.split_first()) else {
+        return false;
+    };
+    o_rest == l_rest
+        && o.0 == l.0
+        && (o.2, l.2) == (0, 0)
+        && l.1.is_empty()
+        && KNOWN_DISAGREEMENTS
+            .iter()
+            .any(|&(program, function, _reason)| program == name && function == o.0)
 }
 
 #[test]

@@ -129,7 +129,7 @@ pub(crate) fn to_hex(bytes: &[u8]) -> String {
 
 fn from_hex(text: &str) -> Option<Vec<u8>> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     digits
@@ -141,6 +141,7 @@ fn from_hex(text: &str) -> Option<Vec<u8>> {
 impl ImageMap {
     /// Parses the JSON `symblob cif decode --json` prints, or a bare list of images
     /// (platform empty, 64-bit). `input` names the source in error messages.
+    #[cfg(feature = "json")]
     pub fn from_json(text: &str, input: &str) -> Result<ImageMap> {
         #[derive(Deserialize)]
         #[serde(untagged)]
@@ -169,6 +170,7 @@ impl ImageMap {
     }
 
     /// Pretty JSON of the map.
+    #[cfg(feature = "json")]
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
@@ -270,7 +272,7 @@ impl ImageMap {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "json"))]
 mod tests {
     use super::*;
 

@@ -199,10 +199,11 @@ impl<'a> SectionStore<'a> {
                 }
             }
             let data = section.uncompressed_data().map_err(|e| {
-                Error::input(
+                Error::input_caused(
                     name.display().to_string(),
                     at,
-                    format!("cannot read or decompress section {}: {e}", id.name()),
+                    format!("cannot read or decompress section {}", id.name()),
+                    e,
                 )
             })?;
             sections.push((id, data));

@@ -1,7 +1,7 @@
 //! DWARF as format-neutral function groups: inline frames, source files and line tables.
 //!
 //! The session reads the DWARF of an ELF (or of its separate debug file) and yields, in
-//! address order, one [`Group`](crate::model::Group) per piece of every function with
+//! address order, one `model::Group` per piece of every function with
 //! code: its depth-0 span and one span per inlined call at its inline depth, with call
 //! file and call line, each with the line rows it owns; then depth-0 groups from the
 //! symbol table for code DWARF does not describe. Writers turn the groups into their
@@ -34,12 +34,13 @@ mod shadowing;
 mod symtab_fill;
 mod units;
 
-use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::lidia::ElfOptions;
+use crate::elf::section_ranges;
+use crate::elf::symbols_llvm::SymbolMap;
 use crate::model::Group;
-use crate::{Error, Location, Result};
+use crate::{Error, Location, Progress, Result, Warning, WarningKind};
 
 /// gimli's view of one section.
 pub(crate) type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
@@ -50,6 +51,32 @@ pub(crate) struct UnitRef<'u, 'a> {
     pub dwarf: &'u gimli::Dwarf<Slice<'a>>,
     /// The unit.
     pub unit: &'u gimli::Unit<Slice<'a>>,
+}
+
+/// What a DWARF session reads and how.
+#[derive(Clone, Debug, Default)]
+pub struct DwarfOptions {
+    /// Demangle function names (Rust and C++).
+    pub demangle: bool,
+    /// A separate debug file to read DWARF from (else the ELF itself, then the files its
+    /// build ID and `.gnu_debuglink` name).
+    pub debug_file: Option<PathBuf>,
+    /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
+    /// does not describe (LLVM's symbol rules).
+    pub symtab: bool,
+    /// Attach line rows to the spans.
+    pub lines: bool,
+    /// Give every span the source file of its rows (needs the rows as well).
+    pub files: bool,
+    /// Told after every unit; the library draws nothing.
+    pub progress: Progress,
+}
+
+impl DwarfOptions {
+    /// Whether spans need line rows (for their lines or their files).
+    fn need_rows(&self) -> bool {
+        self.lines || self.files
+    }
 }
 
 /// What a DWARF build found, for reports and tests.
@@ -63,11 +90,10 @@ pub struct DwarfStats {
     pub dwarf_ranges: usize,
     /// Depth-0 ranges added from the symbol table.
     pub fallback_ranges: usize,
-    /// Non-fatal problems, in input order, each as `"<file>: <what>"`: the build went on
-    /// with less information (a corrupt unit's code is described by the symbol table
-    /// only). The library prints nothing; the `symblob` CLI prints each as
-    /// `warning: <file>: <what>` on stderr.
-    pub warnings: Vec<String>,
+    /// Non-fatal problems, in input order: the build went on with less information (a
+    /// corrupt unit's code is described by the symbol table only). The library prints
+    /// nothing; the `symblob` CLI prints each as `warning: <warning>` on stderr.
+    pub warnings: Vec<Warning>,
 }
 
 /// Steps 1–4 of the pipeline, then `finish` with the final groups in address order
@@ -75,19 +101,20 @@ pub struct DwarfStats {
 pub(crate) fn build_groups(
     path: &Path,
     data: &[u8],
-    options: &ElfOptions,
+    options: &DwarfOptions,
     finish: impl for<'g> FnOnce(Vec<Group<'g>>),
 ) -> Result<DwarfStats> {
     let name = path.display().to_string();
     let obj = object::File::parse(data)
-        .map_err(|e| Error::input(&name, Location::Whole, format!("not an ELF file: {e}")))?;
+        .map_err(|e| Error::input_caused(&name, Location::Whole, "not an ELF file", e))?;
     let debug = load::find_debug_file(path, &obj, options.debug_file.as_deref())?;
     let debug_obj = match &debug {
         Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
-            Error::input(
+            Error::input_caused(
                 d.path.display().to_string(),
                 Location::Whole,
-                format!("not an ELF file: {e}"),
+                "not an ELF file",
+                e,
             )
         })?),
         None => None,
@@ -102,9 +129,9 @@ pub(crate) fn build_groups(
 
     let mut stats = DwarfStats::default();
     let mut orphan_rows = Vec::new();
-    let mut exec = shadowing::exec_ranges(&obj);
+    let mut exec = section_ranges(&obj);
     if exec.is_empty() {
-        exec = shadowing::exec_ranges(dwarf_obj);
+        exec = section_ranges(dwarf_obj);
     }
     let groups = read_units(
         &dwarf,
@@ -116,13 +143,13 @@ pub(crate) fn build_groups(
     );
     let mut groups = shadowing::remove_overlaps(groups);
     if options.symtab {
-        let mut map = symtab_fill::SymbolMap::from_elf(&obj);
+        let mut map = SymbolMap::from_elf(&obj);
         if map.is_empty() && debug_obj.is_some() {
-            map = symtab_fill::SymbolMap::from_elf(dwarf_obj);
+            map = SymbolMap::from_elf(dwarf_obj);
         }
         groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
         let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
-        if options.lines || options.files {
+        if options.need_rows() {
             let rows = orphans::as_unit_lines(orphan_rows);
             let mut attached = Vec::with_capacity(fallback.len());
             for g in fallback {
@@ -146,7 +173,7 @@ pub(crate) fn build_groups(
 /// Reads every unit in parallel; the groups come back in unit order.
 fn read_units<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
-    options: &ElfOptions,
+    options: &DwarfOptions,
     exec: &[(u64, u64)],
     path: &Path,
     stats: &mut DwarfStats,
@@ -162,7 +189,9 @@ fn read_units<'a>(
                 warn(
                     stats,
                     path,
-                    &format!("cannot read more units of .debug_info: {e}"),
+                    WarningKind::UnitListCut {
+                        reason: e.to_string(),
+                    },
                 );
                 break;
             }
@@ -172,26 +201,26 @@ fn read_units<'a>(
     let index: Vec<_> = headers
         .iter()
         .filter_map(|h| {
-            let start = h.offset().as_debug_info_offset()?.0;
+            let start = h.offset().to_debug_info_offset(h)?.0;
             Some((start, start.saturating_add(h.length_including_self()), *h))
         })
         .collect();
-    let progress = if std::io::stderr().is_terminal() {
-        indicatif::ProgressBar::new(headers.len() as u64)
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let total = headers.len() as u64;
+    let done = AtomicU64::new(0);
     let results = schedule::map_largest_first(
         &headers,
         |h| h.length_including_self() as u64,
         |&header| {
-            let offset = header.offset().as_debug_info_offset().map_or(0, |o| o.0);
+            let offset = header
+                .offset()
+                .to_debug_info_offset(&header)
+                .map_or(0, |o| o.0);
             let r = read_unit(dwarf, header, options, exec, &index);
-            progress.inc(1);
+            let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
+            options.progress.report(finished, total);
             (offset, r)
         },
     );
-    progress.finish_and_clear();
     let mut groups = Vec::new();
     for (offset, r) in results {
         match r {
@@ -204,10 +233,10 @@ fn read_units<'a>(
                 warn(
                     stats,
                     path,
-                    &format!(
-                        "unit at .debug_info offset {offset:#x}: {e}; its code is described \
-                         by the symbol table only"
-                    ),
+                    WarningKind::UnitSkipped {
+                        offset: offset as u64,
+                        reason: e.to_string(),
+                    },
                 );
             }
         }
@@ -226,7 +255,7 @@ struct UnitResult<'a> {
 fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
-    options: &ElfOptions,
+    options: &DwarfOptions,
     exec: &[(u64, u64)],
     index: &names::UnitIndex<'a>,
 ) -> gimli::Result<UnitResult<'a>> {
@@ -234,7 +263,7 @@ fn read_unit<'a>(
     let u = UnitRef { dwarf, unit: &unit };
     let mut names = names::Names::new(options.demangle, index);
     let trees = units::walk_unit(&u, &mut names)?;
-    let need_rows = options.lines || options.files;
+    let need_rows = options.need_rows();
     let lines = if need_rows {
         lines::read_lines(&u)?
     } else {
@@ -262,10 +291,11 @@ fn read_unit<'a>(
 }
 
 /// A non-fatal problem: the build goes on with less information.
-fn warn(stats: &mut DwarfStats, path: &Path, message: &str) {
-    stats
-        .warnings
-        .push(format!("{}: {message}", path.display()));
+fn warn(stats: &mut DwarfStats, path: &Path, kind: WarningKind) {
+    stats.warnings.push(Warning {
+        input: path.to_path_buf(),
+        kind,
+    });
 }
 
 #[cfg(test)]
@@ -283,12 +313,12 @@ mod tests {
         (path, data)
     }
 
-    fn options() -> ElfOptions {
-        ElfOptions {
+    fn options() -> crate::lidia::ElfOptions {
+        crate::lidia::ElfOptions {
             dwarf: true,
             files: true,
             lines: true,
-            ..ElfOptions::default()
+            ..crate::lidia::ElfOptions::default()
         }
     }
 
@@ -312,7 +342,7 @@ mod tests {
         assert_eq!(stats.failed_units, clean.units, "{stats:?}");
         assert_eq!(stats.warnings.len(), stats.failed_units);
         let prefix = format!("{}: unit at .debug_info offset 0x", path.display());
-        for w in &stats.warnings {
+        for w in stats.warnings.iter().map(ToString::to_string) {
             assert!(w.starts_with(&prefix), "{w}");
             assert!(
                 w.ends_with("its code is described by the symbol table only"),

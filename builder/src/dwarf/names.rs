@@ -12,7 +12,7 @@ use super::{Slice, UnitRef};
 use crate::model::Bytes;
 
 /// A DIE as the unit walk holds it.
-pub(crate) type Entry<'e, 'a> = gimli::DebuggingInformationEntry<'e, 'e, Slice<'a>>;
+pub(crate) type Entry<'e, 'a> = gimli::DebuggingInformationEntry<Slice<'a>>;
 
 /// At most this many references are followed from one DIE (origins of origins…).
 const MAX_CHAIN: u32 = 16;
@@ -154,7 +154,7 @@ impl<'u, 'a> Names<'u, 'a> {
         die: GlobalOffset,
     ) -> Option<NameAttrs<'a>> {
         let header = &unit.unit.header;
-        let start = header.offset().as_debug_info_offset()?.0;
+        let start = header.offset().to_debug_info_offset(header)?.0;
         if let Some(local) = die.checked_sub(start).map(UnitOffset) {
             if local.0 >= header.header_size() && local.0 < header.length_including_self() {
                 return attrs_in(unit.dwarf, unit.unit, local);
@@ -192,9 +192,8 @@ fn name_attrs<'a>(
     entry: &Entry<'_, 'a>,
 ) -> NameAttrs<'a> {
     let mut raw = RawNameAttrs::default();
-    let mut attrs = entry.attrs();
-    while let Ok(Some(attr)) = attrs.next() {
-        raw.note(unit, &attr);
+    for attr in entry.attrs() {
+        raw.note(unit, attr);
     }
     raw.resolve(dwarf, unit)
 }
@@ -272,7 +271,7 @@ pub(crate) fn demangle(raw: &[u8]) -> Option<String> {
     }
     if text.starts_with("_Z") {
         let sym = cpp_demangle::Symbol::new(raw).ok()?;
-        return sym.demangle(&cpp_demangle::DemangleOptions::default()).ok();
+        return sym.demangle().ok();
     }
     None
 }

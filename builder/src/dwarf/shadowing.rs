@@ -13,24 +13,6 @@
 
 use crate::model::Group;
 
-/// Executable address ranges `(start, end)` of the ELF, sorted.
-pub(crate) fn exec_ranges(obj: &object::File<'_>) -> Vec<(u64, u64)> {
-    use object::{Object, ObjectSection, SectionFlags};
-    let mut out: Vec<(u64, u64)> = obj
-        .sections()
-        .filter(|s| match s.flags() {
-            SectionFlags::Elf { sh_flags } => sh_flags & u64::from(object::elf::SHF_EXECINSTR) != 0,
-            _ => false,
-        })
-        .filter_map(|s| {
-            let end = s.address().checked_add(s.size())?;
-            (s.size() > 0).then_some((s.address(), end))
-        })
-        .collect();
-    out.sort_unstable();
-    out
-}
-
 /// Rule 1 for the groups of one unit (run per unit, in parallel): drops the groups that
 /// do not start in executable code and clips the others to the end of their section.
 /// Order is kept.

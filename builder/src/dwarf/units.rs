@@ -46,9 +46,8 @@ pub(crate) fn walk_unit<'a>(
     // (DIE depth, tree index, node index) of the open subprograms and inlined calls.
     let mut open: Vec<(isize, usize, usize)> = Vec::new();
     let mut entries = u.unit.entries();
-    let mut depth: isize = 0;
-    while let Some((delta, entry)) = entries.next_dfs()? {
-        depth = depth.saturating_add(delta);
+    while let Some(entry) = entries.next_dfs()? {
+        let depth = entry.depth();
         while open.last().is_some_and(|o| o.0 >= depth) {
             open.pop();
         }
@@ -115,7 +114,7 @@ impl<'a> Die<'a> {
         &mut self,
         u: &UnitRef<'_, 'a>,
         names: &mut Names<'_, 'a>,
-        entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+        entry: &gimli::DebuggingInformationEntry<Slice<'a>>,
     ) -> Bytes<'a> {
         match self.names.take() {
             Some(raw) => {
@@ -133,7 +132,7 @@ impl<'a> Die<'a> {
 /// the bad attribute, and the error, are exactly those of the lookups.
 fn read_die<'a>(
     u: &UnitRef<'_, 'a>,
-    entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+    entry: &gimli::DebuggingInformationEntry<Slice<'a>>,
     file_name: gimli::DwAt,
 ) -> gimli::Result<Die<'a>> {
     if let Some(die) = read_die_once(u, entry, file_name) {
@@ -142,7 +141,7 @@ fn read_die<'a>(
     // In the order (and with the error handling) of the lookups: a subprogram's call
     // line is never read, an inlined call's is read before its ranges.
     let call_line = if file_name == gimli::DW_AT_call_file {
-        call_line(entry.attr_value(gimli::DW_AT_call_line)?)
+        call_line(entry.attr_value(gimli::DW_AT_call_line))
     } else {
         0
     };
@@ -158,7 +157,7 @@ fn read_die<'a>(
 /// parse.
 fn read_die_once<'a>(
     u: &UnitRef<'_, 'a>,
-    entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+    entry: &gimli::DebuggingInformationEntry<Slice<'a>>,
     file_name: gimli::DwAt,
 ) -> Option<Die<'a>> {
     type Value<'a> = Option<AttributeValue<Slice<'a>>>;
@@ -170,9 +169,8 @@ fn read_die_once<'a>(
         Value<'a>,
     ) = (None, None, None, None, None);
     let mut names = RawNameAttrs::default();
-    let mut attrs = entry.attrs();
     // The first of repeated attributes counts, as for `attr_value`.
-    while let Some(attr) = attrs.next().ok()? {
+    for attr in entry.attrs() {
         let slot = match attr.name() {
             gimli::DW_AT_low_pc => &mut low,
             gimli::DW_AT_high_pc => &mut high,
@@ -180,7 +178,7 @@ fn read_die_once<'a>(
             gimli::DW_AT_call_line => &mut line,
             n if n == file_name => &mut file,
             _ => {
-                names.note(u.unit, &attr);
+                names.note(u.unit, attr);
                 continue;
             }
         };
@@ -253,10 +251,10 @@ fn call_line(value: Option<AttributeValue<Slice<'_>>>) -> u32 {
 /// `DW_AT_ranges`, DWARF 4 `.debug_ranges` or DWARF 5 `.debug_rnglists`).
 fn read_ranges<'a>(
     u: &UnitRef<'_, 'a>,
-    entry: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
+    entry: &gimli::DebuggingInformationEntry<Slice<'a>>,
 ) -> gimli::Result<Vec<(u64, u64)>> {
     let mut out = Vec::new();
-    if let Some(value) = entry.attr_value(gimli::DW_AT_ranges)? {
+    if let Some(value) = entry.attr_value(gimli::DW_AT_ranges) {
         if let Some(mut iter) = u.dwarf.attr_ranges(u.unit, value)? {
             while let Some(r) = iter.next()? {
                 if r.begin < r.end {
@@ -269,10 +267,10 @@ fn read_ranges<'a>(
     // The single range is computed here rather than by gimli's `die_ranges`, whose
     // unchecked `low_pc + size` panics (with overflow checks on) on corrupt DWARF. A size
     // that overflows gives no range, as an end below the start does.
-    let Some(low) = entry.attr_value(gimli::DW_AT_low_pc)? else {
+    let Some(low) = entry.attr_value(gimli::DW_AT_low_pc) else {
         return Ok(out);
     };
-    if let Some(range) = single_range(u, low, entry.attr_value(gimli::DW_AT_high_pc)?)? {
+    if let Some(range) = single_range(u, low, entry.attr_value(gimli::DW_AT_high_pc))? {
         out.push(range);
     }
     Ok(out)
@@ -280,10 +278,10 @@ fn read_ranges<'a>(
 
 /// A file-index attribute (`DW_AT_decl_file`, `DW_AT_call_file`).
 fn file_attr(
-    entry: &gimli::DebuggingInformationEntry<'_, '_, super::Slice<'_>>,
+    entry: &gimli::DebuggingInformationEntry<super::Slice<'_>>,
     name: gimli::DwAt,
 ) -> Option<u64> {
-    file_index(entry.attr_value(name).ok()??)
+    file_index(entry.attr_value(name)?)
 }
 
 /// The file index a file attribute's value holds.

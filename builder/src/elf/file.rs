@@ -13,6 +13,8 @@ use object::read::elf::{CompressionHeader, FileHeader, SectionHeader};
 use object::read::{CompressedData, CompressionFormat};
 use object::{Endianness, FileKind};
 
+use crate::error::Problem;
+
 /// One section header, with its name resolved.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Section<'a> {
@@ -54,12 +56,12 @@ pub(crate) struct ElfFile<'a> {
 
 impl<'a> ElfFile<'a> {
     /// Parses the ELF header and the section headers of `data`.
-    pub(crate) fn parse(data: &'a [u8]) -> Result<Self, String> {
+    pub(crate) fn parse(data: &'a [u8]) -> Result<Self, Problem> {
         match FileKind::parse(data) {
             Ok(FileKind::Elf32) => parse_generic::<object::elf::FileHeader32<Endianness>>(data),
             Ok(FileKind::Elf64) => parse_generic::<object::elf::FileHeader64<Endianness>>(data),
-            Ok(other) => Err(format!("not an ELF file ({other:?})")),
-            Err(e) => Err(format!("not an ELF file: {e}")),
+            Ok(other) => Err(Problem::new(format!("not an ELF file ({other:?})"))),
+            Err(e) => Err(Problem::caused("not an ELF file", e)),
         }
     }
 
@@ -79,8 +81,8 @@ impl<'a> ElfFile<'a> {
     /// The contents of `section` as Go's `Section.Data` returns them: zeros for
     /// `SHT_NOBITS`, decompressed for `SHF_COMPRESSED` (zlib), else the file bytes, which
     /// must lie inside the file.
-    pub(crate) fn data(&self, section: &Section<'a>) -> Result<SectionData<'a>, String> {
-        if section.kind == SHT_NOBITS {
+    pub(crate) fn data(&self, section: &Section<'a>) -> Result<SectionData<'a>, Problem> {
+        if section.kind == SHT_NOBITS.0 {
             return Ok(SectionData::Zeros(section.size));
         }
         let raw = usize::try_from(section.offset)
@@ -95,14 +97,14 @@ impl<'a> ElfFile<'a> {
                     section.size
                 )
             })?;
-        if section.flags & u64::from(SHF_COMPRESSED) == 0 {
+        if section.flags & SHF_COMPRESSED.0 == 0 {
             return Ok(SectionData::Bytes(Cow::Borrowed(raw)));
         }
         self.decompress(section, raw).map(SectionData::Bytes)
     }
 
     /// Decompresses an `SHF_COMPRESSED` section (`Elf32_Chdr`/`Elf64_Chdr` then zlib).
-    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, String> {
+    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, Problem> {
         let endian = if self.big_endian {
             Endianness::Big
         } else {
@@ -121,19 +123,19 @@ impl<'a> ElfFile<'a> {
         };
         let name = String::from_utf8_lossy(section.name);
         if kind != ELFCOMPRESS_ZLIB {
-            return Err(format!(
+            return Err(Problem::new(format!(
                 "section {name}: unsupported compression type {kind}"
-            ));
+            )));
         }
         let data = raw.get(header_len..).unwrap_or_default();
         // Deflate expands at most 1032:1. A larger claim is corrupt, and is refused before
         // the claimed size is allocated.
         if size > (data.len() as u64).saturating_mul(1032) {
-            return Err(format!(
+            return Err(Problem::new(format!(
                 "section {name}: compression header claims {size} bytes from {} compressed \
                  bytes, more than 1032 times as many",
                 data.len()
-            ));
+            )));
         }
         let compressed = CompressedData {
             format: CompressionFormat::Zlib,
@@ -142,29 +144,29 @@ impl<'a> ElfFile<'a> {
         };
         compressed
             .decompress()
-            .map_err(|e| format!("section {name}: {e}"))
+            .map_err(|e| Problem::caused(format!("section {name}"), e))
     }
 }
 
 fn parse_generic<'a, Elf: FileHeader<Endian = Endianness>>(
     data: &'a [u8],
-) -> Result<ElfFile<'a>, String> {
-    let header = Elf::parse(data).map_err(|e| format!("bad ELF header: {e}"))?;
+) -> Result<ElfFile<'a>, Problem> {
+    let header = Elf::parse(data).map_err(|e| Problem::caused("bad ELF header", e))?;
     let endian = header
         .endian()
-        .map_err(|e| format!("bad ELF header: {e}"))?;
+        .map_err(|e| Problem::caused("bad ELF header", e))?;
     let table = header
         .sections(endian, data)
-        .map_err(|e| format!("bad section headers: {e}"))?;
+        .map_err(|e| Problem::caused("bad section headers", e))?;
     let mut sections = Vec::with_capacity(table.len());
     for (index, s) in table.enumerate() {
         let name = table
             .section_name(endian, s)
-            .map_err(|e| format!("section {}: {e}", index.0))?;
+            .map_err(|e| Problem::caused(format!("section {}", index.0), e))?;
         sections.push(Section {
             name,
-            kind: s.sh_type(endian),
-            flags: s.sh_flags(endian).into(),
+            kind: s.sh_type(endian).0,
+            flags: s.sh_flags(endian).0,
             addr: s.sh_addr(endian).into(),
             offset: s.sh_offset(endian).into(),
             size: s.sh_size(endian).into(),

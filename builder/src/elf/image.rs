@@ -51,7 +51,7 @@ fn inspect<Elf: FileHeader<Endian = Endianness>>(cache: &ReadCache<File>) -> Opt
             let vaddr: u64 = segment.p_vaddr(endian).into();
             let memsz: u64 = segment.p_memsz(endian).into();
             image.lowest_load = Some(image.lowest_load.map_or(vaddr, |l| l.min(vaddr)));
-            if segment.p_flags(endian) & PF_X != 0 {
+            if segment.p_flags(endian).contains(PF_X) {
                 let end = vaddr.saturating_add(memsz);
                 image.text_end = Some(image.text_end.map_or(end, |e| e.max(end)));
             }

@@ -6,13 +6,21 @@
 //!   compatibility);
 //! * `symbols_nm`: text symbols typed as binutils `nm` types them, and text ranges
 //!   ([`read_elf`]);
+//! * `symbols_llvm`: the symbol model of LLVM's symbolizer, which DWARF builds name
+//!   depth-0 frames after;
+//! * `sections`: which ranges hold code (one rule, the two views ksym and DWARF builds
+//!   need);
 //! * `image`: what a process-map capture needs: build ID, load and text-end addresses
 //!   from the program headers ([`inspect_elf`]).
 
 pub(crate) mod file;
 mod image;
+mod sections;
 pub(crate) mod symbols_go;
+pub(crate) mod symbols_llvm;
 mod symbols_nm;
 
 pub use image::{inspect_elf, ElfImage};
+pub(crate) use sections::{code_ranges, section_ranges};
+use symbols_nm::normalise_ranges;
 pub use symbols_nm::{read_elf, ElfSymbols};

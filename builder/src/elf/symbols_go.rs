@@ -42,11 +42,11 @@ pub(crate) struct FuncSymbol<'n> {
 /// The symbols Pyroscope uses: `.symtab`, or `.dynsym` if that fails; `Ok(None)` when
 /// neither section exists (pyroscope #4895), an error when both fail otherwise.
 pub(crate) fn read<'a>(elf: &ElfFile<'a>) -> Result<Option<SymbolTable<'a>>, String> {
-    let symtab_error = match SymbolTable::open(elf, SHT_SYMTAB) {
+    let symtab_error = match SymbolTable::open(elf, SHT_SYMTAB.0) {
         Ok(t) => return Ok(Some(t)),
         Err(e) => e,
     };
-    match (symtab_error, SymbolTable::open(elf, SHT_DYNSYM)) {
+    match (symtab_error, SymbolTable::open(elf, SHT_DYNSYM.0)) {
         (_, Ok(t)) => Ok(Some(t)),
         (SymbolsError::Missing, Err(SymbolsError::Missing)) => Ok(None),
         (a, Err(b)) => Err(format!(
@@ -69,7 +69,10 @@ impl<'a> SymbolTable<'a> {
     fn open(elf: &ElfFile<'a>, kind: u32) -> Result<Self, SymbolsError> {
         let (_, section) = elf.section_by_type(kind).ok_or(SymbolsError::Missing)?;
         let entry_size = if elf.is_64 { 24 } else { 16 };
-        let entries = match elf.data(section).map_err(SymbolsError::Malformed)? {
+        let entries = match elf
+            .data(section)
+            .map_err(|p| SymbolsError::Malformed(p.to_string()))?
+        {
             SectionData::Bytes(b) => {
                 check_multiple(b.len() as u64, entry_size)?;
                 Some(b)
@@ -86,7 +89,10 @@ impl<'a> SymbolTable<'a> {
             .ok_or_else(|| {
                 SymbolsError::Malformed(format!("invalid string table link {}", section.link))
             })?;
-        let names = match elf.data(strings).map_err(SymbolsError::Malformed)? {
+        let names = match elf
+            .data(strings)
+            .map_err(|p| SymbolsError::Malformed(p.to_string()))?
+        {
             SectionData::Bytes(b) => Some(b),
             SectionData::Zeros(_) => None,
         };
@@ -131,7 +137,7 @@ impl<'a> SymbolTable<'a> {
         } else {
             (*e.get(12)?, u64::from(u32_at(4)?), u64::from(u32_at(8)?))
         };
-        if info & 0xf != STT_FUNC {
+        if info & 0xf != STT_FUNC.0 {
             return None;
         }
         let name = self.name(u32_at(0)?);
@@ -151,7 +157,7 @@ impl<'a> SymbolTable<'a> {
 }
 
 fn check_multiple(len: u64, entry_size: u64) -> Result<(), SymbolsError> {
-    if len % entry_size == 0 {
+    if len.is_multiple_of(entry_size) {
         Ok(())
     } else {
         Err(SymbolsError::Malformed(format!(

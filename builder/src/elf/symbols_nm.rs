@@ -7,6 +7,7 @@ use object::elf;
 use object::read::elf::{ElfFile, FileHeader, SectionHeader, Sym};
 use object::{FileKind, SymbolIndex};
 
+use super::code_ranges;
 use crate::model::{accept, InputOptions, SymbolList};
 use crate::{Error, Location, Result};
 
@@ -37,7 +38,7 @@ pub struct ElfSymbols {
 /// is not a readable ELF file or a kept name breaks the name rules.
 pub fn read_elf(data: &[u8], input: &str, options: &InputOptions) -> Result<ElfSymbols> {
     let malformed =
-        |e: object::Error| Error::input(input, Location::Whole, format!("bad ELF file: {e}"));
+        |e: object::Error| Error::input_caused(input, Location::Whole, "bad ELF file", e);
     match FileKind::parse(data).map_err(malformed)? {
         FileKind::Elf32 => {
             read_typed::<elf::FileHeader32<object::Endianness>>(data, input, options)
@@ -59,7 +60,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
     options: &InputOptions,
 ) -> Result<ElfSymbols> {
     let malformed =
-        |e: object::Error| Error::input(input, Location::Whole, format!("bad ELF file: {e}"));
+        |e: object::Error| Error::input_caused(input, Location::Whole, "bad ELF file", e);
     let file = ElfFile::<Elf>::parse(data).map_err(malformed)?;
     let endian = file.endian();
     let sections = file.elf_section_table();
@@ -74,10 +75,10 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         let at = Location::Index(index as u64);
         let name = table
             .symbol_name(endian, sym)
-            .map_err(|e| Error::input(input, at, format!("bad symbol name: {e}")))?;
+            .map_err(|e| Error::input_caused(input, at, "bad symbol name", e))?;
         let section = table
             .symbol_section(endian, sym, SymbolIndex(index))
-            .map_err(|e| Error::input(input, at, format!("bad symbol section: {e}")))?;
+            .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
         let value: u64 = sym.st_value(endian).into();
         let defined = section.is_some() || sym.st_shndx(endian) == elf::SHN_ABS;
         if defined {
@@ -100,9 +101,8 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         }
         let header = sections
             .section(section_index)
-            .map_err(|e| Error::input(input, at, format!("bad symbol section: {e}")))?;
-        let flags: u64 = header.sh_flags(endian).into();
-        if flags & u64::from(elf::SHF_EXECINSTR) == 0 {
+            .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
+        if !header.sh_flags(endian).contains(elf::SHF_EXECINSTR) {
             continue;
         }
         if name.starts_with(b".L") {
@@ -121,7 +121,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
 
     let text_ranges = match markers.ranges() {
         Some(ranges) => ranges,
-        None => executable_section_ranges::<Elf>(sections.iter(), endian),
+        None => code_ranges(&file),
     };
     Ok(ElfSymbols {
         symbols: list,
@@ -163,29 +163,6 @@ impl TextMarkers {
         }
         Some(normalise_ranges(ranges))
     }
-}
-
-/// The merged `[sh_addr, sh_addr + sh_size)` ranges of allocated executable sections.
-fn executable_section_ranges<'a, Elf: FileHeader>(
-    headers: impl Iterator<Item = &'a Elf::SectionHeader>,
-    endian: Elf::Endian,
-) -> Vec<Range<u64>>
-where
-    Elf::SectionHeader: 'a,
-{
-    let wanted = u64::from(elf::SHF_ALLOC | elf::SHF_EXECINSTR);
-    let ranges = headers
-        .filter(|h| {
-            let flags: u64 = h.sh_flags(endian).into();
-            flags & wanted == wanted && h.sh_type(endian) != elf::SHT_NOBITS
-        })
-        .map(|h| {
-            let start: u64 = h.sh_addr(endian).into();
-            let size: u64 = h.sh_size(endian).into();
-            start..start.saturating_add(size)
-        })
-        .collect();
-    normalise_ranges(ranges)
 }
 
 /// Sorts ranges, drops empty ones and merges overlapping or touching ones, so that the

@@ -6,6 +6,7 @@
 //! gives the same "no functions".
 
 use crate::elf::file::{ElfFile, SectionData};
+use crate::error::Problem;
 
 /// One function of the table: `[entry, end)` and its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,12 +20,12 @@ pub(crate) struct GoFunc<'a> {
 }
 
 /// Why the build must fail (the errors Pyroscope returns rather than recovers from).
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) enum PclntabError {
     /// No section named `.text` (Go's `empty text`), checked even for non-Go files.
     NoText,
     /// Anything else, described.
-    Other(String),
+    Other(Problem),
 }
 
 const GO12_MAGIC: u32 = 0xFFFF_FFFB;
@@ -101,10 +102,10 @@ fn text_start(data: &[u8], text_addr: u64, text_size: u64) -> Result<u64, Pclnta
         start = text_addr;
     }
     if start < text_addr || start >= text_addr.wrapping_add(text_size) {
-        return Err(PclntabError::Other(format!(
+        return Err(PclntabError::Other(Problem::new(format!(
             "runtime.text out of .text bounds: textStart {start:#x}, .text at {text_addr:#x} \
              with size {text_size:#x}"
-        )));
+        ))));
     }
     Ok(start)
 }
@@ -346,7 +347,7 @@ mod tests {
     #[test]
     fn text_start_must_lie_in_text() {
         let data = table118(&[], 0);
-        assert_eq!(text_start(&data, 0x1000, 0x10), Ok(0x1000));
+        assert_eq!(text_start(&data, 0x1000, 0x10).ok(), Some(0x1000));
         assert!(text_start(&data, 0x1000, 0).is_err());
     }
 }

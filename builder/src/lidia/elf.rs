@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 
 use super::dwarf;
 use super::writer::{Flags, Layout, LidiaWriter, RangeSpec};
+use crate::dwarf::DwarfOptions;
 use crate::elf::file::ElfFile;
 use crate::elf::symbols_go as symbols;
 use crate::gopclntab::{self, PclntabError};
-use crate::{output, Error, Location, Result};
+use crate::{output, Error, Location, Progress, Result, Warning};
 
 /// What to read from the ELF file and what to store. [`Default`] is Go's default:
 /// symbols and `.gopclntab` on, everything else off.
@@ -29,6 +30,8 @@ pub struct ElfOptions {
     pub demangle: bool,
     /// A separate debug file to read DWARF from.
     pub debug_file: Option<PathBuf>,
+    /// Told how far a DWARF build is; the library draws nothing.
+    pub progress: Progress,
 }
 
 impl Default for ElfOptions {
@@ -41,11 +44,26 @@ impl Default for ElfOptions {
             dwarf: false,
             demangle: false,
             debug_file: None,
+            progress: Progress::default(),
         }
     }
 }
 
 impl ElfOptions {
+    /// The options of the DWARF session a DWARF build runs: symbol options (`symtab`),
+    /// DWARF options (`demangle`, `debug_file`) and what the writer stores (`files`,
+    /// `lines`), which decides whether rows are read.
+    pub fn dwarf_options(&self) -> DwarfOptions {
+        DwarfOptions {
+            demangle: self.demangle,
+            debug_file: self.debug_file.clone(),
+            symtab: self.symtab,
+            lines: self.lines,
+            files: self.files,
+            progress: self.progress.clone(),
+        }
+    }
+
     /// The writer flags these options select.
     pub fn flags(&self) -> Flags {
         Flags {
@@ -60,9 +78,9 @@ impl ElfOptions {
 pub struct Stats {
     /// Sizes and counts of the file written.
     pub layout: Layout,
-    /// Non-fatal problems of a DWARF build, each as `"<file>: <what>"` (see
-    /// [`dwarf::DwarfStats::warnings`]); empty for symbol builds.
-    pub warnings: Vec<String>,
+    /// Non-fatal problems of a DWARF build (see [`dwarf::DwarfStats::warnings`]); empty
+    /// for symbol builds.
+    pub warnings: Vec<Warning>,
 }
 
 /// Builds the Lidia file of the ELF at `path` in memory.
@@ -94,10 +112,10 @@ fn collect_with_warnings(
     path: &Path,
     data: &[u8],
     options: &ElfOptions,
-) -> Result<(LidiaWriter, Vec<String>)> {
+) -> Result<(LidiaWriter, Vec<Warning>)> {
     let mut writer = LidiaWriter::new(options.flags());
     let name = path.display().to_string();
-    let elf = ElfFile::parse(data).map_err(|m| Error::input(&name, Location::Whole, m))?;
+    let elf = ElfFile::parse(data).map_err(|p| p.at(&name, Location::Whole))?;
     if options.dwarf {
         let warnings = dwarf::collect(path, data, options, &mut writer)?.warnings;
         return Ok((writer, warnings));
@@ -128,7 +146,7 @@ fn collect_with_warnings(
                 "no .text section, which reading .gopclntab requires (as in Pyroscope); \
                  build without .gopclntab to skip it",
             ),
-            PclntabError::Other(m) => Error::input(&name, Location::Whole, m),
+            PclntabError::Other(p) => p.at(&name, Location::Whole),
         })?;
     }
     Ok((writer, Vec::new()))

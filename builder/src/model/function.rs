@@ -73,7 +73,7 @@ impl Span<'_> {
     fn split_off(&mut self, at: u64) -> Self {
         let keep = self.rows.partition_point(|r| r.addr < at);
         let mut tail_rows = self.rows.split_off(keep);
-        if tail_rows.first().map_or(true, |r| r.addr != at) {
+        if tail_rows.first().is_none_or(|r| r.addr != at) {
             if let Some(prev) = self.rows.last() {
                 tail_rows.insert(
                     0,

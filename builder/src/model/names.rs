@@ -34,13 +34,35 @@ fn demangle_rust(name: &str) -> Option<String> {
     Some(format!("{demangled:#}"))
 }
 
-/// Whether `name` is an ELF mapping symbol (AArch64 / ARM / RISC-V `$x`, `$a`, `$t`, `$d`,
-/// alone or followed by `.` and anything). These mark code/data regions, not functions.
+/// Which names are ELF mapping symbols (AArch64 / ARM / RISC-V markers of code and data
+/// regions, not functions). The two policies differ on purpose: each matches the tool
+/// whose output a build is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MappingSymbols {
+    /// binutils `nm` users' rule (ksym builds): exactly `$x`, `$a`, `$t`, `$d`, alone or
+    /// followed by `.` and anything.
+    Exact,
+    /// LLVM's symbolizer (DWARF builds, compared with `llvm-symbolizer`): any name that
+    /// starts with `$`.
+    Llvm,
+}
+
+impl MappingSymbols {
+    /// Whether `name` is a mapping symbol under this policy.
+    pub(crate) fn matches(self, name: &[u8]) -> bool {
+        match self {
+            MappingSymbols::Exact => matches!(
+                name,
+                [b'$', b'x' | b'a' | b't' | b'd'] | [b'$', b'x' | b'a' | b't' | b'd', b'.', ..]
+            ),
+            MappingSymbols::Llvm => name.starts_with(b"$"),
+        }
+    }
+}
+
+/// Whether `name` is a mapping symbol by the [`MappingSymbols::Exact`] rule.
 pub(crate) fn is_mapping_symbol(name: &[u8]) -> bool {
-    matches!(
-        name,
-        [b'$', b'x' | b'a' | b't' | b'd'] | [b'$', b'x' | b'a' | b't' | b'd', b'.', ..]
-    )
+    MappingSymbols::Exact.matches(name)
 }
 
 /// Checks the byte rules of a name (D14) and returns it as a `&str`, or a message that
@@ -98,6 +120,10 @@ mod tests {
         for n in ["$xyz", "a$x", "foo$x.1", "$", "$e", "x"] {
             assert!(!is_mapping_symbol(n.as_bytes()), "{n}");
         }
+        for m in ["$x", "$xyz", "$", "$e"] {
+            assert!(MappingSymbols::Llvm.matches(m.as_bytes()), "{m}");
+        }
+        assert!(!MappingSymbols::Llvm.matches(b"a$x"));
     }
 
     #[test]

@@ -83,7 +83,7 @@ impl<'t> PrefixTable<'t> {
     pub(crate) fn longest_match(&self, images: &[Image<'_>], rest: &[u8]) -> Option<Match> {
         let mut best: Option<Match> = None;
         let mut consider = |code: u64, prefix: &[u8]| {
-            let longer = best.map_or(true, |b| prefix.len() > b.len);
+            let longer = best.is_none_or(|b| prefix.len() > b.len);
             if longer && !prefix.is_empty() && rest.starts_with(prefix) {
                 best = Some(Match {
                     code,

@@ -21,7 +21,7 @@ fn elf_symbols_match_nm() {
         .arg(&src)
         .status();
     let Ok(status) = status else {
-        eprintln!("skipping: no C compiler");
+        crate::common::missing_oracle("C compiler `cc`");
         return;
     };
     assert!(status.success());

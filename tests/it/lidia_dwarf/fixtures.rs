@@ -1,14 +1,14 @@
 //! The test programs of `testdata/dwarf/`, compiled once per test run into a temporary
 //! directory, in every variant the tests need. A variant whose toolchain is missing (or
-//! that the toolchain cannot produce, like zstd-compressed sections) is absent, and the
-//! tests that need it skip with a message.
+//! that the toolchain cannot produce, like zstd-compressed sections) is absent: the tests
+//! that need it report a missing oracle (a failure under `SYMBLOB_REQUIRE_ORACLES=1`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::common::testdata;
+use crate::common::{missing_oracle, testdata};
 
 /// Every compiled variant, by name.
 pub struct Fixtures {
@@ -21,7 +21,9 @@ impl Fixtures {
     pub fn get(&self, name: &str) -> Option<&Path> {
         let p = self.bins.get(name).map(PathBuf::as_path);
         if p.is_none() {
-            eprintln!("skipping: fixture {name} could not be built with this toolchain");
+            missing_oracle(&format!(
+                "test program {name} (this toolchain could not build it)"
+            ));
         }
         p
     }

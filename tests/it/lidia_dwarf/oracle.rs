@@ -3,29 +3,21 @@
 //! model of the Go reader's lookup (spec 11.2) over a file's ranges.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 /// One frame: function, file, line.
 pub type Frame = (String, String, u64);
 
 /// The symbolizer binary, if installed.
-pub fn symbolizer() -> Option<&'static str> {
-    let name = "llvm-symbolizer-14";
-    let ok = Command::new(name)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        eprintln!("skipping: {name} is not installed");
-    }
-    ok.then_some(name)
+pub fn symbolizer() -> Option<PathBuf> {
+    crate::common::tool("llvm-symbolizer-14")
 }
 
 /// The frames `llvm-symbolizer` gives each address, innermost first; one process for
 /// all addresses. Unknown functions and files ("??") come back empty, and an address it
 /// knows nothing about comes back with no frames.
-pub fn symbolize(tool: &str, bin: &Path, addrs: &[u64]) -> Vec<Vec<Frame>> {
+pub fn symbolize(tool: &Path, bin: &Path, addrs: &[u64]) -> Vec<Vec<Frame>> {
     let mut child = Command::new(tool)
         .args(["--inlining", "--functions=linkage", "--no-demangle"])
         .arg(format!("--obj={}", bin.display()))

@@ -87,6 +87,7 @@ pub fn run(command: Command) -> Result<()> {
             demangle,
             debug_file,
         } => {
+            let bar = crate::progress::Bar::on_terminal();
             let options = ElfOptions {
                 symtab: !no_symtab,
                 gopclntab: !no_gopclntab,
@@ -95,8 +96,11 @@ pub fn run(command: Command) -> Result<()> {
                 dwarf,
                 demangle,
                 debug_file,
+                progress: bar.progress(),
             };
-            let stats = lidia::write_from_elf(&elf, &output, &options)?;
+            let stats = lidia::write_from_elf(&elf, &output, &options);
+            bar.finish();
+            let stats = stats?;
             for warning in &stats.warnings {
                 eprintln!("warning: {warning}");
             }

@@ -8,6 +8,7 @@ mod cif;
 mod common;
 mod ksym;
 mod lidia;
+mod progress;
 
 /// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF).
 #[derive(Parser)]

@@ -25,7 +25,7 @@ pub fn collect(
     options: &ElfOptions,
     writer: &mut LidiaWriter,
 ) -> Result<DwarfStats> {
-    build_groups(path, data, options, |groups| {
+    build_groups(path, data, &options.dwarf_options(), |groups| {
         emit::emit_parallel(groups, writer)
     })
 }
@@ -37,7 +37,9 @@ pub fn collect_with_stats(
     options: &ElfOptions,
     sink: &mut dyn FnMut(&RangeSpec<'_>),
 ) -> Result<DwarfStats> {
-    build_groups(path, data, options, |groups| emit(&groups, sink))
+    build_groups(path, data, &options.dwarf_options(), |groups| {
+        emit(&groups, sink)
+    })
 }
 
 /// Hands every span to the sink, groups in address order, spans in (start, depth) order.
