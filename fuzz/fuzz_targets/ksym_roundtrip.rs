@@ -1,6 +1,6 @@
-//! ksym-bin round trip: a generated symbol set is built, and the reader's iteration,
-//! dump, name lookups and address lookups must match a BTreeMap model of the input
-//! (spec D8, D11, D13).
+//! ksym-bin round trip: a generated symbol set is built (either layout), and the reader's
+//! iteration, dump, name lookups and address lookups, and the drop-in `KallsymsMapped`'s,
+//! must match a BTreeMap model of the input (spec D8, D11, D13).
 
 #![no_main]
 
@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::{KallsymsMapped, KsymBlob, Ksyms, TextRanges, KSYM_NAME_LEN};
 use symblob_fuzz::gen::{build_blob, GenSymbols};
 use symblob_fuzz::model::KsymModel;
 
@@ -97,5 +97,34 @@ fuzz_target!(|input: Input| {
             .lookup_address(q, start, end)
             .map(|m| (m.index, m.address, m.size, m.offset, m.kind, m.name));
         assert_eq!(got, want, "lookup_address({q:#x})");
+    }
+
+    // The drop-in type, with the crate's rules: every name finds its lowest address (the
+    // first in name order), a symbol start names its first alias, a point inside a group
+    // of aliases the last one.
+    let mapped = KallsymsMapped::from_blob(&buf[offset..], start, end).expect("parses");
+    for (name, &lowest) in &model.by_name {
+        assert_eq!(mapped.lookup_name(name), Some(lowest), "{name}");
+    }
+    let mut name_buf = [0u8; KSYM_NAME_LEN];
+    for (&a, aliases) in model.by_address.range(start..end).take(512) {
+        let got = mapped
+            .lookup_address(a, &mut name_buf)
+            .map(|(n, _, o, k)| (n.to_owned(), o, k));
+        let (kind, name) = &aliases[0];
+        let (got_name, got_offset, got_kind) = got.expect("a stored start inside the range");
+        assert_eq!((got_offset, got_kind), (0, char::from(*kind)), "{a:#x}");
+        // Names longer than the buffer are cut at a character boundary.
+        assert!(name.starts_with(&got_name) && (got_name == *name || got_name.len() > 4092));
+        let inside = a.wrapping_add(1);
+        if inside < end && !model.by_address.contains_key(&inside) {
+            let got = mapped
+                .lookup_address(inside, &mut name_buf)
+                .map(|(n, ..)| n.to_owned());
+            let last = &aliases[aliases.len() - 1].1;
+            if name.len() <= KSYM_NAME_LEN && last.len() <= KSYM_NAME_LEN {
+                assert_eq!(got.as_ref(), Some(last), "{inside:#x}");
+            }
+        }
     }
 });

@@ -5,7 +5,7 @@
 //! UTF-8 characters), so that token selection, aliases and equal names all happen often.
 
 use arbitrary::Arbitrary;
-use symblob_build::ksym::{build, BuildOptions, Symbol};
+use symblob_build::ksym::{build, BuildOptions, LayoutKind, Symbol};
 use symblob_build::lidia::{LineEntry, RangeSpec};
 
 /// Name prefixes: several names share each, which makes tokens pay off.
@@ -200,11 +200,18 @@ impl GenRanges {
 }
 
 /// Builds `symbols` into a ksym-bin blob with at most `max_tokens % 512` tokens (the
-/// builder never uses token id 511). Generated names are always valid input.
+/// builder never uses token id 511), in the plain layout when bit 9 of `max_tokens` is
+/// set and the sized one otherwise. Generated names are always valid input.
 pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
+    let layout = if max_tokens & 0x200 != 0 {
+        LayoutKind::Plain
+    } else {
+        LayoutKind::Sized
+    };
     let options = BuildOptions {
         max_tokens: usize::from(max_tokens % 512),
         pad_to: None,
+        layout,
     };
     build(symbols, &options)
         .expect("generated names are valid")

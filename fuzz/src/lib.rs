@@ -8,6 +8,7 @@
 //! * [`gen`]: generators of symbol sets and ranges for the builder.
 //! * [`model`]: the simple models that the round-trip targets compare the reader with.
 
+pub mod compat;
 pub mod gen;
 pub mod model;
 pub mod mutate;

@@ -5,6 +5,7 @@ mod common;
 mod freestanding;
 mod fuzz_regressions;
 mod ksym_builder;
+mod ksym_crate;
 mod ksym_reader;
 mod lidia_builder;
 mod lidia_dwarf;

@@ -4,7 +4,7 @@ use core::fmt::Write;
 use core::hint::black_box;
 use core::ops::Range;
 
-use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
+use symblob::ksym::{KallsymsMapped, KsymBlob, Ksyms, LayoutKind, NameIndex, TextRanges};
 
 use crate::digest::Digest;
 use crate::fixed_buf::FixedBuf;
@@ -26,6 +26,15 @@ pub fn check(input: &[u8], out: &mut Console) {
     if let Ok(trusted) = KsymBlob::parse_trusted(input) {
         let _ = writeln!(out, "ksym trusted open: {} symbols", trusted.len());
     }
+    for kind in [LayoutKind::Plain, LayoutKind::Sized] {
+        if let Ok(blob) = KsymBlob::parse_trusted_as(input, kind) {
+            let _ = writeln!(out, "ksym {kind} trusted: {} symbols", blob.len());
+        }
+        if let Err(e) = KsymBlob::parse_as(input, kind) {
+            let _ = writeln!(out, "ksym as {kind}: {e}");
+        }
+    }
+    check_compat(input, out);
     let blob = match KsymBlob::parse(input) {
         Ok(blob) => blob,
         Err(e) => {
@@ -169,4 +178,45 @@ pub fn check(input: &[u8], out: &mut Console) {
         }
     }
     let _ = writeln!(out, "ksym lookups: digest {:016x}", digest.value());
+}
+
+/// The drop-in `KallsymsMapped`: every method, on the input bytes.
+fn check_compat(input: &[u8], out: &mut Console) {
+    match KallsymsMapped::check_total_bytes(input) {
+        Ok(total) => writeln!(out, "ksym compat total: {total}"),
+        Err(e) => writeln!(out, "ksym compat total: {e}"),
+    }
+    .ok();
+    let start = word(input, 16);
+    let end = start.wrapping_add(word(input, 24) & 0xffff);
+    let mapped = match KallsymsMapped::from_blob(input, start, end) {
+        Ok(mapped) => mapped,
+        Err(e) => {
+            let _ = writeln!(out, "ksym compat: {e}");
+            return;
+        }
+    };
+    let mut digest = Digest::new();
+    let mut line = [0u8; 160];
+    let _ = mapped.dump_all_symbols(&mut FixedBuf::new(&mut line));
+    let mut name_buf = [0u8; 64];
+    let mut copy = [0u8; 512];
+    for entry in mapped.blob().symbols() {
+        for query in [entry.address, entry.address.wrapping_add(3)] {
+            if let Some((name, size, offset, kind)) = mapped.lookup_address(query, &mut name_buf) {
+                digest.bytes(name.as_bytes());
+                digest.number(size ^ offset ^ u64::from(kind));
+            }
+        }
+        if let Ok(len) = entry.name.copy_to(&mut copy) {
+            let name = core::str::from_utf8(copy.get(..len).unwrap_or(&[])).unwrap_or("");
+            digest.number(mapped.lookup_name(name).unwrap_or(0));
+            if let Some((first, last)) = mapped.lookup_names(name, true) {
+                digest.number(mapped.lookup_name_by_idx(first).unwrap_or(0));
+                digest.number(mapped.lookup_name_by_idx(last).unwrap_or(0));
+            }
+        }
+    }
+    digest.number(mapped.lookup_name_by_idx(word(input, 32) as usize).unwrap_or(0));
+    let _ = writeln!(out, "ksym compat: digest {:016x}", digest.value());
 }
