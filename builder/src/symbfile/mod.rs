@@ -30,6 +30,7 @@
 
 pub mod convert;
 pub mod fileid;
+pub mod json;
 pub mod parts;
 pub mod record;
 pub mod upload;

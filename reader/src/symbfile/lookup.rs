@@ -68,9 +68,14 @@ impl<'a> SymbFile<'a> {
                 let len = records.index_table()?;
                 let Records { scratch, table, .. } = records;
                 let strings = Strings::new(table, len, scratch);
-                return records::decode_return_pad(p.message.offset, p.message.body, p.prev_va, strings)
-                    .map(Some)
-                    .map_err(|(s, k)| error(s, p.message.offset, k));
+                return records::decode_return_pad(
+                    p.message.offset,
+                    p.message.body,
+                    p.prev_va,
+                    strings,
+                )
+                .map(Some)
+                .map_err(|(s, k)| error(s, p.message.offset, k));
             }
         }
         Ok(None)
@@ -94,4 +99,3 @@ fn sort_by_depth(ranges: &mut [Range<'_>]) {
         }
     }
 }
-
