@@ -33,6 +33,7 @@ pub mod fileid;
 pub mod json;
 pub mod parts;
 pub mod record;
+pub mod text;
 pub mod upload;
 pub mod writer;
 
