@@ -43,8 +43,11 @@ fn opt_num(n: Option<u32>) -> String {
 pub fn line(record: &Record) -> String {
     match record {
         Record::Range(r) => {
-            let lines: Vec<String> =
-                r.lines.iter().map(|l| format!("{}:{}", l.offset, l.line)).collect();
+            let lines: Vec<String> = r
+                .lines
+                .iter()
+                .map(|l| format!("{}:{}", l.offset, l.line))
+                .collect();
             format!(
                 "R va={:#x} len={} depth={} func={} file={} call_file={} call_line={} lines=[{}]",
                 r.va,
@@ -62,7 +65,12 @@ pub fn line(record: &Record) -> String {
                 .entries
                 .iter()
                 .map(|e| {
-                    format!("{}|{}|{}", quote(&e.func), opt_str(e.file.as_deref()), opt_num(e.line))
+                    format!(
+                        "{}|{}|{}",
+                        quote(&e.func),
+                        opt_str(e.file.as_deref()),
+                        opt_num(e.line)
+                    )
                 })
                 .collect();
             format!("P va={:#x} [{}]", p.va, entries.join(";"))

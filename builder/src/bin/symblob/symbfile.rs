@@ -38,9 +38,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print the frames of each address (arguments, or standard input one per line):
-    /// `0x<addr> TAB <count>` then `TAB function TAB file TAB line` per frame, innermost
-    /// first. Range records are searched by one sweep of the file; an address no range
+    /// Print the frames of each address (arguments, or standard input one per line), one
+    /// line per address as `symblob lidia lookup` prints them: `0x<addr> TAB <count>` then
+    /// `TAB function TAB file TAB line` per frame, innermost first. Range records are searched by one sweep of the file; an address no range
     /// covers is looked up among the return pads.
     Lookup {
         /// The symbfile.
@@ -214,7 +214,10 @@ pub fn run(command: Command) -> Result<()> {
             options.attempts = attempts;
             options.backoff = std::time::Duration::from_millis(retry_delay);
             let id = FileId::of_path(&elf)?;
-            let files = [(FileKind::Ranges, Some(ranges)), (FileKind::ReturnPads, return_pads)];
+            let files = [
+                (FileKind::Ranges, Some(ranges)),
+                (FileKind::ReturnPads, return_pads),
+            ];
             for (kind, path) in files {
                 let Some(path) = path else { continue };
                 let bytes = common::read_input(&path)?;
@@ -232,7 +235,10 @@ pub fn run(command: Command) -> Result<()> {
                         eprintln!("  part {part}: accepted (attempt {attempts})")
                     }
                     PushEvent::Retry { part, reason, wait } => {
-                        eprintln!("  part {part}: {reason}; retrying in {} ms", wait.as_millis())
+                        eprintln!(
+                            "  part {part}: {reason}; retrying in {} ms",
+                            wait.as_millis()
+                        )
                     }
                 })?;
             }
@@ -273,7 +279,11 @@ fn named(path: &Path, e: Error) -> Error {
 }
 
 fn blob_error(path: &Path, e: symblob::Error) -> Error {
-    Error::input(path.display().to_string(), Location::Offset(e.offset), e.to_string())
+    Error::input(
+        path.display().to_string(),
+        Location::Offset(e.offset),
+        e.to_string(),
+    )
 }
 
 /// The parts of one file for upload.
@@ -304,13 +314,21 @@ fn api_key(env: &str, file: Option<&Path>) -> Result<ApiKey> {
         })?,
     };
     if key.trim().is_empty() {
-        return Err(Error::input("push", Location::Whole, "the API key is empty"));
+        return Err(Error::input(
+            "push",
+            Location::Whole,
+            "the API key is empty",
+        ));
     }
     Ok(ApiKey::new(&key))
 }
 
 /// Frames of `addr`, innermost first, in `symblob lidia lookup`'s format.
-fn lookup(file: &SymbFile<'_>, addr: u64, out: &mut String) -> std::result::Result<(), symblob::Error> {
+fn lookup(
+    file: &SymbFile<'_>,
+    addr: u64,
+    out: &mut String,
+) -> std::result::Result<(), symblob::Error> {
     let mut scratch = vec![0u32; 1 << 16];
     let mut ranges = [Range::EMPTY; 256];
     let n = file.lookup_ranges(addr, &mut scratch, &mut ranges)?;
@@ -328,13 +346,18 @@ fn lookup(file: &SymbFile<'_>, addr: u64, out: &mut String) -> std::result::Resu
         }
     } else if let Some(pad) = file.lookup_return_pad(addr, &mut scratch)? {
         for e in pad.entries() {
-            frames.push((e.func.to_owned(), e.file.unwrap_or("").to_owned(), e.line.unwrap_or(0)));
+            frames.push((
+                e.func.to_owned(),
+                e.file.unwrap_or("").to_owned(),
+                e.line.unwrap_or(0),
+            ));
         }
     }
-    out.push_str(&format!("{addr:#x}\t{}\n", frames.len()));
+    out.push_str(&format!("{addr:#x}\t{}", frames.len()));
     for (func, file, line) in frames.iter().rev() {
-        out.push_str(&format!("\t{func}\t{file}\t{line}\n"));
+        out.push_str(&format!("\t{func}\t{file}\t{line}"));
     }
+    out.push('\n');
     Ok(())
 }
 
