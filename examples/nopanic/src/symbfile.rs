@@ -46,7 +46,10 @@ pub fn check(input: &[u8], out: &mut Console) {
         match records.next() {
             Ok(Some(Record::Range(r))) => {
                 digest.number(r.va ^ r.length ^ u64::from(r.depth));
-                let _ = write!(digest, "{}{:?}{:?}{:?}", r.func, r.file, r.call_file, r.call_line);
+                for s in [Some(r.func), r.file, r.call_file].into_iter().flatten() {
+                    digest.bytes(s.as_bytes());
+                }
+                digest.number(u64::from(r.call_line.unwrap_or(0)));
                 for row in r.line_table.iter() {
                     digest.number(u64::from(row.offset) ^ u64::from(row.line));
                 }
@@ -59,7 +62,9 @@ pub fn check(input: &[u8], out: &mut Console) {
             Ok(Some(Record::ReturnPad(p))) => {
                 digest.number(p.va ^ u64::from(p.len()));
                 for e in p.entries() {
-                    let _ = write!(digest, "{}{:?}{:?}", e.func, e.file, e.line);
+                    digest.bytes(e.func.as_bytes());
+                    digest.bytes(e.file.unwrap_or("").as_bytes());
+                    digest.number(u64::from(e.line.unwrap_or(0)));
                 }
                 if let Some(slot) = probes.get_mut(n) {
                     *slot = p.va;

@@ -86,15 +86,14 @@ impl<'a> SymbFile<'a> {
 fn sort_by_depth(ranges: &mut [Range<'_>]) {
     for i in 1..ranges.len() {
         let mut j = i;
-        while j > 0 {
-            let prev = j.wrapping_sub(1);
-            let (Some(a), Some(b)) = (ranges.get(prev), ranges.get(j)) else {
+        while let Some(prev) = j.checked_sub(1) {
+            let Some([a, b]) = ranges.get_mut(prev..=j) else {
                 break;
             };
             if a.depth <= b.depth {
                 break;
             }
-            ranges.swap(prev, j);
+            core::mem::swap(a, b);
             j = prev;
         }
     }
