@@ -101,9 +101,14 @@ impl SymbfileWriter {
         self.records == 0
     }
 
-    /// Adds one record. Fails on a line table not sorted by offset.
+    /// Adds one record (a copy of it). Fails on a line table not sorted by offset.
     pub fn add(&mut self, record: &Record) -> Result<()> {
-        if let Record::Range(r) = record {
+        self.push(record.clone())
+    }
+
+    /// Adds one record, taking it over (what an extractor producing records calls).
+    pub fn push(&mut self, record: Record) -> Result<()> {
+        if let Record::Range(r) = &record {
             if r.lines.windows(2).any(|w| w[1].offset < w[0].offset) {
                 return Err(Error::input(
                     "symbfile writer",
@@ -115,10 +120,10 @@ impl SymbfileWriter {
                 ));
             }
         }
-        for s in strings_of(record) {
+        for s in strings_of(&record) {
             self.use_string(s);
         }
-        self.window.push(record.clone());
+        self.window.push(record);
         self.records += 1;
         if self.window.len() >= self.options.window_records
             || self.table_estimate >= TABLE_ESTIMATE_LIMIT

@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use symblob_build::symbfile::{decode, Record};
 
-use super::model_dump;
+use super::{model_dump, run_model, temp_file};
 use crate::common::shared_testdata;
 
 const ELFS: [&str; 4] = ["inl", "simple", "libdemo.so", "gohello"];
@@ -96,7 +96,8 @@ fn symbfile_reader_decodes_symblib_files_to_symblib_records() {
 #[test]
 fn symbfile_symblib_files_reencode_to_what_the_model_reads_back() {
     // symblib's bytes are not reproducible (hash-map table order); our re-encoding of its
-    // records must decode, under the model, to the same records.
+    // records must decode, under the model, to the same records, and the model's writer
+    // must give our bytes.
     for elf in ELFS {
         let Some(bin) = shared_testdata(&format!("symbfile/symblib/{elf}.ranges.symbfile")) else {
             return;
