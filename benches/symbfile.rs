@@ -1,2 +1,170 @@
-//! Placeholder, filled below.
-fn main() {}
+//! Benchmarks: symbfile reader sweep throughput (bytes per second) over a generated range
+//! file shaped like a real program's (200,000 functions' worth of ranges with inline
+//! children, line tables, names from a pool so string tables are used) plus one return pad
+//! per function, and the writer on the same records.
+//!
+//! * `sweep_records`: every record decoded (strings resolved, line tables and pad entries
+//!   iterated): what a converter or a `dump` pays.
+//! * `validate`: the same with nothing kept.
+//! * `lookup_ranges` / `lookup_return_pad`: one sweep lookup of an address near the end.
+//! * `write`: the deterministic writer.
+
+use std::hint::black_box;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use symblob::symbfile::{Range, Record as View, SymbFile};
+use symblob_build::symbfile::writer::encode;
+use symblob_build::symbfile::{LineRow, PadEntry, RangeRecord, Record, ReturnPadRecord};
+
+/// SplitMix64, so every run builds the same file.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+const FUNCTIONS: u64 = 200_000;
+
+fn records() -> Vec<Record> {
+    let mut rng = Rng(16);
+    let names: Vec<String> = (0..40_000)
+        .map(|i| format!("core::module_{}::Type{}::method_name_{i}", i % 97, i % 13))
+        .collect();
+    let files: Vec<String> = (0..2_000)
+        .map(|i| format!("/src/crate_{}/src/file_{i}.rs", i % 50))
+        .collect();
+    let mut out = Vec::new();
+    let mut va = 0x40_0000u64;
+    for _ in 0..FUNCTIONS {
+        let len = 32 + rng.below(400);
+        let file = &files[rng.below(files.len() as u64) as usize];
+        let rows = |rng: &mut Rng, len: u64| -> Vec<LineRow> {
+            let n = 1 + rng.below(12);
+            let mut offset = 0;
+            (0..n)
+                .map(|_| {
+                    let row = LineRow {
+                        offset,
+                        line: 1 + rng.below(3000) as u32,
+                    };
+                    offset += 1 + rng.below(len / n + 1) as u32;
+                    row
+                })
+                .collect()
+        };
+        let func = names[rng.below(names.len() as u64) as usize].clone();
+        out.push(Record::Range(RangeRecord {
+            va,
+            length: len,
+            func: func.clone(),
+            file: Some(file.clone()),
+            lines: rows(&mut rng, len),
+            ..RangeRecord::default()
+        }));
+        for depth in 1..=rng.below(4) as u32 {
+            let start = va + rng.below(len / 2);
+            out.push(Record::Range(RangeRecord {
+                va: start,
+                length: 1 + rng.below(len / 2),
+                func: names[rng.below(names.len() as u64) as usize].clone(),
+                file: Some(files[rng.below(files.len() as u64) as usize].clone()),
+                call_file: Some(file.clone()),
+                call_line: Some(1 + rng.below(3000) as u32),
+                depth,
+                lines: rows(&mut rng, 16),
+            }));
+        }
+        out.push(Record::ReturnPad(ReturnPadRecord {
+            va: va + len / 2,
+            entries: vec![PadEntry {
+                func,
+                file: Some(file.clone()),
+                line: Some(7),
+            }],
+        }));
+        va += len + rng.below(16);
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let records = records();
+    let bytes = encode(&records).unwrap();
+    let file = SymbFile::parse(&bytes).unwrap();
+    let last = records.iter().rev().find_map(|r| match r {
+        Record::Range(r) if r.depth == 0 => Some(r.va + 1),
+        _ => None,
+    });
+    let last = last.unwrap();
+    let mut scratch = vec![0u32; 1 << 17];
+    eprintln!(
+        "symbfile bench file: {} records, {} bytes, {} string tables",
+        records.len(),
+        bytes.len(),
+        file.validate(&mut scratch).unwrap().string_tables
+    );
+
+    let mut g = c.benchmark_group("symbfile");
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
+    g.sample_size(20);
+    g.bench_function("sweep_records", |b| {
+        b.iter(|| {
+            let mut sum = 0u64;
+            let mut it = file.records(&mut scratch);
+            while let Some(r) = it.next().unwrap() {
+                match r {
+                    View::Range(r) => {
+                        sum = sum.wrapping_add(r.va ^ r.func.len() as u64);
+                        for row in r.line_table.iter() {
+                            sum = sum.wrapping_add(u64::from(row.line));
+                        }
+                    }
+                    View::ReturnPad(p) => {
+                        for e in p.entries() {
+                            sum = sum.wrapping_add(e.func.len() as u64);
+                        }
+                    }
+                }
+            }
+            black_box(sum)
+        })
+    });
+    g.bench_function("validate", |b| {
+        b.iter(|| black_box(file.validate(&mut scratch).unwrap()))
+    });
+    g.bench_function("lookup_ranges", |b| {
+        let mut out = [Range::EMPTY; 16];
+        b.iter(|| {
+            black_box(
+                file.lookup_ranges(black_box(last), &mut scratch, &mut out)
+                    .unwrap(),
+            )
+        })
+    });
+    g.bench_function("lookup_return_pad", |b| {
+        b.iter(|| {
+            black_box(
+                file.lookup_return_pad(black_box(1), &mut scratch)
+                    .unwrap()
+                    .is_none(),
+            )
+        })
+    });
+    g.bench_function("write", |b| {
+        b.iter(|| black_box(encode(&records).unwrap().len()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

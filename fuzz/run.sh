@@ -37,8 +37,9 @@ triple="$(rustc "${toolchain[@]}" -vV | sed -n 's/^host: //p')"
 bin_dir="$here/target/$triple/release"
 
 all_targets=(
-  ksym_parse lidia_parse cif_decode
+  ksym_parse lidia_parse cif_decode symbfile_parse
   ksym_mutated ksym_roundtrip lidia_mutated lidia_roundtrip cif_roundtrip
+  symbfile_mutated symbfile_roundtrip
   build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
@@ -51,7 +52,8 @@ flags_for() {
     ksym_parse | ksym_mutated) echo "${common[*]} -dict=$here/dicts/ksym.dict -max_len=8192" ;;
     lidia_parse | lidia_mutated) echo "${common[*]} -dict=$here/dicts/lidia.dict -max_len=8192" ;;
     cif_decode | cif_roundtrip) echo "${common[*]} -dict=$here/dicts/cif.dict -max_len=4096" ;;
-    ksym_roundtrip | lidia_roundtrip) echo "${common[*]} -max_len=8192" ;;
+    symbfile_parse | symbfile_mutated) echo "${common[*]} -dict=$here/dicts/symbfile.dict -max_len=8192" ;;
+    ksym_roundtrip | lidia_roundtrip | symbfile_roundtrip) echo "${common[*]} -max_len=8192" ;;
     build_ksym_text)
       echo "${common[*]} -dict=$here/dicts/text.dict -max_len=8192 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_elf | build_lidia_elf)

@@ -64,3 +64,13 @@ for file in testdata/lidia/lidia/*.lidia; do
   fi
 done
 echo "ok"
+
+echo "run on the symbfiles symblib wrote: every one decodes in full"
+for file in testdata/symbfile/symblib/*.symbfile; do
+  out=$("$bin" <"$file")
+  grep -q "^symbfile: [0-9]* ranges, [0-9]* return pads" <<<"$out" || {
+    echo "FAIL: $file: $(grep '^symbfile' <<<"$out")" >&2
+    exit 1
+  }
+done
+echo "ok"

@@ -13,6 +13,7 @@ pub mod gen;
 pub mod model;
 pub mod mutate;
 pub mod reader;
+pub mod symbfile;
 
 /// Copies `data` to `offset` bytes into a fresh buffer and returns the buffer; the
 /// input then sits at `&buf[offset..]`, at an alignment the caller chose.

@@ -30,8 +30,10 @@
 
 pub mod convert;
 pub mod fileid;
+pub mod json;
 pub mod parts;
 pub mod record;
+pub mod text;
 pub mod upload;
 pub mod writer;
 

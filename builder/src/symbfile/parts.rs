@@ -62,7 +62,9 @@ pub fn split(
         let group = &records[i..end];
         let group_bound: u64 = group.iter().map(size_bound).sum();
         if !writer.is_empty() && bound + group_bound > limit {
-            parts.push(std::mem::replace(&mut writer, SymbfileWriter::with_options(options)).finish()?);
+            parts.push(
+                std::mem::replace(&mut writer, SymbfileWriter::with_options(options)).finish()?,
+            );
             bound = FILE_OVERHEAD;
         }
         writer.extend(group)?;

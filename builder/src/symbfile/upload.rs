@@ -112,9 +112,21 @@ impl fmt::Display for ServiceError {
             f,
             "HTTP {}: error {} ({}), request uuid {}",
             self.status,
-            if self.code.is_empty() { "-" } else { &self.code },
-            if self.text.is_empty() { "no text" } else { &self.text },
-            if self.uuid.is_empty() { "-" } else { &self.uuid }
+            if self.code.is_empty() {
+                "-"
+            } else {
+                &self.code
+            },
+            if self.text.is_empty() {
+                "no text"
+            } else {
+                &self.text
+            },
+            if self.uuid.is_empty() {
+                "-"
+            } else {
+                &self.uuid
+            }
         )
     }
 }
@@ -174,7 +186,9 @@ pub fn push(
                 }
                 Attempt::Fail(m) => return Err(fail(format!("part {part}: {m}"))),
                 Attempt::Retry(m) if attempt >= options.attempts.max(1) => {
-                    return Err(fail(format!("part {part}: {m} (gave up after {attempt} attempts)")))
+                    return Err(fail(format!(
+                        "part {part}: {m} (gave up after {attempt} attempts)"
+                    )))
                 }
                 Attempt::Retry(reason) => {
                     progress(PushEvent::Retry { part, reason, wait });

@@ -101,21 +101,29 @@ impl SymbfileWriter {
         self.records == 0
     }
 
-    /// Adds one record. Fails on a line table not sorted by offset.
+    /// Adds one record (a copy of it). Fails on a line table not sorted by offset.
     pub fn add(&mut self, record: &Record) -> Result<()> {
-        if let Record::Range(r) = record {
+        self.push(record.clone())
+    }
+
+    /// Adds one record, taking it over (what an extractor producing records calls).
+    pub fn push(&mut self, record: Record) -> Result<()> {
+        if let Record::Range(r) = &record {
             if r.lines.windows(2).any(|w| w[1].offset < w[0].offset) {
                 return Err(Error::input(
                     "symbfile writer",
                     Location::Index(self.records),
-                    format!("line table of {:?} at {:#x} is not sorted by offset", r.func, r.va),
+                    format!(
+                        "line table of {:?} at {:#x} is not sorted by offset",
+                        r.func, r.va
+                    ),
                 ));
             }
         }
-        for s in strings_of(record) {
+        for s in strings_of(&record) {
             self.use_string(s);
         }
-        self.window.push(record.clone());
+        self.window.push(record);
         self.records += 1;
         if self.window.len() >= self.options.window_records
             || self.table_estimate >= TABLE_ESTIMATE_LIMIT
@@ -136,7 +144,13 @@ impl SymbfileWriter {
             return;
         }
         self.table_estimate += 5 + s.len();
-        self.uses.insert(s.to_owned(), StringUse { count: 1, index: None });
+        self.uses.insert(
+            s.to_owned(),
+            StringUse {
+                count: 1,
+                index: None,
+            },
+        );
         self.order.push(s.to_owned());
     }
 
@@ -144,14 +158,19 @@ impl SymbfileWriter {
     fn flush(&mut self) -> Result<()> {
         let mut table: Vec<&str> = Vec::new();
         for s in &self.order {
-            let u = self.uses.get_mut(s.as_str()).expect("every ordered string is counted");
+            let u = self
+                .uses
+                .get_mut(s.as_str())
+                .expect("every ordered string is counted");
             if u.count > 1 {
                 u.index = Some(table.len() as u32);
                 table.push(s);
             }
         }
         for record in &self.window {
-            let Record::ReturnPad(p) = record else { continue };
+            let Record::ReturnPad(p) = record else {
+                continue;
+            };
             let funcs = p.entries.iter().map(|e| e.func.as_str());
             let files = p.entries.iter().map(|e| e.file.as_deref().unwrap_or(""));
             for s in funcs.chain(files) {
@@ -205,7 +224,11 @@ impl SymbfileWriter {
     }
 
     fn string_field(&self, body: &mut Vec<u8>, inline_field: u32, ref_field: u32, s: &str) {
-        match self.uses.get(s).and_then(|u| if u.count > 1 { u.index } else { None }) {
+        match self
+            .uses
+            .get(s)
+            .and_then(|u| if u.count > 1 { u.index } else { None })
+        {
             Some(i) => {
                 tag(body, ref_field, 0);
                 varint(body, u64::from(i));
@@ -238,11 +261,15 @@ impl SymbfileWriter {
         if !r.lines.is_empty() {
             let mut table = Vec::new();
             let mut last = 0;
-            packed(&mut table, 1, r.lines.iter().map(|row: &LineRow| {
-                let delta = row.offset - last;
-                last = row.offset;
-                u64::from(delta)
-            }));
+            packed(
+                &mut table,
+                1,
+                r.lines.iter().map(|row: &LineRow| {
+                    let delta = row.offset - last;
+                    last = row.offset;
+                    u64::from(delta)
+                }),
+            );
             packed(&mut table, 2, r.lines.iter().map(|row| u64::from(row.line)));
             len_delim(body, 8, &table);
         }
@@ -259,7 +286,11 @@ impl SymbfileWriter {
             .collect();
         packed(body, 2, funcs.into_iter());
         packed(body, 3, files.into_iter());
-        packed(body, 4, p.entries.iter().map(|e| u64::from(e.line.unwrap_or(0))));
+        packed(
+            body,
+            4,
+            p.entries.iter().map(|e| u64::from(e.line.unwrap_or(0))),
+        );
     }
 
     /// Writes the last window and returns the file.
@@ -274,10 +305,14 @@ impl SymbfileWriter {
 /// The strings a record uses, in the order that decides first use (spec §4).
 fn strings_of(record: &Record) -> Vec<&str> {
     match record {
-        Record::Range(r) => [Some(r.func.as_str()), r.file.as_deref(), r.call_file.as_deref()]
-            .into_iter()
-            .flatten()
-            .collect(),
+        Record::Range(r) => [
+            Some(r.func.as_str()),
+            r.file.as_deref(),
+            r.call_file.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
         Record::ReturnPad(p) => p
             .entries
             .iter()

@@ -4,3 +4,5 @@ mod cif;
 mod common;
 mod ksym;
 mod lidia;
+mod symbfile;
+mod symbfile_server;

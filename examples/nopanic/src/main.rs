@@ -4,7 +4,8 @@
 //! standard input and feeds them to every public entry point of the reader: ksym-bin
 //! (parse, validate, lookups by address, return address and name, both iterations, name
 //! formatting and copying, dump), Lidia (parse, checksums, validation, lookups, ranges,
-//! line tables) and CIF (decoder, encoder, base64, VLQ). The input is opaque to the
+//! line tables), CIF (decoder, encoder, base64, VLQ) and symbfile (framing, validation,
+//! records, string tables, lookups). The input is opaque to the
 //! compiler, so no path can be folded away.
 //!
 //! The panic handler calls `symblob_reader_panicked`, which is defined nowhere. Built in
@@ -26,6 +27,7 @@ mod cif;
 mod digest;
 mod ksym;
 mod lidia;
+mod symbfile;
 
 use core::fmt::Write;
 use core::ptr::addr_of_mut;
@@ -75,6 +77,7 @@ extern "C" fn rust_main(_initial_sp: *const usize) -> ! {
     ksym::check(input, &mut out);
     lidia::check(input, &mut out);
     cif::check(input, &mut out);
+    symbfile::check(input, &mut out);
     out.flush();
     rt::exit(0)
 }

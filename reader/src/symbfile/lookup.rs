@@ -68,9 +68,14 @@ impl<'a> SymbFile<'a> {
                 let len = records.index_table()?;
                 let Records { scratch, table, .. } = records;
                 let strings = Strings::new(table, len, scratch);
-                return records::decode_return_pad(p.message.offset, p.message.body, p.prev_va, strings)
-                    .map(Some)
-                    .map_err(|(s, k)| error(s, p.message.offset, k));
+                return records::decode_return_pad(
+                    p.message.offset,
+                    p.message.body,
+                    p.prev_va,
+                    strings,
+                )
+                .map(Some)
+                .map_err(|(s, k)| error(s, p.message.offset, k));
             }
         }
         Ok(None)
@@ -81,17 +86,15 @@ impl<'a> SymbFile<'a> {
 fn sort_by_depth(ranges: &mut [Range<'_>]) {
     for i in 1..ranges.len() {
         let mut j = i;
-        while j > 0 {
-            let prev = j.wrapping_sub(1);
-            let (Some(a), Some(b)) = (ranges.get(prev), ranges.get(j)) else {
+        while let Some(prev) = j.checked_sub(1) {
+            let Some([a, b]) = ranges.get_mut(prev..=j) else {
                 break;
             };
             if a.depth <= b.depth {
                 break;
             }
-            ranges.swap(prev, j);
+            core::mem::swap(a, b);
             j = prev;
         }
     }
 }
-

@@ -385,9 +385,10 @@ impl<'a, 's> Records<'a, 's> {
         if let Some(n) = self.table_len {
             return Ok(n);
         }
-        let n = self.table.index(self.scratch).map_err(|e| {
-            error("string table", self.table_offset, ErrorKind::Malformed(e))
-        })?;
+        let n = self
+            .table
+            .index(self.scratch)
+            .map_err(|e| error("string table", self.table_offset, ErrorKind::Malformed(e)))?;
         self.table_len = Some(n);
         Ok(n)
     }
@@ -404,19 +405,16 @@ impl<'a, 's> Records<'a, 's> {
         if p.message.kind == message_type::RANGE_V1 {
             let strings = self.strings();
             let resolve = |i: u64| {
-                u32::try_from(i)
-                    .ok()
-                    .and_then(|i| strings.get(i))
-                    .ok_or((
-                        "range",
-                        ErrorKind::OutOfRange {
-                            value: i,
-                            limit: u64::from(strings.len()),
-                        },
-                    ))
+                u32::try_from(i).ok().and_then(|i| strings.get(i)).ok_or((
+                    "range",
+                    ErrorKind::OutOfRange {
+                        value: i,
+                        limit: u64::from(strings.len()),
+                    },
+                ))
             };
-            let range = records::decode_range(offset, p.message.body, p.prev_va, resolve)
-                .map_err(at)?;
+            let range =
+                records::decode_range(offset, p.message.body, p.prev_va, resolve).map_err(at)?;
             self.prev_va = Some(range.va);
             Ok(Record::Range(range))
         } else {

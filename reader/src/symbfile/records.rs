@@ -39,7 +39,10 @@ fn elf_va(section: &'static str, va: Option<VaField>, prev: Option<u64>) -> Resu
         Some(VaField::Set(v)) => Ok(v),
         Some(VaField::Delta(d)) => prev
             .map(|p| p.wrapping_add_signed(leb128::zigzag(d)))
-            .ok_or((section, ErrorKind::Malformed("delta ELF VA before any absolute VA"))),
+            .ok_or((
+                section,
+                ErrorKind::Malformed("delta ELF VA before any absolute VA"),
+            )),
         None => Err((section, ErrorKind::Malformed("record without an ELF VA"))),
     }
 }
@@ -260,7 +263,10 @@ pub(crate) fn decode_range<'a>(
     prev: Option<u64>,
     mut resolve: impl FnMut(u64) -> Result<&'a str, Fail>,
 ) -> Result<Range<'a>, Fail> {
-    let wrong_wire = (RANGE, ErrorKind::Malformed("known field with the wrong wire type"));
+    let wrong_wire = (
+        RANGE,
+        ErrorKind::Malformed("known field with the wrong wire type"),
+    );
     let mut va = None;
     let mut length = 0;
     let (mut func, mut file, mut call_file) = (None, None, None);
@@ -286,7 +292,9 @@ pub(crate) fn decode_range<'a>(
                     match inner.number {
                         1 => repeated_values(inner.value, |v| {
                             let v = u32::try_from(v).map_err(|_| "offset does not fit u32")?;
-                            sum = sum.checked_add(v).ok_or("cumulative offset overflows u32")?;
+                            sum = sum
+                                .checked_add(v)
+                                .ok_or("cumulative offset overflows u32")?;
                             offsets = offsets.checked_add(1).ok_or("too many rows")?;
                             Ok(())
                         })

@@ -48,7 +48,11 @@ impl<'a> StringTable<'a> {
         self.get_from(self.iter(), index)
     }
 
-    fn get_from(&self, strings: TableStrings<'a>, index: u32) -> Result<Option<&'a str>, TableError> {
+    fn get_from(
+        &self,
+        strings: TableStrings<'a>,
+        index: u32,
+    ) -> Result<Option<&'a str>, TableError> {
         let mut strings = strings;
         let mut left = index;
         for s in &mut strings {
@@ -158,7 +162,9 @@ pub struct Strings<'a, 's> {
 
 impl<'a, 's> Strings<'a, 's> {
     pub(crate) fn new(table: StringTable<'a>, count: u32, positions: &'s [u32]) -> Self {
-        let used = positions.len().min(usize::try_from(count).unwrap_or(usize::MAX));
+        let used = positions
+            .len()
+            .min(usize::try_from(count).unwrap_or(usize::MAX));
         Strings {
             table,
             count,

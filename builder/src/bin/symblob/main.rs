@@ -9,6 +9,7 @@ mod common;
 mod ksym;
 mod lidia;
 mod progress;
+mod symbfile;
 
 /// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF).
 #[derive(Parser)]
@@ -29,6 +30,9 @@ enum Command {
     /// Compact ImageMap Format: the list of a process's loaded images.
     #[command(subcommand)]
     Cif(cif::Command),
+    /// symbfile: the OpenTelemetry eBPF profiler's symbol files (ranges, return pads).
+    #[command(subcommand)]
+    Symbfile(symbfile::Command),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +41,7 @@ fn main() -> ExitCode {
         Command::Ksym(c) => ksym::run(c),
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),
+        Command::Symbfile(c) => symbfile::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

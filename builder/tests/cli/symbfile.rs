@@ -1,0 +1,474 @@
+//! `symblob symbfile …`: dump, lookup, fileid, convert, write, push and publish.
+
+use std::path::PathBuf;
+use std::process::Output;
+
+use symblob_build::symbfile::{decode, FileId, Record};
+
+use crate::common::{root, run, symblob, testdata, tool};
+use crate::symbfile_server::Service;
+
+const ELFS: [&str; 3] = ["inl", "simple", "libdemo.so"];
+const KEY: &str = "k3y-Secret-7d1f";
+
+fn symblib(name: &str) -> PathBuf {
+    testdata(&format!("symbfile/symblib/{name}"))
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn sorted_lines(text: &str) -> Vec<String> {
+    let mut v: Vec<String> = text.lines().map(str::to_owned).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn symbfile_dump_lists_the_records_symblib_decoded() {
+    for elf in ELFS {
+        for kind in ["ranges", "retpads"] {
+            let file = symblib(&format!("{elf}.{kind}.symbfile"));
+            let out = ok(&run(&["symbfile", "dump", file.to_str().unwrap()], b""));
+            let expected = std::fs::read_to_string(symblib(&format!("{elf}.{kind}.txt"))).unwrap();
+            assert_eq!(sorted_lines(&out), sorted_lines(&expected), "{elf}.{kind}");
+        }
+    }
+}
+
+#[test]
+fn symbfile_dump_json_is_the_models_shape() {
+    let Some(python) = tool("python3") else {
+        return;
+    };
+    let script = root().join("../shared/tools/symbfile_ref.py");
+    if !script.exists() {
+        crate::common::missing_oracle("shared/tools/symbfile_ref.py");
+        return;
+    }
+    for elf in ELFS {
+        let file = symblib(&format!("{elf}.retpads.symbfile"));
+        let ours: serde_json::Value = serde_json::from_str(&ok(&run(
+            &["symbfile", "dump", "--json", file.to_str().unwrap()],
+            b"",
+        )))
+        .unwrap();
+        let model = std::process::Command::new(&python)
+            .args([
+                script.to_str().unwrap(),
+                "dump",
+                "--json",
+                file.to_str().unwrap(),
+            ])
+            .output()
+            .unwrap();
+        let theirs: serde_json::Value = serde_json::from_slice(&ok(&model).into_bytes()).unwrap();
+        assert_eq!(ours, theirs, "{elf}");
+
+        // And back: `write` of that JSON is what the model writes from it.
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("r.json");
+        std::fs::write(&json, serde_json::to_vec(&theirs).unwrap()).unwrap();
+        let ours_bin = dir.path().join("ours");
+        ok(&run(
+            &[
+                "symbfile",
+                "write",
+                json.to_str().unwrap(),
+                "-o",
+                ours_bin.to_str().unwrap(),
+            ],
+            b"",
+        ));
+        let model_bin = std::process::Command::new(&python)
+            .args([script.to_str().unwrap(), "write", json.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert!(model_bin.status.success());
+        assert_eq!(std::fs::read(&ours_bin).unwrap(), model_bin.stdout, "{elf}");
+    }
+}
+
+#[test]
+fn symbfile_lookup_gives_the_inline_chain_and_return_pads() {
+    // symblib's inl.ranges: compute() at 0x1225 runs leaf inlined into middle into outer.
+    let ranges = symblib("inl.ranges.symbfile");
+    let out = ok(&run(
+        &[
+            "symbfile",
+            "lookup",
+            ranges.to_str().unwrap(),
+            "0x1225",
+            "1226",
+            "0x5",
+        ],
+        b"",
+    ));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "0x1225\t4\tleaf\t./inl.c\t6\tmiddle\t./inl.c\t7\touter\t./inl.c\t8\tcompute\t./inl.c\t12"
+    );
+    assert!(lines[1].starts_with("0x1226\t4\tleaf\t"));
+    assert_eq!(lines[2], "0x5\t0");
+    // A return pad, from symblib's inl.retpads.txt: main calls atoi at ./inl.c:32.
+    let pads = symblib("inl.retpads.symbfile");
+    let out = ok(&run(
+        &["symbfile", "lookup", pads.to_str().unwrap()],
+        b"0x10d4\n",
+    ));
+    assert_eq!(
+        out,
+        "0x10d4\t2\tatoi\t/usr/include/stdlib.h\t364\tmain\t./inl.c\t32\n"
+    );
+}
+
+#[test]
+fn symbfile_converted_to_lidia_answers_like_the_symbfile() {
+    let dir = tempfile::tempdir().unwrap();
+    for elf in ELFS {
+        let ranges = symblib(&format!("{elf}.ranges.symbfile"));
+        let lidia = dir.path().join(format!("{elf}.lidia"));
+        ok(&run(
+            &[
+                "symbfile",
+                "convert",
+                ranges.to_str().unwrap(),
+                "-o",
+                lidia.to_str().unwrap(),
+            ],
+            b"",
+        ));
+        let mut addrs = String::new();
+        for r in decode(&std::fs::read(&ranges).unwrap()).unwrap() {
+            if let Record::Range(r) = r {
+                for a in [
+                    r.va,
+                    r.va + r.length / 2,
+                    r.va + r.length - 1,
+                    r.va + r.length,
+                ] {
+                    addrs.push_str(&format!("{a:#x}\n"));
+                }
+            }
+        }
+        let from_symbfile = ok(&run(
+            &["symbfile", "lookup", ranges.to_str().unwrap()],
+            addrs.as_bytes(),
+        ));
+        let from_lidia = ok(&run(
+            &["lidia", "lookup", lidia.to_str().unwrap()],
+            addrs.as_bytes(),
+        ));
+        assert_eq!(from_symbfile, from_lidia, "{elf}");
+
+        // And back to a symbfile with the same records (Lidia orders them by VA, depth).
+        let back = dir.path().join(format!("{elf}.symbfile"));
+        ok(&run(
+            &[
+                "symbfile",
+                "convert",
+                lidia.to_str().unwrap(),
+                "-o",
+                back.to_str().unwrap(),
+            ],
+            b"",
+        ));
+        let mut expected = decode(&std::fs::read(&ranges).unwrap()).unwrap();
+        expected.sort_by_key(|r| match r {
+            Record::Range(r) => (r.va, r.depth),
+            Record::ReturnPad(_) => unreachable!(),
+        });
+        assert_eq!(
+            decode(&std::fs::read(&back).unwrap()).unwrap(),
+            expected,
+            "{elf}"
+        );
+    }
+}
+
+#[test]
+fn symbfile_fileid_prints_hex_and_es_forms() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::write(&empty, b"").unwrap();
+    let zeros = dir.path().join("zeros");
+    std::fs::write(&zeros, [0u8; 123]).unwrap();
+    let out = ok(&run(
+        &[
+            "symbfile",
+            "fileid",
+            empty.to_str().unwrap(),
+            zeros.to_str().unwrap(),
+        ],
+        b"",
+    ));
+    // Spec §7 known answers.
+    assert_eq!(
+        out,
+        format!(
+            "af5570f5a1810b7af78caf4bc70a660f  r1Vw9aGBC3r3jK9LxwpmDw  {}\n\
+             f4c1e5fe2f28034fcceb0776ec00b125  9MHl_i8oA0_M6wd27ACxJQ  {}\n",
+            empty.display(),
+            zeros.display()
+        )
+    );
+    let missing = run(&["symbfile", "fileid", "/nonexistent/x"], b"");
+    assert!(!missing.status.success());
+}
+
+#[test]
+fn symbfile_bad_input_names_the_file_and_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.symbfile");
+    let mut bytes = std::fs::read(symblib("inl.ranges.symbfile")).unwrap();
+    bytes.truncate(bytes.len() - 3);
+    std::fs::write(&bad, &bytes).unwrap();
+    let out = run(&["symbfile", "dump", bad.to_str().unwrap()], b"");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.symbfile at offset 0x") && err.contains("truncated"),
+        "{err}"
+    );
+}
+
+fn push(service: &Service, extra: &[&str], key_env: Option<&str>) -> Output {
+    let elf = testdata("lidia/elf/inl");
+    let mut cmd = symblob();
+    cmd.args([
+        "symbfile",
+        "push",
+        elf.to_str().unwrap(),
+        "--endpoint",
+        &service.url,
+    ]);
+    cmd.args(["--ranges", symblib("inl.ranges.symbfile").to_str().unwrap()]);
+    cmd.args(["--retry-delay", "10"]).args(extra);
+    cmd.env_remove("SYMBLOB_API_KEY");
+    if let Some(k) = key_env {
+        cmd.env("SYMBLOB_API_KEY", k);
+    }
+    cmd.output().unwrap()
+}
+
+fn assert_key_hidden(out: &Output) {
+    for stream in [&out.stdout, &out.stderr] {
+        assert!(
+            !String::from_utf8_lossy(stream).contains(KEY),
+            "the key was printed"
+        );
+    }
+}
+
+#[test]
+fn symbfile_push_sends_self_contained_parts_with_the_headers() {
+    let service = Service::start(KEY, vec![]);
+    let pads = symblib("inl.retpads.symbfile");
+    let out = push(
+        &service,
+        &[
+            "--return-pads",
+            pads.to_str().unwrap(),
+            "--max-part-size",
+            "200",
+        ],
+        Some(KEY),
+    );
+    ok(&out);
+    assert_key_hidden(&out);
+    let requests = service.requests();
+    let es = FileId::of_path(&testdata("lidia/elf/inl")).unwrap().es();
+    for (path, file) in [
+        ("/api/symbols-ranges", "inl.ranges.symbfile"),
+        ("/api/symbols-returnpads", "inl.retpads.symbfile"),
+    ] {
+        let sent: Vec<_> = requests.iter().filter(|r| r.path == path).collect();
+        assert!(sent.len() > 1, "{path}: {} parts", sent.len());
+        let mut records = Vec::new();
+        for (i, r) in sent.iter().enumerate() {
+            assert_eq!(r.header("FileID"), Some(es.as_str()));
+            assert_eq!(r.header("FilePart"), Some(i.to_string().as_str()));
+            assert_eq!(r.header("FileParts"), Some(sent.len().to_string().as_str()));
+            assert_eq!(
+                r.header("Content-Length"),
+                Some(r.body.len().to_string().as_str())
+            );
+            assert_eq!(
+                r.header("Authorization"),
+                Some(format!("APIKey {KEY}").as_str())
+            );
+            // Each part is a complete file; a range part starts with a top-level function.
+            let part = decode(&r.body).unwrap();
+            if let Some(Record::Range(first)) = part.first() {
+                assert_eq!(first.depth, 0);
+            }
+            records.extend(part);
+        }
+        assert_eq!(
+            records,
+            decode(&std::fs::read(symblib(file)).unwrap()).unwrap(),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn symbfile_push_retries_5xx_and_never_4xx() {
+    let service = Service::start(KEY, vec![503, 500]);
+    let out = push(&service, &[], Some(KEY));
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("HTTP 503") && stderr.contains("retrying"),
+        "{stderr}"
+    );
+    assert_eq!(service.requests().len(), 3);
+    let whole = std::fs::read(symblib("inl.ranges.symbfile")).unwrap();
+    assert!(service.requests().iter().all(|r| r.body == whole));
+
+    let service = Service::start(KEY, vec![]);
+    let wrong = "not-the-key";
+    let out = push(&service, &[], Some(wrong));
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("HTTP 401")
+            && stderr.contains("1001")
+            && stderr.contains("invalid API key")
+            && stderr.contains("uuid-401"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(wrong));
+    assert_eq!(service.requests().len(), 1, "4xx must not be retried");
+
+    let service = Service::start(KEY, vec![503; 10]);
+    let out = push(&service, &["--attempts", "3"], Some(KEY));
+    assert!(!out.status.success());
+    assert_eq!(service.requests().len(), 3);
+    assert_key_hidden(&out);
+}
+
+#[test]
+fn symbfile_push_needs_a_key_from_the_environment_or_a_file() {
+    let service = Service::start(KEY, vec![]);
+    let out = push(&service, &[], None);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("SYMBLOB_API_KEY"));
+    assert!(service.requests().is_empty());
+
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("key");
+    std::fs::write(&key_file, format!("{KEY}\n")).unwrap();
+    let out = push(
+        &service,
+        &["--api-key-file", key_file.to_str().unwrap()],
+        None,
+    );
+    ok(&out);
+    assert_key_hidden(&out);
+    assert_eq!(service.requests().len(), 1);
+}
+
+#[test]
+fn symbfile_push_retries_connection_errors() {
+    // A port that was just free: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let elf = testdata("lidia/elf/inl");
+    let out = symblob()
+        .args([
+            "symbfile",
+            "push",
+            elf.to_str().unwrap(),
+            "--endpoint",
+            &format!("http://127.0.0.1:{port}"),
+        ])
+        .args(["--ranges", symblib("inl.ranges.symbfile").to_str().unwrap()])
+        .args(["--attempts", "2", "--retry-delay", "10"])
+        .env("SYMBLOB_API_KEY", KEY)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("connection error") && stderr.contains("gave up after 2 attempts"),
+        "{stderr}"
+    );
+    assert_key_hidden(&out);
+}
+
+#[test]
+fn symbfile_publish_writes_the_download_layout() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = testdata("lidia/elf/inl");
+    let ranges = symblib("inl.ranges.symbfile");
+    let out = ok(&run(
+        &[
+            "symbfile",
+            "publish",
+            elf.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+            "--ranges",
+            ranges.to_str().unwrap(),
+        ],
+        b"",
+    ));
+    let es = FileId::of_path(&elf).unwrap().es();
+    let base = dir.path().join(&es[0..2]).join(&es[2..4]).join(&es);
+    assert_eq!(
+        out,
+        format!(
+            "{}\n{}\n",
+            base.join("metadata.json").display(),
+            base.join("ranges").display()
+        )
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(base.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(
+        meta,
+        serde_json::json!({"version": 1, "symbolFileReferences": {"dwarfFileID": es}})
+    );
+    let compressed = std::fs::read(base.join("ranges")).unwrap();
+    assert_eq!(
+        zstd::decode_all(&compressed[..]).unwrap(),
+        std::fs::read(&ranges).unwrap()
+    );
+
+    // A separate debug file: metadata under the executable, ranges under the debug file.
+    let debug = testdata("lidia/elf/simple");
+    ok(&run(
+        &[
+            "symbfile",
+            "publish",
+            elf.to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+            "--ranges",
+            ranges.to_str().unwrap(),
+            "--debug-file",
+            debug.to_str().unwrap(),
+        ],
+        b"",
+    ));
+    let d = FileId::of_path(&debug).unwrap().es();
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(base.join("metadata.json")).unwrap()).unwrap();
+    assert_eq!(meta["symbolFileReferences"]["dwarfFileID"], d.as_str());
+    assert!(dir
+        .path()
+        .join(&d[0..2])
+        .join(&d[2..4])
+        .join(&d)
+        .join("ranges")
+        .is_file());
+}

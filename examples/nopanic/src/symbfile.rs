@@ -1,0 +1,113 @@
+//! Every symbfile entry point, on the input bytes: parse, framing, validation with and
+//! without scratch, records with line tables and return-pad entries, string tables and
+//! both lookups.
+
+use core::fmt::Write;
+
+use symblob::symbfile::{Range, Record, SymbFile};
+
+use crate::digest::Digest;
+use crate::rt::Console;
+
+pub fn check(input: &[u8], out: &mut Console) {
+    let file = match SymbFile::parse(input) {
+        Ok(file) => file,
+        Err(e) => {
+            let _ = writeln!(out, "symbfile: {e}");
+            return;
+        }
+    };
+    let mut digest = Digest::new();
+    for m in file.messages() {
+        match m {
+            Ok(m) => digest.number(m.offset ^ u64::from(m.kind) ^ m.body.len() as u64),
+            Err(e) => {
+                let _ = write!(digest, "{e}");
+            }
+        }
+    }
+    let mut scratch = [0u32; 256];
+    match file.validate(&mut []) {
+        Ok(c) => {
+            let _ = writeln!(
+                out,
+                "symbfile: {} ranges, {} return pads, {} string tables",
+                c.ranges, c.return_pads, c.string_tables
+            );
+        }
+        Err(e) => {
+            let _ = writeln!(out, "symbfile validate: {e}");
+        }
+    }
+    let mut probes = [0u64; 32];
+    let mut n = 0;
+    let mut records = file.records(&mut scratch);
+    loop {
+        match records.next() {
+            Ok(Some(Record::Range(r))) => {
+                digest.number(r.va ^ r.length ^ u64::from(r.depth));
+                for s in [Some(r.func), r.file, r.call_file].into_iter().flatten() {
+                    digest.bytes(s.as_bytes());
+                }
+                digest.number(u64::from(r.call_line.unwrap_or(0)));
+                for row in r.line_table.iter() {
+                    digest.number(u64::from(row.offset) ^ u64::from(row.line));
+                }
+                digest.number(u64::from(r.line_at(r.va.wrapping_add(1)).unwrap_or(0)));
+                if let Some(slot) = probes.get_mut(n) {
+                    *slot = r.va.wrapping_add(r.length / 2);
+                    n = n.saturating_add(1);
+                }
+            }
+            Ok(Some(Record::ReturnPad(p))) => {
+                digest.number(p.va ^ u64::from(p.len()));
+                for e in p.entries() {
+                    digest.bytes(e.func.as_bytes());
+                    digest.bytes(e.file.unwrap_or("").as_bytes());
+                    digest.number(u64::from(e.line.unwrap_or(0)));
+                }
+                if let Some(slot) = probes.get_mut(n) {
+                    *slot = p.va;
+                    n = n.saturating_add(1);
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                let _ = write!(digest, "{e}");
+                break;
+            }
+        }
+        let table = records.string_table();
+        for s in table.iter().take(2).flatten() {
+            digest.bytes(s.1.as_bytes());
+        }
+        if let Ok(Some(s)) = table.get(1) {
+            digest.bytes(s.as_bytes());
+        }
+    }
+    let mut frames = [Range::EMPTY; 16];
+    for &addr in probes.get(..n).unwrap_or(&[]) {
+        match file.lookup_ranges(addr, &mut scratch, &mut frames) {
+            Ok(found) => {
+                for f in frames.iter().take(found) {
+                    let _ = write!(digest, "{}", f.func);
+                }
+            }
+            Err(e) => {
+                let _ = write!(digest, "{e}");
+            }
+        }
+        match file.lookup_return_pad(addr, &mut scratch) {
+            Ok(Some(p)) => {
+                for e in p.entries() {
+                    digest.bytes(e.func.as_bytes());
+                }
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let _ = write!(digest, "{e}");
+            }
+        }
+    }
+    let _ = writeln!(out, "symbfile digest: {:016x}", digest.value());
+}
