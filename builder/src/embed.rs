@@ -249,8 +249,8 @@ pub fn embed_ksyms(
     let built = build_for_section(&elf, &input.display().to_string(), section, options)?;
     patch_section(&mut elf, &built.section, &built.bytes)?;
     write_atomic(output, &elf)?;
-    // The temporary file was created private; give the result the input's mode (an
-    // executable stays executable).
+    // Give the result the input's mode (an executable stays executable), whatever the
+    // output's own mode was.
     fs::set_permissions(output, permissions).map_err(|e| Error::io(output, e))?;
     Ok(EmbedReport {
         section: built.section,
