@@ -121,7 +121,10 @@ impl Output {
     }
 }
 
-fn stream<W: Write>(inner: W, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+fn stream<W: Write>(
+    inner: W,
+    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
     let mut w = io::BufWriter::new(inner);
     fill(&mut w)?;
     w.flush()
@@ -179,7 +182,14 @@ fn replace(target: &Path, existing: Option<&Metadata>) -> io::Result<Sink> {
     let temp = tempfile::Builder::new()
         .prefix(".symblob-")
         .permissions(fs::Permissions::from_mode(0o666))
-        .tempfile_in(dir)?;
+        .tempfile_in(dir)
+        .map_err(|e| {
+            // tempfile names its temporary path in the message; the user never gave it.
+            // The directory's own error is the clearest when it has one.
+            fs::metadata(dir)
+                .err()
+                .unwrap_or_else(|| io::Error::from(e.kind()))
+        })?;
     if let Some(meta) = existing {
         // Owner first: changing it may clear set-id bits, which the mode then restores.
         // Only root may give a file away; anyone else keeps the file as their own, as

@@ -1,6 +1,11 @@
-//! Golden tests of the `symblob` command line: a module per subcommand group.
+//! Golden tests of the `symblob` command line: a module per subcommand group, plus the
+//! conventions every command shares (outputs, streaming lookups, errors, JSON).
 
 mod cif;
 mod common;
+mod errors;
+mod json;
 mod ksym;
 mod lidia;
+mod output;
+mod streaming;

@@ -166,7 +166,11 @@ fn run_build(args: BuildArgs) -> Result<()> {
         return Err(Failure::Message(format!(
             "{input}: no symbols to write (types kept: {}; {} of other types, {} undefined); \
              pass --allow-empty to write an empty blob",
-            if args.types.is_empty() { "none" } else { &args.types },
+            if args.types.is_empty() {
+                "none"
+            } else {
+                &args.types
+            },
             list.skipped_type,
             list.skipped_undefined,
         )));
@@ -176,7 +180,14 @@ fn run_build(args: BuildArgs) -> Result<()> {
         ..BuildOptions::default()
     };
     let built = build(&list.symbols, &options).map_err(|e| match (e, &args.pad_to) {
-        (Error::Limit { what: "blob size", value, .. }, Some(pad)) => Failure::Message(format!(
+        (
+            Error::Limit {
+                what: "blob size",
+                value,
+                ..
+            },
+            Some(pad),
+        ) => Failure::Message(format!(
             "{input}: the blob is {value} bytes, more than --pad-to {}",
             pad.text
         )),

@@ -207,8 +207,14 @@ fn blob_error(path: &Path, e: symblob::Error) -> Error {
 }
 
 /// Answers `addresses` (or standard input) from `lidia`.
-pub fn answer_all(lidia: &LidiaFile<'_>, flags: LookupFlags, addresses: &[String]) -> Result<Outcome> {
-    lookups::run(addresses, |question, out| answer(lidia, flags, question, out))
+pub fn answer_all(
+    lidia: &LidiaFile<'_>,
+    flags: LookupFlags,
+    addresses: &[String],
+) -> Result<Outcome> {
+    lookups::run(addresses, |question, out| {
+        answer(lidia, flags, question, out)
+    })
 }
 
 /// One answer: a line in the golden `lookups.tsv` format (plus real line numbers), or one

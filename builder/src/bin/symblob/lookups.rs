@@ -79,7 +79,13 @@ pub fn run(
             Err(error) => {
                 bad = true;
                 eprintln!("symblob: {place}: {error}");
-                answer(&Question::Bad { input: text, error: &error }, out)
+                answer(
+                    &Question::Bad {
+                        input: text,
+                        error: &error,
+                    },
+                    out,
+                )
             }
         }
     };
