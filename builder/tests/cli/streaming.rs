@@ -66,8 +66,11 @@ impl Session {
     }
 }
 
+/// Questions with their expected answer lines.
+type Lookups = Vec<(String, String)>;
+
 /// Golden Lidia lookups of the Go reader: (address, expected line).
-fn go_lookups(stem: &str) -> Vec<(String, String)> {
+fn go_lookups(stem: &str) -> Lookups {
     let tsv =
         std::fs::read_to_string(testdata(&format!("lidia/dumps/{stem}.lookups.tsv"))).unwrap();
     tsv.lines()
@@ -78,7 +81,7 @@ fn go_lookups(stem: &str) -> Vec<(String, String)> {
 
 /// The origin's ksym lookups of `edge-order.nm` in the text range 0x400000..0x4010a0,
 /// where no alias changes the name: (address, expected line).
-fn origin_ksym_lookups() -> Vec<(String, String)> {
+fn origin_ksym_lookups() -> Lookups {
     let tsv = std::fs::read_to_string(testdata("ksym/origin/edge-order.lookups.tsv")).unwrap();
     tsv.lines()
         .filter(|l| l.starts_with("addr\t") && !l.contains("tilde"))
@@ -114,7 +117,7 @@ fn each_answer_arrives_before_the_next_address_is_written() {
     let lidia_expected = go_lookups("simple.none");
     assert!(ksym_expected.len() >= 5 && lidia_expected.len() >= 5);
     let text = ["--text", "0x400000..0x4010a0"];
-    let sessions: Vec<(Vec<&str>, &[(String, String)])> = vec![
+    let sessions: Vec<(Vec<&str>, &Lookups)> = vec![
         (
             [&["ksym", "lookup", s(&blob)][..], &text].concat(),
             &ksym_expected,

@@ -23,7 +23,7 @@ pub struct LookupFlags {
     /// Load bias: the addresses given are runtime addresses, the file holds link-time
     /// ones, and each lookup uses ADDR − BIAS (hexadecimal; `-0x…` for a negative bias;
     /// modulo 2^64). For PIE and shared objects, ASLR, KASLR.
-    #[arg(long, value_name = "BIAS", default_value = "0", value_parser = parse_bias)]
+    #[arg(long, value_name = "BIAS", default_value = "0", value_parser = parse_bias, allow_hyphen_values = true)]
     pub bias: u64,
     /// Treat the addresses as return addresses, as in a backtrace: look up ADDR − 1, so
     /// that a call in the last instruction of a function is named after the caller.
