@@ -26,6 +26,7 @@ fn a_wrong_kind_of_file_is_named_for_what_it_is() {
     let empty = dir.path().join("empty");
     fs::write(&empty, b"").unwrap();
     let z = s(&empty);
+    let corrupt = testdata("ksym/corrupt/num-syms-huge.bin");
     let ksym_build = |p: &str| format!("build one with `symblob ksym build {p} -o {p}.ksym`");
     let cases: Vec<(Vec<&str>, String)> = vec![
         (
@@ -60,13 +61,21 @@ fn a_wrong_kind_of_file_is_named_for_what_it_is() {
         (
             vec!["lookup", e, "0x1000"],
             format!(
-                "`{e}` is an ELF file, not a symbol blob: build one with \
+                "`{e}` is an ELF file, not a ksym blob or a Lidia file: build one with \
                  `symblob lidia build {e} -o {e}.lidia` or `symblob ksym build {e} -o {e}.ksym`"
             ),
         ),
         (
             vec!["lookup", z, "0x1000"],
-            format!("`{z}` is empty, not a symbol blob"),
+            format!("`{z}` is empty, not a ksym blob or a Lidia file"),
+        ),
+        (
+            vec!["lookup", s(&corrupt), "0x1000"],
+            format!(
+                "`{}` is not a ksym blob or a Lidia file (read as a ksym blob: {})",
+                corrupt.display(),
+                symblob::ksym::KsymBlob::parse(&fs::read(&corrupt).unwrap()).unwrap_err()
+            ),
         ),
         (
             vec!["cif", "decode", e],

@@ -5,9 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use symblob::ksym::KsymBlob;
+
 use crate::common::{display_name, read_input, Failure, Outcome, Result};
 use crate::lookups::LookupFlags;
-use crate::sniff::{sniff, Kind};
+use crate::sniff::{mismatch, sniff, Kind, Want};
 use crate::{ksym_query, lidia};
 
 /// Arguments of `symblob lookup`.
@@ -37,23 +39,14 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
         // A ksym blob has no magic number: whatever is not recognised may be one, and
         // its parser decides.
         Kind::Unknown => {
-            let blob = ksym_query::parse(&name, &bytes)?;
+            let blob = KsymBlob::parse(&bytes).map_err(|e| {
+                Failure::Message(format!(
+                    "`{name}` is not a ksym blob or a Lidia file (read as a ksym blob: {e})"
+                ))
+            })?;
             ksym_query::answer_all(blob, &[], args.flags, &args.addresses)
         }
-        Kind::Elf => Err(Failure::Message(format!(
-            "`{name}` is an ELF file, not a symbol blob: build one with \
-             `symblob lidia build {name} -o {name}.lidia` or `symblob ksym build {name} -o {name}.ksym`"
-        ))),
-        Kind::SymbolText => Err(Failure::Message(format!(
-            "`{name}` is nm or kallsyms text, not a symbol blob: build one with \
-             `symblob ksym build {name} -o {name}.ksym`"
-        ))),
-        Kind::Empty => Err(Failure::Message(format!("`{name}` is empty, not a symbol blob"))),
-        Kind::Symbfile => Err(Failure::Message(format!(
-            "`{name}` is a symbfile, which `symblob lookup` does not read yet"
-        ))),
-        Kind::Gzip => Err(Failure::Message(format!(
-            "`{name}` is gzip-compressed data, not a symbol blob"
-        ))),
+        // A new format is one arm here: its parser and its `answer_all`.
+        other => Err(mismatch(other, &name, Want::Lookup)),
     }
 }

@@ -32,6 +32,8 @@ pub enum Want {
     Lidia,
     /// A CIF stream (raw or base64).
     Cif,
+    /// Any blob `symblob lookup` reads.
+    Lookup,
 }
 
 impl Want {
@@ -40,6 +42,7 @@ impl Want {
             Want::Ksym => "a ksym blob",
             Want::Lidia => "a Lidia file",
             Want::Cif => "a CIF stream",
+            Want::Lookup => "a ksym blob or a Lidia file",
         }
     }
 }
@@ -83,17 +86,24 @@ fn is_symbol_text(bytes: &[u8]) -> bool {
 /// `want` needs; passes files of the wanted kind and files that may be it (ksym blobs and
 /// CIF streams have no magic number, so their parsers decide).
 pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
-    let kind = sniff(bytes);
-    let is = match (kind, want) {
-        (Kind::Lidia, Want::Lidia) | (Kind::Unknown, _) => return Ok(()),
+    match (sniff(bytes), want) {
+        (Kind::Lidia, Want::Lidia | Want::Lookup) | (Kind::Unknown, _) => Ok(()),
         // CIF streams may be base64 text, which can look like anything textual.
-        (Kind::SymbolText, Want::Cif) => return Ok(()),
-        (Kind::Empty, _) => "empty",
-        (Kind::Elf, _) => "an ELF file",
-        (Kind::Lidia, _) => "a Lidia file",
-        (Kind::Symbfile, _) => "a symbfile",
-        (Kind::Gzip, _) => "gzip-compressed data",
-        (Kind::SymbolText, _) => "nm or kallsyms text",
+        (Kind::SymbolText, Want::Cif) => Ok(()),
+        (kind, want) => Err(mismatch(kind, name, want)),
+    }
+}
+
+/// The message for a file `name` of kind `kind` given where `want` is needed.
+pub fn mismatch(kind: Kind, name: &str, want: Want) -> Failure {
+    let is = match kind {
+        Kind::Empty => "empty",
+        Kind::Elf => "an ELF file",
+        Kind::Lidia => "a Lidia file",
+        Kind::Symbfile => "a symbfile",
+        Kind::Gzip => "gzip-compressed data",
+        Kind::SymbolText => "nm or kallsyms text",
+        Kind::Unknown => "not recognised",
     };
     let advice = match (kind, want) {
         (Kind::Elf, Want::Ksym) | (Kind::SymbolText, _) => {
@@ -102,11 +112,12 @@ pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
         (Kind::Elf, Want::Lidia) => {
             format!(": build one with `symblob lidia build {name} -o {name}.lidia`")
         }
+        (Kind::Elf, Want::Lookup) => format!(
+            ": build one with `symblob lidia build {name} -o {name}.lidia` or \
+             `symblob ksym build {name} -o {name}.ksym`"
+        ),
         (Kind::Lidia, _) => format!(": read it with `symblob lidia` or `symblob lookup {name}`"),
         _ => String::new(),
     };
-    Err(Failure::Message(format!(
-        "`{name}` is {is}, not {}{advice}",
-        want.name()
-    )))
+    Failure::Message(format!("`{name}` is {is}, not {}{advice}", want.name()))
 }
