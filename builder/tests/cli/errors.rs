@@ -70,6 +70,13 @@ fn a_wrong_kind_of_file_is_named_for_what_it_is() {
             format!("`{z}` is empty, not a ksym blob or a Lidia file"),
         ),
         (
+            vec!["lookup", n, "0x1000"],
+            format!(
+                "`{n}` is nm or kallsyms text, not a ksym blob or a Lidia file: {}",
+                ksym_build(n)
+            ),
+        ),
+        (
             vec!["lookup", s(&corrupt), "0x1000"],
             format!(
                 "`{}` is not a ksym blob or a Lidia file (read as a ksym blob: {})",

@@ -134,7 +134,7 @@ fn run_build(args: BuildArgs) -> Result<()> {
     refuse_same_file(&args.output, &[&args.input])?;
     let input = display_name(&args.input);
     let output = Output::create(&args.output)?;
-    let progress = Progress::start(args.quiet, format!("ksym: reading {input}"));
+    let progress = Progress::start(args.quiet, true, format!("ksym: reading {input}"));
     // Mapped, not read: an ELF build touches the symbol tables and headers only, a small
     // part of a kernel image with DWARF.
     let bytes = map_input(&args.input)?;

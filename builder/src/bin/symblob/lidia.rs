@@ -144,7 +144,12 @@ fn build(args: BuildArgs) -> Result<()> {
     };
     let input_name = args.elf.display().to_string();
     let output = Output::create(&args.output)?;
-    let progress = Progress::start(args.quiet, format!("lidia: reading {input_name}"));
+    // DWARF builds draw their own bar of compilation units.
+    let progress = Progress::start(
+        args.quiet,
+        !args.dwarf,
+        format!("lidia: reading {input_name}"),
+    );
     let input = symblob_build::input::open(&args.elf)?;
     let (writer, warnings) = lidia::collect_with_warnings(&args.elf, &input, &options)?;
     let sources = sources(&options);

@@ -23,9 +23,10 @@ pub struct Progress {
 
 impl Progress {
     /// Starts timing a build described by `what` (e.g. `reading vmlinux`), with a spinner
-    /// after [`SHOW_AFTER`] when standard error is a terminal and `quiet` is off.
-    pub fn start(quiet: bool, what: String) -> Progress {
-        let spinner = (!quiet && std::io::stderr().is_terminal()).then(|| {
+    /// after [`SHOW_AFTER`] when `spinner` is asked for, standard error is a terminal and
+    /// `quiet` is off.
+    pub fn start(quiet: bool, spinner: bool, what: String) -> Progress {
+        let spinner = (spinner && !quiet && std::io::stderr().is_terminal()).then(|| {
             let (stop, stopped) = mpsc::channel::<()>();
             let thread = std::thread::spawn(move || {
                 if stopped.recv_timeout(SHOW_AFTER) != Err(RecvTimeoutError::Timeout) {
