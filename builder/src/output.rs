@@ -10,7 +10,8 @@
 //!   gets `0666 & !umask`;
 //! * a symbolic link: the link is resolved and its target written as above; the link
 //!   stays a link;
-//! * anything else (a FIFO, a character device, a socket, `/dev/stdout`): the bytes are
+//! * anything else (a FIFO, a character device, a socket), or the file that is standard
+//!   output (`/dev/stdout`, even when the shell redirected it to a file): the bytes are
 //!   written to it directly as they are produced; it is never replaced;
 //! * `-`: standard output.
 //!
@@ -86,17 +87,6 @@ impl Output {
         })
     }
 
-    /// The path as given to [`create`](Output::create).
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Whether the output is replaced by a rename at the end (a regular file), rather than
-    /// streamed to a pipe, a device, a socket or standard output.
-    pub fn is_regular_file(&self) -> bool {
-        matches!(self.sink, Sink::Replace { .. })
-    }
-
     /// Lets `fill` write the contents, flushes them and, for a regular file, renames the
     /// temporary file over the target.
     pub fn write_with(self, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
@@ -143,6 +133,9 @@ fn open_sink(path: &Path) -> io::Result<Sink> {
             io::ErrorKind::InvalidInput,
             "is a directory",
         )),
+        // `/dev/stdout`, `/proc/self/fd/1`: the open file the shell set up, appending or
+        // not, whatever it is.
+        Ok(meta) if stdout_metadata().is_some_and(|out| same_file(&out, &meta)) => Ok(Sink::Stdout),
         Ok(meta) if meta.is_file() => {
             let target = resolve_links(path)?;
             match fs::metadata(&target) {
@@ -153,9 +146,7 @@ fn open_sink(path: &Path) -> io::Result<Sink> {
             }
         }
         Ok(meta) => {
-            if stdout_metadata().is_some_and(|out| same_file(&out, &meta)) {
-                Ok(Sink::Stdout)
-            } else if meta.file_type().is_socket() {
+            if meta.file_type().is_socket() {
                 UnixStream::connect(path).map(Sink::Socket)
             } else {
                 open_direct(path, false)

@@ -225,7 +225,26 @@ fn dash_is_standard_output_for_every_builder() {
             .unwrap()
             .file_type()
             .is_symlink());
+        // Also when the shell made standard output a file opened for appending (`>>`):
+        // the bytes go where the shell said, after what was there.
+        let log = dir.path().join("log");
+        fs::write(&log, b"before\n").unwrap();
+        let appending = fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let args_to_link: Vec<&str> = args
+            .iter()
+            .map(|a| if a == "OUT" { s(&link) } else { a.as_str() })
+            .collect();
+        let mut child = symblob()
+            .args(&args_to_link)
+            .stdin(Stdio::piped())
+            .stdout(appending)
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &stdin).unwrap();
+        assert!(child.wait().unwrap().success());
+        assert_eq!(fs::read(&log).unwrap(), [&b"before\n"[..], &want].concat());
         fs::remove_file(&link).unwrap();
+        fs::remove_file(&log).unwrap();
     }
 }
 
