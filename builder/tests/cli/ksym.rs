@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{run, testdata};
+use crate::common::{run, s, testdata};
 
 fn out_text(o: &std::process::Output) -> String {
     assert!(
@@ -12,10 +12,6 @@ fn out_text(o: &std::process::Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     );
     String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Builds `input/<name>` into `dir/<name>.bin` and returns the blob path.

@@ -171,6 +171,21 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
             assert_eq!(&fs::read(path).unwrap(), bytes, "{args:?} changed {path:?}");
         }
     }
+    // Standard input that is the output file.
+    let o = symblob()
+        .current_dir(dir.path())
+        .args(["ksym", "build", "-", "-o", "n"])
+        .stdin(fs::File::open(d("n")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr_text(&o),
+        "symblob: output `n` is the same file as input `-`: refusing to overwrite an input\n"
+    );
+    for (path, bytes) in &original {
+        assert_eq!(&fs::read(path).unwrap(), bytes);
+    }
     assert!(fs::symlink_metadata(d("link-to-x"))
         .unwrap()
         .file_type()
