@@ -250,8 +250,10 @@ pub fn embed_ksyms(
     patch_section(&mut elf, &built.section, &built.bytes)?;
     write_atomic(output, &elf)?;
     // Give the result the input's mode (an executable stays executable), whatever the
-    // output's own mode was.
-    fs::set_permissions(output, permissions).map_err(|e| Error::io(output, e))?;
+    // output's own mode was; a pipe, a device or standard output keeps its own.
+    if fs::metadata(output).is_ok_and(|m| m.is_file()) {
+        fs::set_permissions(output, permissions).map_err(|e| Error::io(output, e))?;
+    }
     Ok(EmbedReport {
         section: built.section,
         stats: built.stats,

@@ -229,6 +229,18 @@ fn options_without_effect_are_usage_errors() {
             "{err}"
         );
     }
+    let lidia = fs::read(testdata("lidia/lidia/simple.none.lidia")).unwrap();
+    for command in [
+        &["lookup", "-"][..],
+        &["lidia", "lookup", "-"],
+        &["ksym", "lookup", "-"],
+    ] {
+        fails_with(
+            command,
+            &lidia,
+            "the file is read from standard input, so the addresses must be arguments",
+        );
+    }
     let nm = testdata("ksym/input/seed-3.nm");
     fails_with(
         &["ksym", "build", s(&nm), "-o", "-", "--json"],

@@ -103,6 +103,7 @@ fn default_ranges(blob: &KsymBlob<'_>) -> Vec<Range<u64>> {
 
 /// `symblob ksym lookup`.
 pub fn run_lookup(args: LookupArgs) -> Result<Outcome> {
+    lookups::check_sources(&args.blob, &args.addresses)?;
     let (name, bytes) = load(&args.blob)?;
     let blob = parse(&name, &bytes)?;
     answer_all(blob, &args.text, args.flags, &args.addresses)

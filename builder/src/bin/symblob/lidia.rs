@@ -100,6 +100,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             addresses,
             flags,
         } => {
+            lookups::check_sources(&file, &addresses)?;
             let blob = load(&file)?;
             let lidia = parse(&file, &blob)?;
             answer_all(&lidia, flags, &addresses)

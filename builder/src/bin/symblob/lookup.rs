@@ -8,7 +8,7 @@ use clap::Args;
 use symblob::ksym::KsymBlob;
 
 use crate::common::{display_name, read_input, Failure, Outcome, Result};
-use crate::lookups::LookupFlags;
+use crate::lookups::{self, LookupFlags};
 use crate::sniff::{mismatch, sniff, Kind, Want};
 use crate::{ksym_query, lidia};
 
@@ -29,6 +29,7 @@ pub struct LookupArgs {
 /// Answers with the lookup of the file's format, exactly as `symblob <format> lookup`
 /// does (ksym blobs with their default text ranges).
 pub fn run(args: LookupArgs) -> Result<Outcome> {
+    lookups::check_sources(&args.file, &args.addresses)?;
     let name = display_name(&args.file);
     let bytes = read_input(&args.file)?;
     match sniff(&bytes) {

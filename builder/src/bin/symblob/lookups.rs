@@ -9,10 +9,11 @@
 //! and ends with [`Outcome::SomeInputsBad`].
 
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
 
 use clap::Args;
 
-use crate::common::{parse_address, parse_bias, stdout, stdout_error, Outcome, Result};
+use crate::common::{parse_address, parse_bias, stdout, stdout_error, Failure, Outcome, Result};
 
 /// Longest line read as a question; anything longer cannot be an address.
 pub const MAX_LINE: usize = 4096;
@@ -46,6 +47,16 @@ impl LookupFlags {
             Some(stored)
         }
     }
+}
+
+/// Refuses to read both the file and the addresses from standard input.
+pub fn check_sources(file: &Path, addresses: &[String]) -> Result<()> {
+    if file == Path::new("-") && addresses.is_empty() {
+        return Err(Failure::Message(
+            "the file is read from standard input, so the addresses must be arguments".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// One question: an address, or a line that is not one.
