@@ -81,6 +81,26 @@ fn a_fifo_receives_the_bytes_and_stays_a_fifo() {
 }
 
 #[test]
+fn a_unix_socket_receives_the_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, stdin) in builders() {
+        let want = file_build(dir.path(), &args, &stdin);
+        let path = dir.path().join("socket");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let reader = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut got = Vec::new();
+            std::io::Read::read_to_end(&mut stream, &mut got).unwrap();
+            got
+        });
+        success(build_to(&args, &stdin, s(&path)));
+        assert_eq!(reader.join().unwrap(), want, "{args:?}");
+        assert!(fs::symlink_metadata(&path).unwrap().file_type().is_socket());
+        fs::remove_file(&path).unwrap();
+    }
+}
+
+#[test]
 fn a_symlink_stays_a_link_and_its_target_gets_the_output() {
     let dir = tempfile::tempdir().unwrap();
     let sub = dir.path().join("sub");
