@@ -259,9 +259,11 @@ pub fn embed_ksyms(
     let built = build_for_section(&elf, &input.display().to_string(), section, options)?;
     patch_section(&mut elf, &built.section, &built.bytes)?;
     write_atomic(output, &elf)?;
-    // The temporary file was created private; give the result the input's mode (an
-    // executable stays executable).
-    fs::set_permissions(output, permissions).map_err(|e| Error::io(output, e))?;
+    // Give the result the input's mode (an executable stays executable), whatever the
+    // output's own mode was; a pipe, a device or standard output keeps its own.
+    if fs::metadata(output).is_ok_and(|m| m.is_file()) {
+        fs::set_permissions(output, permissions).map_err(|e| Error::io(output, e))?;
+    }
     Ok(EmbedReport {
         section: built.section,
         stats: built.stats,

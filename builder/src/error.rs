@@ -65,6 +65,13 @@ pub enum Error {
     },
     /// A blob read back (or given as input) is malformed.
     Blob(symblob::Error),
+    /// An output is the same file as an input; nothing was written.
+    SameFile {
+        /// The output path as given.
+        output: PathBuf,
+        /// The input path as given.
+        input: PathBuf,
+    },
 }
 
 /// The underlying error an [`Error::Input`] carries.
@@ -147,6 +154,12 @@ impl fmt::Display for Error {
                 )
             }
             Error::Blob(e) => e.fmt(f),
+            Error::SameFile { output, input } => write!(
+                f,
+                "output `{}` is the same file as input `{}`: refusing to overwrite an input",
+                output.display(),
+                input.display()
+            ),
         }
     }
 }

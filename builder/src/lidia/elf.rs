@@ -89,9 +89,13 @@ pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
     Ok(collect_from_elf(path, &input, options)?.finish())
 }
 
-/// Builds the Lidia file of the ELF at `path` and writes it to `out` atomically: on any
-/// error `out` is left as it was.
+/// Builds the Lidia file of the ELF at `path` and writes it to `out` as
+/// [`output::Output`] does (atomically for a regular file: on any error `out` is left as it
+/// was). An `out` that is the same file as an input is refused before anything is read.
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
+    let mut inputs = vec![path];
+    inputs.extend(options.debug_file.as_deref());
+    output::refuse_same_file(out, &inputs)?;
     let input = crate::input::open(path)?;
     let (writer, warnings) = collect_with_warnings(path, &input, options)?;
     let layout = writer.layout();
@@ -108,7 +112,7 @@ pub fn collect_from_elf(path: &Path, data: &[u8], options: &ElfOptions) -> Resul
 }
 
 /// [`collect_from_elf`], with the warnings of a DWARF build.
-fn collect_with_warnings(
+pub fn collect_with_warnings(
     path: &Path,
     data: &[u8],
     options: &ElfOptions,

@@ -22,6 +22,19 @@ fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// An address as `decode --json` prints it: a `"0x…"` string.
+fn hex(value: u64) -> Value {
+    json!(format!("{value:#x}"))
+}
+
+/// The value of a `"0x…"` address string.
+fn address(v: &Value) -> u64 {
+    let s = v
+        .as_str()
+        .unwrap_or_else(|| panic!("address {v} is not a string"));
+    u64::from_str_radix(s.strip_prefix("0x").unwrap(), 16).unwrap()
+}
+
 fn decode_base64(text: &str) -> Vec<u8> {
     let mut buf = vec![0u8; symblob::cif::base64_decoded_len_max(text.len())];
     let n = symblob::cif::base64_decode(text.as_bytes(), &mut buf).unwrap();
@@ -36,13 +49,13 @@ fn decode_reads_base64_and_raw_input_alike() {
         "word_size": 64,
         "platform": "Linux (Debian GNU/Linux 12 (bookworm))",
         "images": [
-            {"base": 0x55d0_c7a0_0000u64, "end_of_text": 0x55d0_c7a0_5000u64, "build_id": "11".repeat(20),
+            {"base": hex(0x55d0_c7a0_0000u64), "end_of_text": hex(0x55d0_c7a0_5000u64), "build_id": "11".repeat(20),
              "path": "/home/u/app/myapp", "name": "myapp"},
-            {"base": 0x7f3a_1c00_0000u64, "end_of_text": 0x7f3a_1c07_f000u64, "build_id": "22".repeat(20),
+            {"base": hex(0x7f3a_1c00_0000u64), "end_of_text": hex(0x7f3a_1c07_f000u64), "build_id": "22".repeat(20),
              "path": "/usr/lib/x86_64-linux-gnu/libm.so.6", "name": "libm.so.6"},
-            {"base": 0x7f3a_1c20_0000u64, "end_of_text": 0x7f3a_1c39_5000u64, "build_id": null,
+            {"base": hex(0x7f3a_1c20_0000u64), "end_of_text": hex(0x7f3a_1c39_5000u64), "build_id": null,
              "path": "/usr/lib/x86_64-linux-gnu/libc.so.6", "name": "libc.so.6"},
-            {"base": 0x7f3a_1c5c_0000u64, "end_of_text": 0x7f3a_1c5e_6000u64, "build_id": "aabbccdd",
+            {"base": hex(0x7f3a_1c5c_0000u64), "end_of_text": hex(0x7f3a_1c5e_6000u64), "build_id": "aabbccdd",
              "path": "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "name": "ld-linux-x86-64.so.2"},
         ],
         "trailing_bytes": 0,
@@ -101,9 +114,9 @@ fn expected_decode(map: &Value) -> Value {
         .map(|i| {
             let addr = |v: &Value| match v {
                 Value::String(s) => {
-                    json!(u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap())
+                    hex(u64::from_str_radix(s.trim_start_matches("0x"), 16).unwrap())
                 }
-                other => other.clone(),
+                other => hex(other.as_u64().unwrap()),
             };
             json!({"base": addr(&i["base"]), "end_of_text": addr(&i["end_of_text"]),
                    "build_id": i["build_id"], "path": i["path"], "name": i["name"]})
@@ -193,10 +206,7 @@ fn capture_then_decode_lists_this_process_images() {
     assert!(me["build_id"].is_string(), "{me}");
     let mut prev = 0;
     for img in images {
-        let (base, eot) = (
-            img["base"].as_u64().unwrap(),
-            img["end_of_text"].as_u64().unwrap(),
-        );
+        let (base, eot) = (address(&img["base"]), address(&img["end_of_text"]));
         assert!(base < eot && base >= prev, "{img}");
         prev = base;
         assert!(Path::new(img["path"].as_str().unwrap()).is_absolute());
@@ -266,5 +276,5 @@ fn errors_exit_non_zero_with_a_located_message_and_no_output_file() {
         legacy,
     ));
     assert_eq!(map["platform"], Value::Null);
-    assert_eq!(map["images"][0]["end_of_text"], json!(0x1100));
+    assert_eq!(map["images"][0]["end_of_text"], json!("0x1100"));
 }

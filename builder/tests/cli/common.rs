@@ -66,3 +66,31 @@ pub fn tool(name: &str) -> Option<PathBuf> {
     }
     found
 }
+
+/// The path of `p` as a `&str` (test paths are UTF-8).
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// Runs `symblob ARGS` under the shell with `umask MASK` and returns its output.
+pub fn run_with_umask(mask: &str, args: &[&str]) -> Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {mask} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_symblob"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run sh")
+}
+
+/// Standard error of a run as text.
+pub fn stderr_text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts that a run succeeded and returns its standard output.
+pub fn success(o: Output) -> Vec<u8> {
+    assert!(o.status.success(), "symblob failed: {}", stderr_text(&o));
+    o.stdout
+}

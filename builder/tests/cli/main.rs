@@ -1,8 +1,13 @@
-//! Golden tests of the `symblob` command line: a module per subcommand group.
+//! Golden tests of the `symblob` command line: a module per subcommand group, plus the
+//! conventions every command shares (outputs, streaming lookups, errors, JSON).
 
 mod cif;
 mod common;
+mod errors;
+mod json;
 mod ksym;
 mod lidia;
+mod output;
+mod streaming;
 mod symbfile;
 mod symbfile_server;

@@ -1,15 +1,16 @@
 //! `symblob cif …` subcommands: capture, decode and encode CIF image maps.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Subcommand;
+use serde_json::Value;
 use symblob::cif::{base64_decode, base64_decoded_len_max, base64_encode, base64_encoded_len};
 use symblob_build::cif::{capture, DecodedMap, EncodeMode, ImageMap};
-use symblob_build::output::write_atomic;
-use symblob_build::{Error, Location, Result};
+use symblob_build::output::{refuse_same_file, write_atomic};
+use symblob_build::{Error, Location};
 
-use crate::common::read_input;
+use crate::common::{display_name, hex, print, print_json, read_input, Outcome, Result};
+use crate::sniff::{self, Want};
 
 /// `symblob cif` subcommands.
 #[derive(Subcommand)]
@@ -19,7 +20,8 @@ pub enum Command {
     Capture {
         /// Process ID (default: this process).
         pid: Option<u32>,
-        /// Write the raw CIF bytes to this file.
+        /// Write the raw CIF bytes to this file (replaced atomically), a FIFO or device
+        /// (written directly), or `-` for standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Write the bytes Swift's encoder writes.
@@ -42,7 +44,8 @@ pub enum Command {
         /// JSON file, or `-` for standard input (the default).
         #[arg(default_value = "-")]
         input: PathBuf,
-        /// Write to this file instead of standard output.
+        /// Write to this file (replaced atomically), a FIFO or device (written directly),
+        /// or `-` for standard output (the default).
         #[arg(short, long)]
         output: Option<PathBuf>,
         /// Write the bytes Swift's encoder writes.
@@ -55,13 +58,13 @@ pub enum Command {
 }
 
 /// Runs one `symblob cif` subcommand.
-pub fn run(command: Command) -> Result<()> {
+pub fn run(command: Command) -> Result<Outcome> {
     match command {
         Command::Capture { pid, output, swift } => {
             let bytes = capture(pid)?.encode(mode(swift))?;
             match output {
-                Some(path) => write_atomic(&path, &bytes),
-                None => write_stdout(format!("{}\n", to_base64(&bytes)?).as_bytes()),
+                Some(path) => write_atomic(&path, &bytes)?,
+                None => print(&format!("{}\n", to_base64(&bytes)?))?,
             }
         }
         Command::Decode {
@@ -69,8 +72,10 @@ pub fn run(command: Command) -> Result<()> {
             json,
             legacy_no_platform,
         } => {
-            let name = input_name(&input);
-            let bytes = raw_cif(&read_input(&input)?, &name)?;
+            let name = display_name(&input);
+            let data = read_input(&input)?;
+            sniff::expect(&data, &name, Want::Cif)?;
+            let bytes = raw_cif(&data, &name)?;
             let map = ImageMap::decode(&bytes, legacy_no_platform).map_err(|e| match e {
                 Error::Blob(b) => Error::input(
                     name.clone(),
@@ -79,14 +84,11 @@ pub fn run(command: Command) -> Result<()> {
                 ),
                 other => other,
             })?;
-            let text = if json {
-                let mut t = serde_json::to_string_pretty(&map).unwrap_or_default();
-                t.push('\n');
-                t
+            if json {
+                print_json(&hex_addresses(&map))?;
             } else {
-                table(&map)
-            };
-            write_stdout(text.as_bytes())
+                print(&table(&map))?;
+            }
         }
         Command::Encode {
             input,
@@ -94,7 +96,10 @@ pub fn run(command: Command) -> Result<()> {
             swift,
             base64,
         } => {
-            let name = input_name(&input);
+            if let Some(path) = &output {
+                refuse_same_file(path, &[&input])?;
+            }
+            let name = display_name(&input);
             let raw = read_input(&input)?;
             let text = std::str::from_utf8(&raw).map_err(|e| {
                 Error::input(
@@ -113,12 +118,28 @@ pub fn run(command: Command) -> Result<()> {
             } else {
                 bytes
             };
-            match output {
-                Some(path) => write_atomic(&path, &data),
-                None => write_stdout(&data),
+            let path = output.unwrap_or_else(|| PathBuf::from("-"));
+            write_atomic(&path, &data)?;
+        }
+    }
+    Ok(Outcome::Success)
+}
+
+/// The decoded map as JSON, with addresses as `"0x…"` strings (which `encode` reads back):
+/// integers above 2^53 do not survive JSON readers such as `jq` and JavaScript.
+fn hex_addresses(map: &DecodedMap) -> Value {
+    let mut value = serde_json::to_value(map).unwrap_or(Value::Null);
+    let images = value.get_mut("images").and_then(Value::as_array_mut);
+    for image in images.into_iter().flatten() {
+        for key in ["base", "end_of_text"] {
+            if let Some(field) = image.get_mut(key) {
+                if let Some(n) = field.as_u64() {
+                    *field = Value::String(hex(n));
+                }
             }
         }
     }
+    value
 }
 
 fn mode(swift: bool) -> EncodeMode {
@@ -129,22 +150,7 @@ fn mode(swift: bool) -> EncodeMode {
     }
 }
 
-fn input_name(path: &Path) -> String {
-    if path == Path::new("-") {
-        "<stdin>".to_owned()
-    } else {
-        path.display().to_string()
-    }
-}
-
-fn write_stdout(bytes: &[u8]) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    out.write_all(bytes)
-        .and_then(|()| out.flush())
-        .map_err(|e| Error::io("<stdout>", e))
-}
-
-fn to_base64(bytes: &[u8]) -> Result<String> {
+fn to_base64(bytes: &[u8]) -> Result<String, Error> {
     let mut text = vec![0u8; base64_encoded_len(bytes.len())];
     let n = base64_encode(bytes, &mut text)?;
     text.truncate(n);
@@ -153,7 +159,7 @@ fn to_base64(bytes: &[u8]) -> Result<String> {
 
 /// The CIF bytes of an input: raw streams start with the info byte (0x00..=0x02), which
 /// is never a base64 character; anything else is read as base64 text.
-fn raw_cif(data: &[u8], name: &str) -> Result<Vec<u8>> {
+fn raw_cif(data: &[u8], name: &str) -> Result<Vec<u8>, Error> {
     let first = data.iter().find(|b| !b.is_ascii_whitespace());
     if !first.is_some_and(|&b| symblob::cif::is_base64_char(b)) {
         return Ok(data.to_vec());

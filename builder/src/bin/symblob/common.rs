@@ -1,17 +1,72 @@
-//! Helpers shared by the subcommands: reading files and address arguments.
+//! Helpers shared by the subcommands: inputs, numbers as users write them, standard output.
 
-use std::io::{BufRead, Read};
-
+use std::io::{self, Read, Write};
 use std::path::Path;
 
+use serde::Serialize;
 use symblob_build::input::InputBytes;
-use symblob_build::{Error, Location, Result};
+use symblob_build::Error;
+
+/// Why a command failed: an error of the library, or a message of the command line's own.
+#[derive(Debug)]
+pub enum Failure {
+    /// An error of the builder library (it names the file and the place).
+    Build(Error),
+    /// A complete one-line message.
+    Message(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Build(e)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Build(e) => e.fmt(f),
+            Failure::Message(m) => f.write_str(m),
+        }
+    }
+}
+
+/// The result of a command-line step.
+pub type Result<T, E = Failure> = std::result::Result<T, E>;
+
+/// How a command ended when it did not fail outright.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything was done.
+    Success,
+    /// Some inputs (lookup lines) were bad; each was reported and answered with a
+    /// placeholder, and the run went on. The exit status is 1.
+    SomeInputsBad,
+}
+
+/// How a path is named in messages: `<stdin>` for `-`.
+pub fn display_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdin>".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// How an output path is named in messages: `<stdout>` for `-`.
+pub fn output_name(path: &Path) -> String {
+    if path == Path::new("-") {
+        "<stdout>".into()
+    } else {
+        path.display().to_string()
+    }
+}
 
 /// Reads a whole file, or standard input for `-`.
-pub fn read_input(path: &Path) -> Result<Vec<u8>> {
+pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     if path == Path::new("-") {
         let mut buf = Vec::new();
-        std::io::stdin()
+        io::stdin()
             .read_to_end(&mut buf)
             .map_err(|e| Error::io("<stdin>", e))?;
         Ok(buf)
@@ -21,7 +76,7 @@ pub fn read_input(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// Maps a file (or reads it when it cannot be mapped), or reads standard input for `-`.
-pub fn map_input(path: &Path) -> Result<InputBytes> {
+pub fn map_input(path: &Path) -> Result<InputBytes, Error> {
     if path == Path::new("-") {
         return read_input(path).map(InputBytes::Read);
     }
@@ -29,38 +84,80 @@ pub fn map_input(path: &Path) -> Result<InputBytes> {
 }
 
 /// Parses an address as `addr2line` takes it: hexadecimal, with or without `0x`.
-pub fn parse_address(text: &str, input: &str, at: Location) -> Result<u64> {
+pub fn parse_address(text: &str) -> std::result::Result<u64, String> {
     let t = text.trim();
     let digits = t
         .strip_prefix("0x")
         .or_else(|| t.strip_prefix("0X"))
         .unwrap_or(t);
-    u64::from_str_radix(digits, 16)
-        .map_err(|_| Error::input(input, at, format!("not a hexadecimal address: {t:?}")))
+    if t.is_empty() {
+        return Err("empty, expected a hexadecimal address".into());
+    }
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("not a hexadecimal address: {t:?}"));
+    }
+    u64::from_str_radix(digits, 16).map_err(|_| format!("address {t:?} does not fit in 64 bits"))
 }
 
-/// The addresses given on the command line, or, if there are none, those on standard
-/// input, one per line (blank lines skipped), as `addr2line` reads them.
-pub fn addresses(args: &[String]) -> Result<Vec<u64>> {
-    if !args.is_empty() {
-        return args
-            .iter()
-            .enumerate()
-            .map(|(i, a)| parse_address(a, "argument", Location::Index(i as u64 + 1)))
-            .collect();
+/// Parses a load bias: a hexadecimal address, optionally negative (`-0x1000`); the
+/// subtraction it stands for wraps modulo 2^64.
+pub fn parse_bias(text: &str) -> std::result::Result<u64, String> {
+    match text.trim().strip_prefix('-') {
+        Some(rest) => parse_address(rest).map(u64::wrapping_neg),
+        None => parse_address(text),
     }
-    let stdin = std::io::stdin();
-    let mut out = Vec::new();
-    for (n, line) in stdin.lock().lines().enumerate() {
-        let line = line.map_err(|e| Error::io("<stdin>", e))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        out.push(parse_address(
-            &line,
-            "<stdin>",
-            Location::Line(n as u64 + 1),
-        )?);
-    }
-    Ok(out)
+}
+
+/// Parses a size in bytes: decimal, or hexadecimal with `0x`.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let parsed = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse(),
+    };
+    parsed.map_err(|_| format!("not a size: {t:?} (decimal or 0x hex)"))
+}
+
+/// An address or a size in JSON: a `"0x…"` string, which no JSON reader rounds.
+pub fn hex(value: u64) -> String {
+    format!("{value:#x}")
+}
+
+/// Standard output, buffered; errors are named `<stdout>`.
+pub fn stdout() -> io::BufWriter<io::StdoutLock<'static>> {
+    io::BufWriter::with_capacity(64 * 1024, io::stdout().lock())
+}
+
+/// An error writing standard output.
+pub fn stdout_error(e: io::Error) -> Error {
+    Error::io("<stdout>", e)
+}
+
+/// Writes `text` to standard output.
+pub fn print(text: &str) -> Result<()> {
+    let mut out = stdout();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)?;
+    Ok(())
+}
+
+/// Prints `value` as indented JSON (for one-object outputs).
+pub fn print_json(value: &impl Serialize) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value)
+        .map_err(|e| stdout_error(io::Error::new(io::ErrorKind::InvalidData, e)))?;
+    text.push('\n');
+    print(&text)
+}
+
+/// Writes `value` as one line of JSON Lines.
+pub fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value)?;
+    out.write_all(b"\n")
+}
+
+/// Whether `e` is a write to a pipe whose reader has gone (`… | head -1`): the reader has
+/// all it wanted, so the command ends quietly and successfully, as ripgrep does.
+pub fn is_closed_pipe(e: &Failure) -> bool {
+    matches!(e, Failure::Build(Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe)
 }

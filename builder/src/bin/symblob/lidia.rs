@@ -1,60 +1,40 @@
 //! `symblob lidia …` subcommands.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use clap::Subcommand;
+use clap::{Args, Subcommand};
+use serde_json::json;
 use symblob::lidia::LidiaFile;
 use symblob_build::lidia::{self, ElfOptions};
-use symblob_build::{Error, Location, Result};
+use symblob_build::output::{refuse_same_file, Output};
+use symblob_build::{Error, Location};
 
-use crate::common;
+use crate::common::{
+    display_name, hex, output_name, print, read_input, write_json_line, Failure, Outcome, Result,
+};
+use crate::lookups::{self, LookupFlags, Question};
+use crate::progress::{Bar, Progress};
+use crate::sniff::{self, Want};
 
 /// `symblob lidia` subcommands.
 #[derive(Subcommand)]
 pub enum Command {
     /// Build a Lidia file from an ELF file, byte-identical to Pyroscope's `CreateLidia`
-    /// (or from its DWARF with --dwarf).
-    Build {
-        /// The ELF file to read.
-        elf: PathBuf,
-        /// The Lidia file to write (atomically: nothing is written on error).
-        #[arg(short, long)]
-        output: PathBuf,
-        /// Do not read .symtab/.dynsym functions (Go's WithSymtab(false)).
-        #[arg(long)]
-        no_symtab: bool,
-        /// Do not read Go .gopclntab functions (Go's WithParseGoPclntab(false)).
-        #[arg(long)]
-        no_gopclntab: bool,
-        /// Store source files and call files.
-        #[arg(long)]
-        files: bool,
-        /// Store line tables.
-        #[arg(long)]
-        lines: bool,
-        /// Build from DWARF: inline frames, files and lines.
-        #[arg(long)]
-        dwarf: bool,
-        /// Demangle Rust and C++ names (DWARF builds).
-        #[arg(long)]
-        demangle: bool,
-        /// A separate debug file to read DWARF from.
-        #[arg(long, value_name = "PATH")]
-        debug_file: Option<PathBuf>,
-    },
-    /// Print the frames covering each address (arguments, or standard input one per line):
-    /// `0x<addr> TAB <count>` then `TAB function TAB file TAB line` per frame, innermost
-    /// first.
+    /// (or from its DWARF with --dwarf). Prints a one-line summary to stderr.
+    Build(BuildArgs),
+    /// Print the frames covering each address (arguments, or standard input one per line,
+    /// answered as they arrive): `0x<addr> TAB <count>` then `TAB function TAB file TAB
+    /// line` per frame, innermost first. A line that is not an address is reported on
+    /// stderr and answered `?? TAB 0`; the exit status is then 1.
     Lookup {
         /// The Lidia file.
         file: PathBuf,
         /// Hexadecimal addresses (with or without 0x).
+        #[arg(allow_negative_numbers = true)]
         addresses: Vec<String>,
-        /// Print JSON instead of tab-separated lines.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        flags: LookupFlags,
     },
     /// Print the header, every range with its strings, every string and line entry.
     Dump {
@@ -73,61 +53,65 @@ pub enum Command {
     },
 }
 
+/// Arguments of `symblob lidia build`.
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The ELF file to read.
+    elf: PathBuf,
+    /// The Lidia file to write: a file (replaced atomically), a FIFO or device (written
+    /// directly), or `-` for standard output.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Do not read .symtab/.dynsym functions (Go's WithSymtab(false)).
+    #[arg(long)]
+    no_symtab: bool,
+    /// Do not read Go .gopclntab functions (Go's WithParseGoPclntab(false)).
+    #[arg(long)]
+    no_gopclntab: bool,
+    /// Build from DWARF: inline frames, files and lines.
+    #[arg(long)]
+    dwarf: bool,
+    /// Store source files and call files (DWARF builds).
+    #[arg(long, requires = "dwarf")]
+    files: bool,
+    /// Store line tables (DWARF builds).
+    #[arg(long, requires = "dwarf")]
+    lines: bool,
+    /// Demangle Rust and C++ names (DWARF builds).
+    #[arg(long, requires = "dwarf")]
+    demangle: bool,
+    /// A separate debug file to read DWARF from.
+    #[arg(long, value_name = "PATH", requires = "dwarf")]
+    debug_file: Option<PathBuf>,
+    /// Write a file even when no function is found (otherwise an error).
+    #[arg(long)]
+    allow_empty: bool,
+    /// No summary and no progress on stderr (warnings are still printed).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
 /// Runs one `symblob lidia` subcommand.
-pub fn run(command: Command) -> Result<()> {
+pub fn run(command: Command) -> Result<Outcome> {
     match command {
-        Command::Build {
-            elf,
-            output,
-            no_symtab,
-            no_gopclntab,
-            files,
-            lines,
-            dwarf,
-            demangle,
-            debug_file,
-        } => {
-            let bar = crate::progress::Bar::on_terminal();
-            let options = ElfOptions {
-                symtab: !no_symtab,
-                gopclntab: !no_gopclntab,
-                files,
-                lines,
-                dwarf,
-                demangle,
-                debug_file,
-                progress: bar.progress(),
-            };
-            let stats = lidia::write_from_elf(&elf, &output, &options);
-            bar.finish();
-            let stats = stats?;
-            for warning in &stats.warnings {
-                eprintln!("warning: {warning}");
-            }
-            Ok(())
-        }
+        Command::Build(args) => build(args).map(|()| Outcome::Success),
         Command::Lookup {
             file,
             addresses,
-            json,
+            flags,
         } => {
-            let blob = common::read_input(&file)?;
+            lookups::check_sources(&file, &addresses)?;
+            let blob = load(&file)?;
             let lidia = parse(&file, &blob)?;
-            let addresses = common::addresses(&addresses)?;
-            let text = if json {
-                lookup_json(&lidia, &addresses)
-            } else {
-                lookup_tsv(&lidia, &addresses)
-            };
-            print(&text)
+            answer_all(&lidia, flags, &addresses)
         }
         Command::Dump { file } => {
-            let blob = common::read_input(&file)?;
+            let blob = load(&file)?;
             let lidia = parse(&file, &blob)?;
-            print(&lidia::dump(&lidia, &blob))
+            print(&lidia::dump(&lidia, &blob)).map(|()| Outcome::Success)
         }
         Command::Verify { file } => {
-            let blob = common::read_input(&file)?;
+            let blob = load(&file)?;
             let lidia = parse(&file, &blob)?;
             lidia.verify_checksums().map_err(|e| blob_error(&file, e))?;
             lidia.validate().map_err(|e| blob_error(&file, e))?;
@@ -136,71 +120,159 @@ pub fn run(command: Command) -> Result<()> {
                 file.display(),
                 lidia.len()
             ))
+            .map(|()| Outcome::Success)
         }
         Command::Info { file } => {
-            let blob = common::read_input(&file)?;
+            let blob = load(&file)?;
             let lidia = parse(&file, &blob)?;
-            print(&lidia::info(&lidia, &blob))
+            print(&lidia::info(&lidia, &blob)).map(|()| Outcome::Success)
         }
     }
 }
 
-fn parse<'a>(path: &Path, blob: &'a [u8]) -> Result<LidiaFile<'a>> {
-    LidiaFile::parse(blob).map_err(|e| blob_error(path, e))
+fn build(args: BuildArgs) -> Result<()> {
+    let mut inputs = vec![args.elf.as_path()];
+    inputs.extend(args.debug_file.as_deref());
+    refuse_same_file(&args.output, &inputs)?;
+    // DWARF builds report their compilation units through the library's callback.
+    let bar = Bar::on_terminal(args.quiet || !args.dwarf);
+    let options = ElfOptions {
+        symtab: !args.no_symtab,
+        gopclntab: !args.no_gopclntab,
+        files: args.files,
+        lines: args.lines,
+        dwarf: args.dwarf,
+        demangle: args.demangle,
+        debug_file: args.debug_file.clone(),
+        progress: bar.progress(),
+    };
+    let input_name = args.elf.display().to_string();
+    let output = Output::create(&args.output)?;
+    // DWARF builds draw their own bar of compilation units.
+    let progress = Progress::start(
+        args.quiet,
+        !args.dwarf,
+        format!("lidia: reading {input_name}"),
+    );
+    let input = symblob_build::input::open(&args.elf)?;
+    let collected = lidia::collect_with_warnings(&args.elf, &input, &options);
+    bar.finish();
+    let (writer, warnings) = collected?;
+    let sources = sources(&options);
+    if writer.is_empty() && !args.allow_empty {
+        return Err(Failure::Message(format!(
+            "{input_name}: no functions found in its {sources}; \
+             pass --allow-empty to write an empty Lidia file"
+        )));
+    }
+    let layout = writer.layout();
+    output
+        .write_with(|w| writer.write_to(w))
+        .map_err(Failure::from)?;
+    let per_range = if layout.ranges == 0 {
+        0.0
+    } else {
+        layout.file_size as f64 / layout.ranges as f64
+    };
+    progress.finish(
+        &warnings,
+        &format!(
+            "lidia: read {input_name} ({sources}), wrote {}: {} ranges, {} bytes \
+             ({per_range:.1} B/range), {} string bytes, {} line entries",
+            output_name(&args.output),
+            layout.ranges,
+            layout.file_size,
+            layout.strings_size,
+            layout.line_entries,
+        ),
+    );
+    Ok(())
+}
+
+/// What a build reads, in words.
+fn sources(options: &ElfOptions) -> &'static str {
+    match (options.dwarf, options.symtab, options.gopclntab) {
+        (true, ..) => "DWARF",
+        (false, true, true) => "symbols and .gopclntab",
+        (false, true, false) => "symbols",
+        (false, false, true) => ".gopclntab",
+        (false, false, false) => "nothing (--no-symtab --no-gopclntab)",
+    }
+}
+
+/// Reads a Lidia file after checking what it is.
+fn load(path: &Path) -> Result<Vec<u8>> {
+    let bytes = read_input(path)?;
+    sniff::expect(&bytes, &display_name(path), Want::Lidia)?;
+    Ok(bytes)
+}
+
+/// Parses a Lidia file, naming it in errors.
+pub fn parse<'a>(path: &Path, blob: &'a [u8]) -> Result<LidiaFile<'a>> {
+    Ok(LidiaFile::parse(blob).map_err(|e| blob_error(path, e))?)
 }
 
 /// A reader error, prefixed with the file it came from.
 fn blob_error(path: &Path, e: symblob::Error) -> Error {
-    Error::input(path.display().to_string(), Location::Whole, e.to_string())
+    Error::input(display_name(path), Location::Whole, e.to_string())
 }
 
-/// One line per address, in the golden `lookups.tsv` format (plus real line numbers).
-fn lookup_tsv(lidia: &LidiaFile<'_>, addresses: &[u64]) -> String {
-    let mut out = String::new();
-    for &addr in addresses {
-        let frames: Vec<_> = lidia.lookup(addr).collect();
-        let _ = write!(out, "{addr:#x}\t{}", frames.len());
-        for f in &frames {
-            let _ = write!(out, "\t{}\t{}\t{}", f.function, f.file, f.line);
+/// Answers `addresses` (or standard input) from `lidia`.
+pub fn answer_all(
+    lidia: &LidiaFile<'_>,
+    flags: LookupFlags,
+    addresses: &[String],
+) -> Result<Outcome> {
+    lookups::run(addresses, |question, out| {
+        answer(lidia, flags, question, out)
+    })
+}
+
+/// One answer: a line in the golden `lookups.tsv` format (plus real line numbers), or one
+/// JSON line `{address, frames: [{function, file, line, depth, call_file, call_line}]}`.
+fn answer(
+    lidia: &LidiaFile<'_>,
+    flags: LookupFlags,
+    question: &Question<'_>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let addr = match question {
+        Question::Address(addr) => *addr,
+        Question::Bad { input, error } => {
+            return if flags.json {
+                write_json_line(
+                    out,
+                    &json!({ "address": null, "frames": [], "input": input, "error": error }),
+                )
+            } else {
+                out.write_all(b"??\t0\n")
+            };
         }
-        out.push('\n');
-    }
-    out
-}
-
-/// The lookups as a JSON array of `{address, frames: [{function, file, line, depth,
-/// call_file, call_line}]}`.
-fn lookup_json(lidia: &LidiaFile<'_>, addresses: &[u64]) -> String {
-    let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned();
-    let results: Vec<_> = addresses
-        .iter()
-        .map(|&addr| {
-            let frames: Vec<_> = lidia
-                .lookup(addr)
-                .map(|f| {
-                    serde_json::json!({
-                        "function": text(&f.function),
-                        "file": text(&f.file),
-                        "line": f.line,
-                        "depth": f.depth,
-                        "call_file": text(&f.call_file),
-                        "call_line": f.call_line,
-                    })
+    };
+    let frames = flags
+        .file_address(addr)
+        .into_iter()
+        .flat_map(|at| lidia.lookup(at));
+    if flags.json {
+        let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned();
+        let frames: Vec<_> = frames
+            .map(|f| {
+                json!({
+                    "function": text(&f.function),
+                    "file": text(&f.file),
+                    "line": f.line,
+                    "depth": f.depth,
+                    "call_file": text(&f.call_file),
+                    "call_line": f.call_line,
                 })
-                .collect();
-            serde_json::json!({ "address": format!("{addr:#x}"), "frames": frames })
-        })
-        .collect();
-    let mut out = serde_json::Value::Array(results).to_string();
-    out.push('\n');
-    out
-}
-
-/// Writes the whole output at once, so an error never leaves partial output behind.
-fn print(text: &str) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Error::io("<stdout>", e))
+            })
+            .collect();
+        return write_json_line(out, &json!({ "address": hex(addr), "frames": frames }));
+    }
+    let frames: Vec<_> = frames.collect();
+    write!(out, "{addr:#x}\t{}", frames.len())?;
+    for f in &frames {
+        write!(out, "\t{}\t{}\t{}", f.function, f.file, f.line)?;
+    }
+    out.write_all(b"\n")
 }

@@ -7,13 +7,23 @@ use clap::{Parser, Subcommand};
 mod cif;
 mod common;
 mod ksym;
+mod ksym_query;
 mod lidia;
+mod lookup;
+mod lookups;
 mod progress;
+mod sniff;
 mod symbfile;
 
+use common::{is_closed_pipe, Outcome};
+
 /// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF).
+///
+/// Exit status: 0 on success (also when standard output is a pipe closed early, as by
+/// `| head`), 1 on an error or when a lookup was given a line that is not an address
+/// (the other lines are still answered), 2 on a usage error.
 #[derive(Parser)]
-#[command(name = "symblob", version, about)]
+#[command(name = "symblob", version, about, long_about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -21,6 +31,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Resolve addresses with any symbol blob (ksym-bin or Lidia, recognised from its
+    /// bytes), as `symblob ksym lookup` or `symblob lidia lookup` would.
+    Lookup(lookup::LookupArgs),
     /// ksym-bin v1: kallsyms-style symbol blobs for kernels and bootloaders.
     #[command(subcommand)]
     Ksym(ksym::Command),
@@ -38,13 +51,16 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Lookup(args) => lookup::run(args),
         Command::Ksym(c) => ksym::run(c),
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),
         Command::Symbfile(c) => symbfile::run(c),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::SomeInputsBad) => ExitCode::FAILURE,
+        Err(e) if is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("symblob: {e}");
             ExitCode::FAILURE

@@ -1,0 +1,53 @@
+//! `symblob lookup FILE ADDR…`: one lookup for every blob format, chosen from the file's
+//! first bytes.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use symblob::ksym::KsymBlob;
+
+use crate::common::{display_name, read_input, Failure, Outcome, Result};
+use crate::lookups::{self, LookupFlags};
+use crate::sniff::{mismatch, sniff, Kind, Want};
+use crate::{ksym_query, lidia};
+
+/// Arguments of `symblob lookup`.
+#[derive(Args)]
+pub struct LookupArgs {
+    /// A ksym blob or a Lidia file (the format is recognised from its bytes), or `-` for
+    /// standard input (then the addresses must be arguments).
+    file: PathBuf,
+    #[command(flatten)]
+    flags: LookupFlags,
+    /// Hexadecimal addresses (with or without 0x); read from standard input, one per
+    /// line, when none are given.
+    #[arg(allow_negative_numbers = true)]
+    addresses: Vec<String>,
+}
+
+/// Answers with the lookup of the file's format, exactly as `symblob <format> lookup`
+/// does (ksym blobs with their default text ranges).
+pub fn run(args: LookupArgs) -> Result<Outcome> {
+    lookups::check_sources(&args.file, &args.addresses)?;
+    let name = display_name(&args.file);
+    let bytes = read_input(&args.file)?;
+    match sniff(&bytes) {
+        Kind::Lidia => {
+            let file = lidia::parse(&args.file, &bytes)?;
+            lidia::answer_all(&file, args.flags, &args.addresses)
+        }
+        // A ksym blob has no magic number: whatever is not recognised may be one, and
+        // its parser decides.
+        Kind::Unknown => {
+            let blob = KsymBlob::parse(&bytes).map_err(|e| {
+                Failure::Message(format!(
+                    "`{name}` is not a ksym blob or a Lidia file (read as a ksym blob: {e})"
+                ))
+            })?;
+            ksym_query::answer_all(blob, &[], args.flags, &args.addresses)
+        }
+        // A new format is one arm here: its parser and its `answer_all`.
+        other => Err(mismatch(other, &name, Want::Lookup)),
+    }
+}

@@ -1,0 +1,184 @@
+//! The question-and-answer loop every lookup command shares: addresses from the arguments
+//! or, one per line, from standard input; one answer per question, in order; answers
+//! flushed before waiting for the next question when the output is read as it comes.
+//!
+//! Memory does not grow with the number of addresses: a line is read, answered and
+//! forgotten. A bad question (not an address, an empty line, a line longer than
+//! [`MAX_LINE`]) is reported on standard error with its line number and answered with
+//! the format's placeholder, so that answers stay aligned with questions; the run goes on
+//! and ends with [`Outcome::SomeInputsBad`].
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
+
+use clap::Args;
+
+use crate::common::{parse_address, parse_bias, stdout, stdout_error, Failure, Outcome, Result};
+
+/// Longest line read as a question; anything longer cannot be an address.
+pub const MAX_LINE: usize = 4096;
+
+/// The options every lookup takes.
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub struct LookupFlags {
+    /// Load bias: the addresses given are runtime addresses, the file holds link-time
+    /// ones, and each lookup uses ADDR − BIAS (hexadecimal; `-0x…` for a negative bias;
+    /// modulo 2^64). For PIE and shared objects, ASLR, KASLR.
+    #[arg(long, value_name = "BIAS", default_value = "0", value_parser = parse_bias, allow_hyphen_values = true)]
+    pub bias: u64,
+    /// Treat the addresses as return addresses, as in a backtrace: look up ADDR − 1, so
+    /// that a call in the last instruction of a function is named after the caller.
+    #[arg(long)]
+    pub return_address: bool,
+    /// Print one JSON object per address (JSON Lines), addresses as "0x…" strings.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl LookupFlags {
+    /// The address to look up in the file for the question `addr`: bias removed, and one
+    /// byte back for a return address (`None` for return address 0, which has no call
+    /// before it).
+    pub fn file_address(&self, addr: u64) -> Option<u64> {
+        let stored = addr.wrapping_sub(self.bias);
+        if self.return_address {
+            stored.checked_sub(1)
+        } else {
+            Some(stored)
+        }
+    }
+}
+
+/// Refuses to read both the file and the addresses from standard input.
+pub fn check_sources(file: &Path, addresses: &[String]) -> Result<()> {
+    if file == Path::new("-") && addresses.is_empty() {
+        return Err(Failure::Message(
+            "the file is read from standard input, so the addresses must be arguments".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// One question: an address, or a line that is not one.
+pub enum Question<'a> {
+    /// A parsed address, as given (runtime address).
+    Address(u64),
+    /// A bad line: its text (trimmed) and what is wrong with it.
+    Bad {
+        /// The text given.
+        input: &'a str,
+        /// Why it is not an address.
+        error: &'a str,
+    },
+}
+
+/// Answers each question of `args` (or, when there are none, of standard input) with
+/// `answer`, writing to standard output.
+pub fn run(
+    args: &[String],
+    mut answer: impl FnMut(&Question<'_>, &mut dyn Write) -> io::Result<()>,
+) -> Result<Outcome> {
+    let mut out = stdout();
+    let mut bad = false;
+    let mut ask = |out: &mut dyn Write, line: Line<'_>, place: &str| -> io::Result<()> {
+        let (text, parsed) = match line {
+            Line::Text(text) => (text.trim(), parse_address(text)),
+            Line::TooLong(start) => (start, Err(format!("line longer than {MAX_LINE} bytes"))),
+        };
+        match parsed {
+            Ok(addr) => answer(&Question::Address(addr), out),
+            Err(error) => {
+                bad = true;
+                eprintln!("symblob: {place}: {error}");
+                answer(
+                    &Question::Bad {
+                        input: text,
+                        error: &error,
+                    },
+                    out,
+                )
+            }
+        }
+    };
+    if args.is_empty() {
+        from_stdin(&mut out, &mut ask)?;
+    } else {
+        for (i, arg) in args.iter().enumerate() {
+            let place = format!("argument {}", i + 1);
+            ask(&mut out, Line::Text(arg), &place).map_err(stdout_error)?;
+        }
+    }
+    out.flush().map_err(stdout_error)?;
+    Ok(if bad {
+        Outcome::SomeInputsBad
+    } else {
+        Outcome::Success
+    })
+}
+
+/// A question as read.
+enum Line<'a> {
+    /// A whole line or argument.
+    Text(&'a str),
+    /// The start of a line longer than [`MAX_LINE`].
+    TooLong(&'a str),
+}
+
+/// The standard-input half of [`run`].
+fn from_stdin(
+    out: &mut dyn Write,
+    ask: &mut dyn FnMut(&mut dyn Write, Line<'_>, &str) -> io::Result<()>,
+) -> Result<()> {
+    let stdin_error = |e| symblob_build::Error::io("<stdin>", e);
+    // Answers go to a file: nobody waits for them one by one.
+    let interactive = !symblob_build::output::stdout_is_regular_file();
+    let mut reader = BufReader::new(io::stdin().lock());
+    let mut line = Vec::with_capacity(64);
+    let mut number = 0u64;
+    loop {
+        // About to wait for input that has not arrived: let the reader see every answer
+        // so far first. Batches piped in at once are still written in large blocks.
+        if interactive && !reader.buffer().contains(&b'\n') {
+            out.flush().map_err(stdout_error)?;
+        }
+        line.clear();
+        let limit = MAX_LINE as u64 + 1;
+        let n = (&mut reader)
+            .take(limit)
+            .read_until(b'\n', &mut line)
+            .map_err(stdin_error)?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        let place = format!("<stdin>:{number}");
+        if line.last() != Some(&b'\n') && line.len() > MAX_LINE {
+            skip_line(&mut reader).map_err(stdin_error)?;
+            let start = String::from_utf8_lossy(&line[..32]);
+            ask(out, Line::TooLong(&start), &place).map_err(stdout_error)?;
+            continue;
+        }
+        let text = String::from_utf8_lossy(&line);
+        ask(out, Line::Text(&text), &place).map_err(stdout_error)?;
+    }
+}
+
+/// Reads up to and including the next newline, or to the end of the input.
+fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
+    loop {
+        let buf = reader.fill_buf()?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buf.len();
+                reader.consume(n);
+            }
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! How every builder writes its output: regular files atomically with the usual modes,
+//! symbolic links written through, FIFOs streamed and left FIFOs, `-o -` on standard
+//! output, an input never overwritten. The expected bytes are those of a build to a plain
+//! new file, which the golden tests of each format check against the reference writers.
+
+use std::fs;
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::common::{run, run_with_umask, s, stderr_text, success, symblob, testdata};
+
+/// The build commands that take `-o`, each as arguments with `OUT` standing for the output.
+fn builders() -> Vec<(Vec<String>, Vec<u8>)> {
+    let elf = testdata("lidia/elf/simple");
+    let nm = testdata("ksym/input/seed-3.nm");
+    let json = br#"{"platform": "Linux (test)", "word_size": 64, "images": [{"base": "0x400000", "end_of_text": "0x410000", "build_id": "0102", "path": "/bin/app"}]}"#;
+    let own = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    vec![
+        (
+            own(&["ksym", "build", s(&nm), "-o", "OUT", "--quiet"]),
+            vec![],
+        ),
+        (
+            own(&["ksym", "build", s(&elf), "-o", "OUT", "--quiet"]),
+            vec![],
+        ),
+        (
+            own(&["lidia", "build", s(&elf), "-o", "OUT", "--quiet"]),
+            vec![],
+        ),
+        (own(&["cif", "encode", "-", "-o", "OUT"]), json.to_vec()),
+        (
+            own(&["cif", "encode", "-", "--base64", "-o", "OUT"]),
+            json.to_vec(),
+        ),
+    ]
+}
+
+/// Runs `args` with `OUT` replaced by `out`.
+fn build_to(args: &[String], stdin: &[u8], out: &str) -> std::process::Output {
+    let args: Vec<&str> = args
+        .iter()
+        .map(|a| if a == "OUT" { out } else { a.as_str() })
+        .collect();
+    run(&args, stdin)
+}
+
+/// What `args` writes to a new regular file.
+fn file_build(dir: &Path, args: &[String], stdin: &[u8]) -> Vec<u8> {
+    let path = dir.join("reference.out");
+    success(build_to(args, stdin, s(&path)));
+    let bytes = fs::read(&path).unwrap();
+    fs::remove_file(&path).unwrap();
+    assert!(!bytes.is_empty());
+    bytes
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().expect("mkfifo");
+    assert!(status.success());
+}
+
+#[test]
+fn a_fifo_receives_the_bytes_and_stays_a_fifo() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, stdin) in builders() {
+        let want = file_build(dir.path(), &args, &stdin);
+        let fifo = dir.path().join("pipe");
+        mkfifo(&fifo);
+        let reader = {
+            let fifo = fifo.clone();
+            std::thread::spawn(move || fs::read(fifo).unwrap())
+        };
+        let o = build_to(&args, &stdin, s(&fifo));
+        assert!(o.status.success(), "{args:?}: {}", stderr_text(&o));
+        assert_eq!(reader.join().unwrap(), want, "{args:?}");
+        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+        fs::remove_file(&fifo).unwrap();
+    }
+}
+
+#[test]
+fn a_unix_socket_receives_the_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, stdin) in builders() {
+        let want = file_build(dir.path(), &args, &stdin);
+        let path = dir.path().join("socket");
+        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let reader = std::thread::spawn(move || {
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut got = Vec::new();
+            std::io::Read::read_to_end(&mut stream, &mut got).unwrap();
+            got
+        });
+        success(build_to(&args, &stdin, s(&path)));
+        assert_eq!(reader.join().unwrap(), want, "{args:?}");
+        assert!(fs::symlink_metadata(&path).unwrap().file_type().is_socket());
+        fs::remove_file(&path).unwrap();
+    }
+}
+
+#[test]
+fn a_symlink_stays_a_link_and_its_target_gets_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    fs::create_dir(&sub).unwrap();
+    for (args, stdin) in builders() {
+        let want = file_build(dir.path(), &args, &stdin);
+        // An existing target through a relative link in another directory, and a link
+        // whose target does not exist yet.
+        let target = sub.join("target.out");
+        fs::write(&target, b"old contents").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("sub/target.out", &link).unwrap();
+        let dangling = dir.path().join("dangling");
+        let new_target = sub.join("new.out");
+        std::os::unix::fs::symlink(&new_target, &dangling).unwrap();
+        for (link, target) in [(&link, &target), (&dangling, &new_target)] {
+            success(build_to(&args, &stdin, s(link)));
+            assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink());
+            assert_eq!(fs::read(target).unwrap(), want, "{args:?}");
+        }
+        for p in [&link, &dangling, &target, &new_target] {
+            fs::remove_file(p).unwrap();
+        }
+    }
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |name: &str| dir.path().join(name);
+    fs::copy(testdata("lidia/elf/simple"), d("x")).unwrap();
+    fs::copy(testdata("ksym/input/seed-3.nm"), d("n")).unwrap();
+    fs::write(d("j"), br#"{"images": []}"#).unwrap();
+    std::os::unix::fs::symlink("x", d("link-to-x")).unwrap();
+    fs::hard_link(d("n"), d("hard-n")).unwrap();
+    let original: Vec<(PathBuf, Vec<u8>)> = ["x", "n", "j"]
+        .iter()
+        .map(|f| (d(f), fs::read(d(f)).unwrap()))
+        .collect();
+    let cases: [(&[&str], &str, &str); 7] = [
+        (&["lidia", "build", "x", "-o", "x"], "x", "x"),
+        (
+            &["lidia", "build", "x", "-o", "link-to-x"],
+            "link-to-x",
+            "x",
+        ),
+        (&["ksym", "build", "x", "-o", "x"], "x", "x"),
+        (&["ksym", "build", "n", "-o", "hard-n"], "hard-n", "n"),
+        (
+            &["ksym", "build", "link-to-x", "-o", "./x"],
+            "./x",
+            "link-to-x",
+        ),
+        (
+            &[
+                "lidia",
+                "build",
+                "x",
+                "--dwarf",
+                "--debug-file",
+                "x",
+                "-o",
+                "x",
+            ],
+            "x",
+            "x",
+        ),
+        (&["cif", "encode", "j", "-o", "j"], "j", "j"),
+    ];
+    for (args, output, input) in cases {
+        let o = symblob()
+            .current_dir(dir.path())
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(o.stdout.is_empty());
+        assert_eq!(
+            stderr_text(&o),
+            format!(
+                "symblob: output `{output}` is the same file as input `{input}`: \
+                 refusing to overwrite an input\n"
+            ),
+            "{args:?}"
+        );
+        for (path, bytes) in &original {
+            assert_eq!(&fs::read(path).unwrap(), bytes, "{args:?} changed {path:?}");
+        }
+    }
+    // Standard input that is the output file.
+    let o = symblob()
+        .current_dir(dir.path())
+        .args(["ksym", "build", "-", "-o", "n"])
+        .stdin(fs::File::open(d("n")).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr_text(&o),
+        "symblob: output `n` is the same file as input `-`: refusing to overwrite an input\n"
+    );
+    for (path, bytes) in &original {
+        assert_eq!(&fs::read(path).unwrap(), bytes);
+    }
+    assert!(fs::symlink_metadata(d("link-to-x"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    // Only the files made here are left: no temporary file behind.
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 5);
+}
+
+fn mode(path: &Path) -> u32 {
+    fs::metadata(path).unwrap().mode() & 0o7777
+}
+
+#[test]
+fn new_files_get_0666_under_the_umask_and_existing_files_keep_their_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, _) in builders().into_iter().filter(|(_, stdin)| stdin.is_empty()) {
+        for (mask, want) in [("022", 0o644), ("077", 0o600), ("002", 0o664)] {
+            let out = dir.path().join(format!("new-{mask}"));
+            let args: Vec<&str> = args
+                .iter()
+                .map(|a| if a == "OUT" { s(&out) } else { a.as_str() })
+                .collect();
+            success(run_with_umask(mask, &args));
+            assert_eq!(mode(&out), want, "umask {mask}: {args:?}");
+            // Rebuilding over a file keeps the file's own mode, whatever the umask.
+            for kept in [0o640, 0o755] {
+                fs::set_permissions(&out, fs::Permissions::from_mode(kept)).unwrap();
+                success(run_with_umask(mask, &args));
+                assert_eq!(mode(&out), kept, "umask {mask}: {args:?}");
+            }
+            fs::remove_file(&out).unwrap();
+        }
+    }
+}
+
+#[test]
+fn dash_is_standard_output_for_every_builder() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, stdin) in builders() {
+        let want = file_build(dir.path(), &args, &stdin);
+        let got = success(build_to(&args, &stdin, "-"));
+        assert_eq!(got, want, "{args:?}");
+        // No file named `-` appears.
+        assert!(!dir.path().join("-").exists());
+        // A path that is standard output (a link to the process's fd 1, as /dev/stdout
+        // is) is written through, and the link stays.
+        let link = dir.path().join("fd1");
+        std::os::unix::fs::symlink("/proc/self/fd/1", &link).unwrap();
+        let got = success(build_to(&args, &stdin, s(&link)));
+        assert_eq!(got, want, "{args:?}");
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        // Also when the shell made standard output a file opened for appending (`>>`):
+        // the bytes go where the shell said, after what was there.
+        let log = dir.path().join("log");
+        fs::write(&log, b"before\n").unwrap();
+        let appending = fs::OpenOptions::new().append(true).open(&log).unwrap();
+        let args_to_link: Vec<&str> = args
+            .iter()
+            .map(|a| if a == "OUT" { s(&link) } else { a.as_str() })
+            .collect();
+        let mut child = symblob()
+            .args(&args_to_link)
+            .stdin(Stdio::piped())
+            .stdout(appending)
+            .spawn()
+            .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), &stdin).unwrap();
+        assert!(child.wait().unwrap().success());
+        assert_eq!(fs::read(&log).unwrap(), [&b"before\n"[..], &want].concat());
+        fs::remove_file(&link).unwrap();
+        fs::remove_file(&log).unwrap();
+    }
+}
+
+#[test]
+fn cif_capture_writes_the_same_bytes_to_a_file_and_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    // A process whose mappings do not change while it is captured twice.
+    let mut sleeper = Command::new("sleep").arg("60").spawn().expect("sleep");
+    let pid = sleeper.id().to_string();
+    let file = dir.path().join("capture.cif");
+    success(run(&["cif", "capture", &pid, "-o", s(&file)], b""));
+    let got = success(run(&["cif", "capture", &pid, "-o", "-"], b""));
+    sleeper.kill().unwrap();
+    let _ = sleeper.wait();
+    assert_eq!(got, fs::read(&file).unwrap());
+}
+
+#[test]
+fn write_errors_name_the_path_given_and_keep_the_old_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = testdata("lidia/elf/simple");
+    let o = symblob()
+        .current_dir(dir.path())
+        .args(["lidia", "build", s(&elf), "-o", "missing/x.lidia"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr_text(&o),
+        "symblob: missing/x.lidia: No such file or directory (os error 2)\n"
+    );
+    let o = run(&["lidia", "build", s(&elf), "-o", s(dir.path())], b"");
+    assert_eq!(
+        stderr_text(&o),
+        format!("symblob: {}: is a directory\n", dir.path().display())
+    );
+    // A failed build leaves an existing output as it was, and no temporary file.
+    let out = dir.path().join("kept.lidia");
+    fs::write(&out, b"previous").unwrap();
+    let not_elf = testdata("ksym/input/seed-3.nm");
+    let o = run(&["lidia", "build", s(&not_elf), "-o", s(&out)], b"");
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(fs::read(&out).unwrap(), b"previous");
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+}
