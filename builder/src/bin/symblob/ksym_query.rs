@@ -258,19 +258,19 @@ pub fn run_info(args: BlobArgs) -> Result<()> {
     let segments: Vec<_> = total_bytes
         .into_iter()
         .chain([
-        ("num_syms", layout.num_syms),
-        ("addresses", layout.addresses),
-        ("offsets", layout.offsets),
-        ("seqs", layout.seqs),
-        ("names_len", layout.names_len),
-        ("names", layout.names),
-        ("names_padding", layout.names_padding),
-        ("token_table_len", layout.token_table_len),
-        ("token_table", layout.token_table),
-        ("token_table_padding", layout.token_table_padding),
-        ("token_index_len", layout.token_index_len),
-        ("token_index", layout.token_index),
-    ])
+            ("num_syms", layout.num_syms),
+            ("addresses", layout.addresses),
+            ("offsets", layout.offsets),
+            ("seqs", layout.seqs),
+            ("names_len", layout.names_len),
+            ("names", layout.names),
+            ("names_padding", layout.names_padding),
+            ("token_table_len", layout.token_table_len),
+            ("token_table", layout.token_table),
+            ("token_table_padding", layout.token_table_padding),
+            ("token_index_len", layout.token_index_len),
+            ("token_index", layout.token_index),
+        ])
         .collect();
     if args.json {
         let segs: Vec<Value> = segments

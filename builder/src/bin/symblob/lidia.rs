@@ -174,6 +174,7 @@ fn build(args: BuildArgs) -> Result<()> {
     } else {
         layout.file_size as f64 / layout.ranges as f64
     };
+    let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     progress.finish(
         &warnings,
         &format!(

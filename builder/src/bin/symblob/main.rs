@@ -55,7 +55,9 @@ fn main() -> ExitCode {
         Command::Ksym(c) => ksym::run(c),
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),
-        Command::Symbfile(c) => symbfile::run(c),
+        Command::Symbfile(c) => symbfile::run(c)
+            .map(|()| Outcome::Success)
+            .map_err(common::Failure::from),
     };
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,

@@ -149,7 +149,9 @@ pub fn run(command: Command) -> Result<()> {
             let bytes = common::read_input(&file)?;
             let symbfile = SymbFile::parse(&bytes).map_err(|e| blob_error(&file, e))?;
             let mut out = String::new();
-            for addr in common::addresses(&addresses)? {
+            for text in &addresses {
+                let addr = common::parse_address(text)
+                    .map_err(|e| Error::input(text.as_str(), Location::Whole, e))?;
                 lookup(&symbfile, addr, &mut out).map_err(|e| blob_error(&file, e))?;
             }
             print(&out)
