@@ -8,8 +8,8 @@
 mod dump;
 pub mod dwarf;
 mod elf;
-mod elf_file;
-mod gopclntab;
+pub(crate) mod elf_file;
+pub(crate) mod gopclntab;
 mod strings;
 mod symbols;
 mod writer;

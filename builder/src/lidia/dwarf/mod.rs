@@ -27,7 +27,7 @@ mod fast_hash;
 mod group;
 mod inlines;
 mod lines;
-mod load;
+pub(crate) mod load;
 mod names;
 mod orphans;
 mod schedule;
