@@ -1,0 +1,1 @@
+//! llvm-symbolizer and objdump as oracles (filled below).
