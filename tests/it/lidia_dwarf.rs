@@ -3,8 +3,8 @@
 //! `llvm-symbolizer-14 --inlining --functions=linkage`, with a model of the Go reader's
 //! frame selection, and across DWARF versions, compressions and separate debug files.
 
-mod fixtures;
-mod oracle;
+pub(crate) mod fixtures;
+pub(crate) mod oracle;
 
 use std::path::Path;
 
