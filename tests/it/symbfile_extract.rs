@@ -4,3 +4,4 @@
 
 mod golden;
 mod oracles;
+mod retpads;

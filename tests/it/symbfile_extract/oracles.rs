@@ -36,12 +36,12 @@ fn sweep(records: &[RangeRecord], addr: u64) -> Vec<Frame> {
 
 /// symblib names files `"<dir>/<name>"` without joining relative parts the way LLVM does;
 /// the file name itself is compared.
-fn base_name(path: &str) -> String {
+pub fn base_name(path: &str) -> String {
     path.rsplit('/').next().unwrap_or("").to_string()
 }
 
 /// LLVM's answer for one inline level: the names symblib may give it and the call site.
-struct Level {
+pub struct Level {
     /// LLVM's linkage name demangled by symblib's rules (spec §5.5), and LLVM's short name:
     /// symblib takes the linkage name if any DIE of the reference chain has one, else
     /// `DW_AT_name` (spec §5.2), while LLVM's `--functions=linkage` may also take the
@@ -53,7 +53,7 @@ struct Level {
 
 /// LLVM's levels; where the short-name run knows no function (code described by the symbol
 /// table only), the linkage name stands for both.
-fn levels(linkage: &[Frame], short: &[Frame]) -> Vec<Level> {
+pub fn levels(linkage: &[Frame], short: &[Frame]) -> Vec<Level> {
     linkage
         .iter()
         .enumerate()
@@ -82,7 +82,7 @@ fn same(g: &Frame, l: &Level) -> bool {
 ///   line of a preceding row; its name and every outer frame must agree;
 /// * at an address where the linker folded identical functions (`folded`), which function
 ///   is named outermost is arbitrary: its name may differ, nothing else.
-fn agree(got: &[Frame], exp: &[Level], folded: bool) -> bool {
+pub fn agree(got: &[Frame], exp: &[Level], folded: bool) -> bool {
     let outer_ok = |g: &Frame, l: &Level, outermost: bool| {
         same(g, l) || (outermost && folded && g.1 == l.file && g.2 == l.line)
     };
@@ -152,21 +152,26 @@ fn llvm_differential(name: &str) {
     let short = oracle::symbolize_names(symbolizer, bin, &addrs, "short");
     let folded = folded_addresses(bin);
     let mut bad = Vec::new();
+    let mut exact = 0;
     for ((a, link), short) in addrs.iter().zip(&linkage).zip(&short) {
         let got = sweep(&records, *a);
         let top_folded = records
             .iter()
             .any(|r| r.depth == 0 && r.contains(*a) && folded.contains(&r.va));
-        if !agree(&got, &levels(link, short), top_folded) {
+        let exp = levels(link, short);
+        if got.len() == exp.len() && got.iter().zip(&exp).all(|(g, l)| same(g, l)) {
+            exact += 1;
+        } else if !agree(&got, &exp, top_folded) {
             bad.push(format!(
                 "{a:#x}\n  ours: {got:?}\n  llvm: {link:?}\n  short: {short:?}"
             ));
         }
     }
     eprintln!(
-        "{name}: {} of {} addresses disagree",
-        bad.len(),
-        addrs.len()
+        "{name}: {} addresses: {exact} identical, {} by the line-0 or folding rules, {} disagree",
+        addrs.len(),
+        addrs.len() - exact - bad.len(),
+        bad.len()
     );
     assert!(
         bad.is_empty(),
