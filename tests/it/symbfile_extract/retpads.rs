@@ -214,7 +214,7 @@ fn upstream_inline_no_tco() {
                 r["call_line"]
                     .as_u64()
                     .map_or("-".into(), |l| l.to_string()),
-                r["line_table"].to_string()
+                r["line_table"]
             )
         })
         .collect();
