@@ -6,8 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use symblob_build::symbfile::extract::{ranges, ExtractOptions, RangeRecord, ReturnPadRecord};
-use symblob_build::symbfile::retpads::return_pads;
+use symblob_build::symbfile::extract::{
+    ranges, ranges_from_bytes, ExtractOptions, RangeRecord, ReturnPadRecord,
+};
+use symblob_build::symbfile::retpads::{return_pads, return_pads_from_bytes};
 
 use crate::common::{shared_testdata, testdata};
 
@@ -229,4 +231,36 @@ fn libdemo_matches_symblib() {
 #[test]
 fn gohello_matches_symblib_and_keeps_the_inline_records_it_lost() {
     check("gohello");
+}
+
+/// The in-memory entry point gives what the path one gives (the ELF carries its DWARF).
+#[test]
+fn bytes_and_path_agree() {
+    let bin = testdata("lidia/elf/simple");
+    let data = std::fs::read(&bin).unwrap();
+    let options = ExtractOptions::default();
+    let from_path = ranges(&bin, &options).unwrap().records;
+    let from_bytes = ranges_from_bytes(&data, "simple", &options)
+        .unwrap()
+        .records;
+    assert!(!from_path.is_empty());
+    assert_eq!(from_path, from_bytes);
+}
+
+/// Return pads are made for x86-64 and aarch64 only: another machine is an error naming
+/// the file, not an empty result.
+#[test]
+fn other_architectures_are_refused() {
+    let bin = testdata("lidia/elf/simple");
+    let mut data = std::fs::read(&bin).unwrap();
+    let records = ranges(&bin, &ExtractOptions::default()).unwrap().records;
+    // e_machine (ELF64 little-endian, offset 18) := EM_RISCV (243).
+    data[18..20].copy_from_slice(&243u16.to_le_bytes());
+    let err = return_pads_from_bytes(&data, "simple-riscv", &records)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("simple-riscv") && err.contains("x86-64 and aarch64"),
+        "{err}"
+    );
 }

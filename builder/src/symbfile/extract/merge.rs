@@ -139,3 +139,102 @@ pub(crate) fn merge_source(
     }
     stats
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(start: u64, end: u64, scale: u64) -> CoverageMap {
+        let buckets = (end - start).div_ceil(scale);
+        CoverageMap {
+            segments: vec![Segment {
+                start,
+                end,
+                bits: vec![0; buckets.div_ceil(64) as usize],
+            }],
+            scale,
+        }
+    }
+
+    /// The cases of symblib's own coverage-map test (`covmap.rs`, scale 1).
+    #[test]
+    fn partial_coverage_as_symblib() {
+        let mut m = map(0x100, 0x200, 1);
+        m.mark(0x90, 0x110); // starts outside: symblib marks nothing (segment of the start)
+        m.mark(0x1a0, 0x1e0);
+        m.mark(0x1a2, 0x1ef);
+        m.mark(0x152, 0x191);
+        assert!(!m.partially_covered(0x92, 0x94));
+        assert!(!m.partially_covered(0x80, 0x100));
+        for s in 0x1a0..0x1ef {
+            assert!(!m.partially_covered(s, s), "empty range");
+            for l in 1..10 {
+                assert!(m.partially_covered(s, s + l));
+            }
+        }
+        assert!(!m.partially_covered(0x1ef, 0x1f0));
+        assert!(!m.partially_covered(0x191, 0x192));
+        assert!(m.partially_covered(0x190, 0x191));
+    }
+
+    #[test]
+    fn four_byte_granularity() {
+        let mut m = map(0x1000, 0x2000, 4);
+        m.mark(0x1001, 0x1002);
+        assert!(m.partially_covered(0x1003, 0x1004), "same 4-byte bucket");
+        assert!(!m.partially_covered(0x1004, 0x1008));
+    }
+
+    fn record(depth: u32, va: u64, length: u64) -> RangeRecord {
+        RangeRecord {
+            va,
+            length,
+            func: "f".into(),
+            file: None,
+            call_file: None,
+            call_line: None,
+            depth,
+            lines: Vec::new(),
+        }
+    }
+
+    /// symblib's multi-extractor test (`multi.rs`): the same records, counts and verdicts.
+    #[test]
+    fn merge_as_symblib() {
+        let base = 0x1000;
+        let mut m = map(base, base + 0x1000, 1);
+        let r = |d, s: u64, e: u64| record(d, base + s, e - s);
+        let mut out = Vec::new();
+        let first = [
+            r(0, 0x10, 0x20),
+            r(1, 0x1a, 0x1f),
+            r(2, 0x1c, 0x1f),
+            r(2, 0xcc, 0xdd),
+            r(0, 0x30, 0x40),
+            r(0, 0x3a, 0x60),
+            r(1, 0x40, 0x41),
+        ];
+        let s1 = merge_source(&mut m, first, &mut out);
+        assert_eq!(
+            (
+                s1.produced,
+                s1.accepted,
+                s1.rejected,
+                s1.unexpected_inline_children
+            ),
+            (7, 4, 3, 1)
+        );
+        let second = [r(0, 0x10, 0x20), r(0, 0x50, 0x70), r(0, 0x32, 0x3b)];
+        let s2 = merge_source(&mut m, second, &mut out);
+        assert_eq!(
+            (
+                s2.produced,
+                s2.accepted,
+                s2.rejected,
+                s2.unexpected_inline_children
+            ),
+            (3, 1, 2, 0)
+        );
+        assert_eq!(out.len(), 5);
+    }
+}
