@@ -23,7 +23,7 @@
 
 mod attach;
 mod emit;
-mod fast_hash;
+pub(crate) mod fast_hash;
 mod group;
 mod inlines;
 mod lines;

@@ -22,6 +22,9 @@ pub fn demangle(name: &str) -> String {
 /// that order, each at most once), then a trailing `.cold`. Go names keep their dots
 /// because only these suffixes count.
 fn strip_clone_suffixes(mut name: &str) -> &str {
+    if !name.contains('.') {
+        return name;
+    }
     for suffix in [".clone.", ".constprop.", ".llvm.", ".isra.", ".part."] {
         if let Some(pos) = name.rfind(suffix) {
             let rest = &name[pos + suffix.len()..];

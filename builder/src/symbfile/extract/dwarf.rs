@@ -1,14 +1,13 @@
 //! Range records from DWARF, unit by unit in parallel (spec §5). A unit whose DWARF is
 //! broken is abandoned; the records it produced before the error stay, as in symblib.
 
-use std::collections::HashMap;
-
 use rayon::prelude::*;
 
 use super::functree::{function_records, UnitContext};
 use super::lines::{read_lines, UnitError, UnitFiles};
 use super::records::RangeRecord;
 use super::walk::{UnitIndex, Walker};
+use crate::lidia::dwarf::fast_hash::fast_map;
 use crate::lidia::dwarf::Slice;
 
 /// What the DWARF pass found.
@@ -20,8 +19,15 @@ pub struct DwarfStats {
     pub units_broken: usize,
 }
 
-/// The records of every unit, in unit order; each unit's records in pre-order.
-pub(crate) fn dwarf_records(dwarf: &gimli::Dwarf<Slice<'_>>) -> (Vec<RangeRecord>, DwarfStats) {
+/// Units processed in parallel at a time: each batch's records are handed on, in unit
+/// order, before the next batch starts, so memory stays bounded by a batch.
+const BATCH_PER_THREAD: usize = 8;
+
+/// Hands `sink` the records of every unit, in unit order; each unit's records in pre-order.
+pub(crate) fn dwarf_records(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    sink: &mut dyn FnMut(RangeRecord),
+) -> DwarfStats {
     let mut stats = DwarfStats::default();
     let mut headers = Vec::new();
     let mut iter = dwarf.units();
@@ -41,26 +47,27 @@ pub(crate) fn dwarf_records(dwarf: &gimli::Dwarf<Slice<'_>>) -> (Vec<RangeRecord
         }
     }
     let index = UnitIndex { headers };
-    let results: Vec<(Vec<RangeRecord>, bool)> = index
-        .headers
-        .par_iter()
-        .with_max_len(1)
-        .map(|(_, _, header)| {
-            let mut out = Vec::new();
-            let ok = unit_records(dwarf, &index, *header, &mut out).is_ok();
-            (out, ok)
-        })
-        .collect();
-    let mut records = Vec::with_capacity(results.iter().map(|r| r.0.len()).sum());
-    for (r, ok) in results {
-        if ok {
-            stats.units_ok += 1;
-        } else {
-            stats.units_broken += 1;
+    let batch = BATCH_PER_THREAD * rayon::current_num_threads().max(1);
+    for chunk in index.headers.chunks(batch) {
+        let results: Vec<(Vec<RangeRecord>, bool)> = chunk
+            .par_iter()
+            .with_max_len(1)
+            .map(|(_, _, header)| {
+                let mut out = Vec::new();
+                let ok = unit_records(dwarf, &index, *header, &mut out).is_ok();
+                (out, ok)
+            })
+            .collect();
+        for (records, ok) in results {
+            if ok {
+                stats.units_ok += 1;
+            } else {
+                stats.units_broken += 1;
+            }
+            records.into_iter().for_each(&mut *sink);
         }
-        records.extend(r);
     }
-    (records, stats)
+    stats
 }
 
 fn unit_records<'a>(
@@ -81,7 +88,7 @@ fn unit_records<'a>(
             Some(*m)
         })
         .collect();
-    let mut names = HashMap::new();
+    let mut names = fast_map();
     let mut cx = UnitContext {
         dwarf,
         unit: &unit,

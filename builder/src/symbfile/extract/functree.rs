@@ -6,14 +6,13 @@
 //! a consumer which keeps only the inline records inside the preceding depth-0 record
 //! (symblib's multi-extractor) loses none.
 
-use std::collections::HashMap;
-
 use gimli::AttributeValue as AV;
 
 use super::demangle::demangle;
 use super::lines::{overlapping, LineEntry, UnitError, UnitFiles};
 use super::records::{LineRow, RangeRecord};
 use super::walk::{Instance, MAX_FUNCTION_DEPTH};
+use crate::lidia::dwarf::fast_hash::FastMap;
 use crate::lidia::dwarf::Slice;
 
 const NO_INSTANCE: usize = usize::MAX;
@@ -37,7 +36,9 @@ pub(crate) struct UnitContext<'u, 'a> {
     pub lines: &'u [LineEntry],
     /// Running maximum of `lines[..=i].end`.
     pub max_end: &'u [u64],
-    pub names: &'u mut HashMap<Slice<'a>, String>,
+    /// Demangled names by the address and length of their bytes in the sections (equal
+    /// `.debug_str` entries are one).
+    pub names: &'u mut FastMap<(usize, usize), String>,
 }
 
 /// Builds the tree of one function and appends its records to `out`. Records appended
@@ -177,11 +178,12 @@ fn emit<'a>(
     let inst = &instances[node.instance];
     let mut children = node.children.iter().copied().peekable();
     if let Some(raw) = inst.name {
-        let func = match cx.names.get(&raw) {
+        let key = (raw.slice().as_ptr() as usize, raw.len());
+        let func = match cx.names.get(&key) {
             Some(f) => f.clone(),
             None => {
                 let f = demangle(&raw.to_string_lossy());
-                cx.names.insert(raw, f.clone());
+                cx.names.insert(key, f.clone());
                 f
             }
         };

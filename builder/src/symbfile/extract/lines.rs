@@ -1,8 +1,7 @@
 //! A unit's line program as symblib reads it (spec §5.1): one entry per run of rows with
 //! the same file index and line, files named `"<dir>/<name>"`.
 
-use std::collections::HashMap;
-
+use crate::lidia::dwarf::fast_hash::FastMap;
 use crate::lidia::dwarf::Slice;
 
 /// Why a unit is abandoned (spec §5: the unit counts as broken).
@@ -12,8 +11,8 @@ pub(crate) type UnitError = String;
 /// strings share an id (symblib compares file strings when splitting and merging rows).
 #[derive(Default)]
 pub(crate) struct UnitFiles {
-    by_index: HashMap<u64, u32>,
-    ids: HashMap<String, u32>,
+    by_index: FastMap<u64, u32>,
+    ids: FastMap<String, u32>,
     /// The strings, indexed by id.
     pub names: Vec<String>,
 }

@@ -100,44 +100,49 @@ pub struct SourceStats {
     pub unexpected_inline_children: usize,
 }
 
-/// Adds the records of one source (in its order) to `out`: a depth-0 record only if none
-/// of its range is covered yet, an inline record only if it lies inside the last accepted
-/// depth-0 record of this source.
-pub(crate) fn merge_source(
-    map: &mut CoverageMap,
-    records: impl IntoIterator<Item = RangeRecord>,
-    out: &mut Vec<RangeRecord>,
-) -> SourceStats {
-    let mut stats = SourceStats::default();
-    let mut accept_inline: Option<(u64, u64)> = None;
-    for r in records {
+/// The merge state of one source: a depth-0 record is accepted only if none of its range is
+/// covered yet, an inline record only if it lies inside the last accepted depth-0 record of
+/// this source.
+#[derive(Default)]
+pub(crate) struct SourceMerge {
+    accept_inline: Option<(u64, u64)>,
+    /// Counts so far.
+    pub stats: SourceStats,
+}
+
+impl SourceMerge {
+    /// Whether `r` (the source's next record, in its order) is kept; marks it if so.
+    pub(crate) fn accept(&mut self, map: &mut CoverageMap, r: &RangeRecord) -> bool {
+        let stats = &mut self.stats;
         stats.produced += 1;
         let (va, end) = (r.va, r.end());
         if r.depth == 0 {
             if map.partially_covered(va, end) {
                 stats.rejected += 1;
-                accept_inline = None;
-            } else {
-                map.mark(va, end);
-                accept_inline = Some((va, end));
-                stats.accepted += 1;
-                out.push(r);
+                self.accept_inline = None;
+                return false;
             }
-            continue;
+            map.mark(va, end);
+            self.accept_inline = Some((va, end));
+            stats.accepted += 1;
+            return true;
         }
-        match accept_inline {
+        match self.accept_inline {
             Some((s, e)) if va >= s && end <= e && va < end => {
                 stats.accepted += 1;
-                out.push(r);
+                true
             }
             Some(_) => {
                 stats.rejected += 1;
                 stats.unexpected_inline_children += 1;
+                false
             }
-            None => stats.rejected += 1,
+            None => {
+                stats.rejected += 1;
+                false
+            }
         }
     }
-    stats
 }
 
 #[cfg(test)]
@@ -196,6 +201,16 @@ mod tests {
             depth,
             lines: Vec::new(),
         }
+    }
+
+    fn merge_source(
+        map: &mut CoverageMap,
+        records: impl IntoIterator<Item = RangeRecord>,
+        out: &mut Vec<RangeRecord>,
+    ) -> SourceStats {
+        let mut m = SourceMerge::default();
+        out.extend(records.into_iter().filter(|r| m.accept(map, r)));
+        m.stats
     }
 
     /// symblib's multi-extractor test (`multi.rs`): the same records, counts and verdicts.

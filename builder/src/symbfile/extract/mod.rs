@@ -21,7 +21,7 @@ use object::{Object, ObjectSymbol, SymbolKind};
 pub use self::demangle::demangle;
 pub use self::dwarf::DwarfStats;
 pub use self::merge::SourceStats;
-use self::merge::{merge_source, CoverageMap};
+use self::merge::{CoverageMap, SourceMerge};
 pub use self::records::{LineRow, RangeRecord, ReturnPadEntry, ReturnPadRecord};
 use crate::lidia::dwarf::load::{find_debug_file, SectionStore};
 use crate::lidia::elf_file::ElfFile;
@@ -38,11 +38,9 @@ pub struct ExtractOptions {
     pub debug_file: Option<PathBuf>,
 }
 
-/// The records and what each source contributed.
+/// What each source contributed.
 #[derive(Clone, Debug, Default)]
-pub struct Extraction {
-    /// Range records in output order: each depth-0 record followed by its inline records.
-    pub records: Vec<RangeRecord>,
+pub struct ExtractStats {
     /// Units of the DWARF pass.
     pub dwarf: DwarfStats,
     /// Per source, in priority order: `dwarf`, `go`, `symtab`, `dynsym` (sources that did
@@ -50,9 +48,31 @@ pub struct Extraction {
     pub sources: Vec<(&'static str, SourceStats)>,
 }
 
+/// The records and what each source contributed.
+#[derive(Clone, Debug, Default)]
+pub struct Extraction {
+    /// Range records in output order: each depth-0 record followed by its inline records.
+    pub records: Vec<RangeRecord>,
+    /// Counts.
+    pub stats: ExtractStats,
+}
+
 /// Extracts the range records of the ELF file at `path` (its DWARF may live in a separate
 /// debug file, found as the Lidia DWARF build finds it).
 pub fn ranges(path: &Path, options: &ExtractOptions) -> Result<Extraction> {
+    let mut records = Vec::new();
+    let stats = ranges_each(path, options, &mut |r| records.push(r))?;
+    Ok(Extraction { records, stats })
+}
+
+/// As [`ranges`], handing each record to `sink` in output order as soon as it is final
+/// instead of collecting them: memory stays bounded by a batch of units, whatever the
+/// size of the executable.
+pub fn ranges_each(
+    path: &Path,
+    options: &ExtractOptions,
+    sink: &mut dyn FnMut(RangeRecord),
+) -> Result<ExtractStats> {
     let bytes = crate::input::open(path)?;
     let name = path.display().to_string();
     let obj = parse(&bytes, &name)?;
@@ -61,11 +81,11 @@ pub fn ranges(path: &Path, options: &ExtractOptions) -> Result<Extraction> {
         Some(d) => {
             let dobj = parse(&d.map, &d.path.display().to_string())?;
             let store = SectionStore::load(&dobj, &d.path)?;
-            extract(&bytes, &obj, &store, &name, options)
+            extract(&bytes, &obj, &store, &name, options, sink)
         }
         None => {
             let store = SectionStore::load(&obj, path)?;
-            extract(&bytes, &obj, &store, &name, options)
+            extract(&bytes, &obj, &store, &name, options, sink)
         }
     }
 }
@@ -75,7 +95,9 @@ pub fn ranges(path: &Path, options: &ExtractOptions) -> Result<Extraction> {
 pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Result<Extraction> {
     let obj = parse(elf, name)?;
     let store = SectionStore::load(&obj, Path::new(name))?;
-    extract(elf, &obj, &store, name, options)
+    let mut records = Vec::new();
+    let stats = extract(elf, &obj, &store, name, options, &mut |r| records.push(r))?;
+    Ok(Extraction { records, stats })
 }
 
 fn parse<'a>(bytes: &'a [u8], name: &str) -> Result<object::File<'a>> {
@@ -93,28 +115,35 @@ fn extract(
     store: &SectionStore<'_>,
     name: &str,
     options: &ExtractOptions,
-) -> Result<Extraction> {
+    sink: &mut dyn FnMut(RangeRecord),
+) -> Result<ExtractStats> {
     let mut map = CoverageMap::new(obj).map_err(|m| Error::input(name, Location::Whole, m))?;
-    let mut out = Extraction::default();
-    let (dwarf, stats) = dwarf::dwarf_records(&store.dwarf());
-    out.dwarf = stats;
-    let s = merge_source(&mut map, dwarf, &mut out.records);
-    out.sources.push(("dwarf", s));
+    let mut stats = ExtractStats::default();
+    let mut merge = SourceMerge::default();
+    stats.dwarf = dwarf::dwarf_records(&store.dwarf(), &mut |r| {
+        if merge.accept(&mut map, &r) {
+            sink(r);
+        }
+    });
+    stats.sources.push(("dwarf", merge.stats));
     if options.dwarf_only {
-        return Ok(out);
+        return Ok(stats);
     }
-    let go = go_records(bytes);
-    let s = merge_source(&mut map, go, &mut out.records);
-    out.sources.push(("go", s));
-    let s = merge_source(&mut map, symbol_records(obj.symbols()), &mut out.records);
-    out.sources.push(("symtab", s));
-    let s = merge_source(
-        &mut map,
-        symbol_records(obj.dynamic_symbols()),
-        &mut out.records,
-    );
-    out.sources.push(("dynsym", s));
-    Ok(out)
+    let others = [
+        ("go", go_records(bytes)),
+        ("symtab", symbol_records(obj.symbols())),
+        ("dynsym", symbol_records(obj.dynamic_symbols())),
+    ];
+    for (source, records) in others {
+        let mut merge = SourceMerge::default();
+        for r in records {
+            if merge.accept(&mut map, &r) {
+                sink(r);
+            }
+        }
+        stats.sources.push((source, merge.stats));
+    }
+    Ok(stats)
 }
 
 /// Depth-0 records of the Go functions, `[entry, next entry)`, names as stored.

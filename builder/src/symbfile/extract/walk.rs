@@ -13,6 +13,7 @@ use gimli::constants::*;
 use gimli::AttributeValue as AV;
 
 use super::lines::UnitError;
+use crate::lidia::dwarf::fast_hash::{fast_map, FastMap};
 use crate::lidia::dwarf::Slice;
 
 type Unit<'a> = gimli::Unit<Slice<'a>>;
@@ -44,11 +45,17 @@ pub(crate) struct UnitIndex<'a> {
     pub headers: Vec<(usize, usize, gimli::UnitHeader<Slice<'a>>)>,
 }
 
-/// Per-unit state: the parsed units other units' references led to.
+/// (linkage name, name) of a DIE and its reference chain.
+type Names<'a> = (Option<Slice<'a>>, Option<Slice<'a>>);
+
+/// Per-unit state: the parsed units other units' references led to, and the names of the
+/// DIEs references led to (many inline instances share one abstract origin).
 pub(crate) struct Walker<'d, 'a> {
     dwarf: &'d gimli::Dwarf<Slice<'a>>,
     index: &'d UnitIndex<'a>,
     others: HashMap<usize, Rc<Unit<'a>>>,
+    /// Keyed by (`.debug_info` start of the unit, 0 = the walked one; offset in it).
+    referenced: FastMap<(usize, usize), Names<'a>>,
 }
 
 impl<'d, 'a> Walker<'d, 'a> {
@@ -57,6 +64,7 @@ impl<'d, 'a> Walker<'d, 'a> {
             dwarf,
             index,
             others: HashMap::new(),
+            referenced: fast_map(),
         }
     }
 
@@ -164,7 +172,7 @@ impl<'d, 'a> Walker<'d, 'a> {
         unit: &Unit<'a>,
         die: &gimli::DebuggingInformationEntry<'_, '_, Slice<'a>>,
         hops: usize,
-    ) -> Result<(Option<Slice<'a>>, Option<Slice<'a>>), UnitError> {
+    ) -> Result<Names<'a>, UnitError> {
         if hops > MAX_REFERENCE_HOPS {
             return Err("DIE reference chain too long".into());
         }
@@ -194,14 +202,22 @@ impl<'d, 'a> Walker<'d, 'a> {
         refs.extend(spec);
         for r in refs {
             let (target, offset) = self.resolve(unit, r)?;
-            let target_unit: &Unit<'a> = match &target {
-                Some(u) => u,
-                None => unit,
+            let key = (target.as_ref().map_or(0, |(start, _)| *start), offset.0);
+            let (l, n) = match self.referenced.get(&key) {
+                Some(found) => *found,
+                None => {
+                    let target_unit: &Unit<'a> = match &target {
+                        Some((_, u)) => u,
+                        None => unit,
+                    };
+                    let entry = target_unit
+                        .entry(offset)
+                        .map_err(|e| format!("referenced DIE: {e}"))?;
+                    let found = self.names(target_unit, &entry, hops + 1)?;
+                    self.referenced.insert(key, found);
+                    found
+                }
             };
-            let entry = target_unit
-                .entry(offset)
-                .map_err(|e| format!("referenced DIE: {e}"))?;
-            let (l, n) = self.names(target_unit, &entry, hops + 1)?;
             link = link.or(l);
             name = name.or(n);
         }
@@ -213,7 +229,7 @@ impl<'d, 'a> Walker<'d, 'a> {
         &mut self,
         unit: &Unit<'a>,
         r: AV<Slice<'a>>,
-    ) -> Result<(Option<Rc<Unit<'a>>>, gimli::UnitOffset), UnitError> {
+    ) -> Result<(Option<(usize, Rc<Unit<'a>>)>, gimli::UnitOffset), UnitError> {
         let offset = match r {
             AV::UnitRef(o) => return Ok((None, o)),
             AV::DebugInfoRef(o) => o,
@@ -250,7 +266,7 @@ impl<'d, 'a> Walker<'d, 'a> {
         let o = offset
             .to_unit_offset(&target.header)
             .ok_or("reference to an offset outside its unit")?;
-        Ok((Some(target), o))
+        Ok((Some((*start, target)), o))
     }
 }
 
