@@ -21,7 +21,7 @@ pub struct DwarfStats {
 
 /// Units processed in parallel at a time: each batch's records are handed on, in unit
 /// order, before the next batch starts, so memory stays bounded by a batch.
-const BATCH_PER_THREAD: usize = 8;
+const BATCH_PER_THREAD: usize = 4;
 
 /// Hands `sink` the records of every unit, in unit order; each unit's records in pre-order.
 pub(crate) fn dwarf_records(

@@ -54,7 +54,7 @@ pub(crate) struct Walker<'d, 'a> {
     dwarf: &'d gimli::Dwarf<Slice<'a>>,
     index: &'d UnitIndex<'a>,
     others: HashMap<usize, Rc<Unit<'a>>>,
-    /// Keyed by (`.debug_info` start of the unit, 0 = the walked one; offset in it).
+    /// Keyed by (`.debug_info` start of the unit, offset in it).
     referenced: FastMap<(usize, usize), Names<'a>>,
 }
 
@@ -202,7 +202,10 @@ impl<'d, 'a> Walker<'d, 'a> {
         refs.extend(spec);
         for r in refs {
             let (target, offset) = self.resolve(unit, r)?;
-            let key = (target.as_ref().map_or(0, |(start, _)| *start), offset.0);
+            let key = match &target {
+                Some((start, _)) => (*start, offset.0),
+                None => (unit_start(unit), offset.0),
+            };
             let (l, n) = match self.referenced.get(&key) {
                 Some(found) => *found,
                 None => {
@@ -268,6 +271,13 @@ impl<'d, 'a> Walker<'d, 'a> {
             .ok_or("reference to an offset outside its unit")?;
         Ok((Some((*start, target)), o))
     }
+}
+
+fn unit_start(unit: &Unit<'_>) -> usize {
+    unit.header
+        .offset()
+        .as_debug_info_offset()
+        .map_or(0, |o| o.0)
 }
 
 /// `DW_AT_inline` other than `DW_INL_not_inlined`, or `DW_AT_declaration` true.
