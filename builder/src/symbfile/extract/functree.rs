@@ -61,7 +61,10 @@ pub(crate) fn function_records<'a>(
             return Err("inline tree deeper than 256".into());
         }
         for &(start, end) in &inst.ranges {
-            if start <= 1 {
+            // Ranges at 0 or 1 are code the linker removed. Empty and inverted ranges
+            // (corrupt DWARF) could never give a record: symblib would compute a wrapped
+            // length from them.
+            if start <= 1 || end <= start {
                 continue;
             }
             let Some(parent) = container(&nodes, inst.depth, start, end) else {
