@@ -45,6 +45,9 @@ pub(crate) struct UnitIndex<'a> {
     pub headers: Vec<(usize, usize, gimli::UnitHeader<Slice<'a>>)>,
 }
 
+/// Another unit a reference leads to: its `.debug_info` start and the parsed unit.
+type OtherUnit<'a> = (usize, Rc<Unit<'a>>);
+
 /// (linkage name, name) of a DIE and its reference chain.
 type Names<'a> = (Option<Slice<'a>>, Option<Slice<'a>>);
 
@@ -232,7 +235,7 @@ impl<'d, 'a> Walker<'d, 'a> {
         &mut self,
         unit: &Unit<'a>,
         r: AV<Slice<'a>>,
-    ) -> Result<(Option<(usize, Rc<Unit<'a>>)>, gimli::UnitOffset), UnitError> {
+    ) -> Result<(Option<OtherUnit<'a>>, gimli::UnitOffset), UnitError> {
         let offset = match r {
             AV::UnitRef(o) => return Ok((None, o)),
             AV::DebugInfoRef(o) => o,
