@@ -161,13 +161,16 @@ fn check(elf: &str) {
         lost_by_symblib(&stats),
         "{elf}: our extra inline records against symblib's count of lost ones"
     );
+    let split: BTreeSet<&str> = lost_pieces
+        .iter()
+        .map(|&i| records[i].func.as_str())
+        .collect();
     eprintln!(
         "{elf}: {} records, all {} of symblib's plus {extra_ranges} inline records it lost \
-         (in {} split pieces, e.g. {:?})",
+         in {} earlier pieces of these split functions: {split:?}",
         records.len(),
         want.values().sum::<usize>(),
         lost_pieces.len(),
-        lost_pieces.iter().next().map(|&i| &records[i].func)
     );
 
     // Return pads: every pad of symblib's, unless it lies in a piece whose inline records
