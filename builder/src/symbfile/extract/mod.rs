@@ -1,10 +1,17 @@
 //! Range records from an executable, as symblib's multi-extractor makes them (spec §5):
-//! DWARF first (symblib's walk, see [`functree`]), then Go `.gopclntab`, `.symtab` and
+//! DWARF first (symblib's walk), then Go `.gopclntab`, `.symtab` and
 //! `.dynsym`, merged through a coverage map (spec §5.6).
 //!
 //! The one deliberate difference from symblib: a function split into several depth-0
 //! records at a change of source file has each piece followed by its own inline records,
 //! so none is dropped by the merge (symblib keeps only those of the last piece).
+//!
+//! Known difference: Go functions span `[entry, next entry)` of the function table and
+//! have no file, where symblib ends them at the end of their line table and names the
+//! first file of their file table. It only shows for Go executables without DWARF.
+//!
+//! Entry points: [`ranges`] (records collected), [`ranges_each`] (records streamed, memory
+//! bounded by a batch of units), [`ranges_from_bytes`] (an image in memory).
 
 mod demangle;
 mod dwarf;
