@@ -3,8 +3,8 @@
 //! `llvm-symbolizer-14 --inlining --functions=linkage`, with a model of the Go reader's
 //! frame selection, and across DWARF versions, compressions and separate debug files.
 
-mod fixtures;
-mod oracle;
+pub(crate) mod fixtures;
+pub(crate) mod oracle;
 
 use std::path::Path;
 
@@ -308,7 +308,7 @@ fn symbol_table_fills_what_dwarf_lacks() {
 }
 
 /// Byte offset and size of section `name` in an ELF64 little-endian file.
-fn section(data: &[u8], name: &str) -> (usize, usize) {
+pub(crate) fn section(data: &[u8], name: &str) -> (usize, usize) {
     let u16_at = |o: usize| u16::from_le_bytes([data[o], data[o + 1]]) as usize;
     let u32_at = |o: usize| u32::from_le_bytes(data[o..o + 4].try_into().unwrap()) as usize;
     let u64_at = |o: usize| u64::from_le_bytes(data[o..o + 8].try_into().unwrap()) as usize;

@@ -11,3 +11,4 @@ mod lidia_builder;
 mod lidia_dwarf;
 mod lidia_reader;
 mod symbfile;
+mod symbfile_extract;

@@ -23,10 +23,10 @@
 //!    order.
 
 mod attach;
-mod fast_hash;
+pub(crate) mod fast_hash;
 mod inlines;
 mod lines;
-mod load;
+pub(crate) mod load;
 mod names;
 mod orphans;
 mod schedule;

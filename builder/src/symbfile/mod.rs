@@ -7,6 +7,9 @@
 //! * [`fileid`]: the FileID of an executable (SHA-256 of head, tail and size).
 //! * [`convert`]: symbfile ↔ Lidia.
 //! * [`upload`]: the REST upload (`push`) and the static download layout (`publish`).
+//! * [`extract`]: range records from an executable (DWARF by symblib's algorithm, Go
+//!   pclntab, ELF symbols, merged by coverage).
+//! * [`retpads`]: return-pad records from the range records and the machine code.
 //!
 //! # Example
 //!
@@ -29,10 +32,12 @@
 //! ```
 
 pub mod convert;
+pub mod extract;
 pub mod fileid;
 pub mod json;
 pub mod parts;
 pub mod record;
+pub mod retpads;
 pub mod text;
 pub mod upload;
 pub mod writer;

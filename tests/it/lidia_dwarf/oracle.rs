@@ -18,8 +18,14 @@ pub fn symbolizer() -> Option<PathBuf> {
 /// all addresses. Unknown functions and files ("??") come back empty, and an address it
 /// knows nothing about comes back with no frames.
 pub fn symbolize(tool: &Path, bin: &Path, addrs: &[u64]) -> Vec<Vec<Frame>> {
+    symbolize_names(tool, bin, addrs, "linkage")
+}
+
+/// As [`symbolize`], with `--functions=<names>` (`linkage` or `short`).
+pub fn symbolize_names(tool: &Path, bin: &Path, addrs: &[u64], names: &str) -> Vec<Vec<Frame>> {
     let mut child = Command::new(tool)
-        .args(["--inlining", "--functions=linkage", "--no-demangle"])
+        .args(["--inlining", "--no-demangle"])
+        .arg(format!("--functions={names}"))
         .arg(format!("--obj={}", bin.display()))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -1,0 +1,104 @@
+//! Range records from DWARF, unit by unit in parallel (spec §5). A unit whose DWARF is
+//! broken is abandoned; the records it produced before the error stay, as in symblib.
+
+use rayon::prelude::*;
+
+use super::functree::{function_records, UnitContext};
+use super::lines::{read_lines, UnitError, UnitFiles};
+use super::records::RangeRecord;
+use super::walk::{UnitIndex, Walker};
+use crate::dwarf::fast_hash::fast_map;
+use crate::dwarf::Slice;
+
+/// What the DWARF pass found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DwarfStats {
+    /// Units processed to the end.
+    pub units_ok: usize,
+    /// Units abandoned (bad header, bad reference, bad file index, tree too deep…).
+    pub units_broken: usize,
+}
+
+/// Units processed in parallel at a time: each batch's records are handed on, in unit
+/// order, before the next batch starts, so memory stays bounded by a batch.
+const BATCH_PER_THREAD: usize = 4;
+
+/// Hands `sink` the records of every unit, in unit order; each unit's records in pre-order.
+pub(crate) fn dwarf_records(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    sink: &mut dyn FnMut(RangeRecord),
+) -> DwarfStats {
+    let mut stats = DwarfStats::default();
+    let mut headers = Vec::new();
+    let mut iter = dwarf.units();
+    loop {
+        match iter.next() {
+            Ok(Some(h)) => {
+                if let Some(start) = h.offset().to_debug_info_offset(&h) {
+                    let end = start.0.saturating_add(h.length_including_self());
+                    headers.push((start.0, end, h));
+                }
+            }
+            Ok(None) => break,
+            Err(_) => {
+                stats.units_broken += 1;
+                break;
+            }
+        }
+    }
+    let index = UnitIndex { headers };
+    let batch = BATCH_PER_THREAD * rayon::current_num_threads().max(1);
+    for chunk in index.headers.chunks(batch) {
+        let results: Vec<(Vec<RangeRecord>, bool)> = chunk
+            .par_iter()
+            .with_max_len(1)
+            .map(|(_, _, header)| {
+                let mut out = Vec::new();
+                let ok = unit_records(dwarf, &index, *header, &mut out).is_ok();
+                (out, ok)
+            })
+            .collect();
+        for (records, ok) in results {
+            if ok {
+                stats.units_ok += 1;
+            } else {
+                stats.units_broken += 1;
+            }
+            records.into_iter().for_each(&mut *sink);
+        }
+    }
+    stats
+}
+
+fn unit_records<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    index: &UnitIndex<'a>,
+    header: gimli::UnitHeader<Slice<'a>>,
+    out: &mut Vec<RangeRecord>,
+) -> Result<(), UnitError> {
+    let unit = dwarf.unit(header).map_err(|e| format!("unit: {e}"))?;
+    let mut files = UnitFiles::default();
+    let Some(lines) = read_lines(dwarf, &unit, &mut files)? else {
+        return Ok(());
+    };
+    let max_end: Vec<u64> = lines
+        .iter()
+        .scan(0u64, |m, e| {
+            *m = (*m).max(e.end);
+            Some(*m)
+        })
+        .collect();
+    let mut names = fast_map();
+    let mut cx = UnitContext {
+        dwarf,
+        unit: &unit,
+        files: &mut files,
+        lines: &lines,
+        max_end: &max_end,
+        names: &mut names,
+    };
+    let mut walker = Walker::new(dwarf, index);
+    walker.walk(&unit, |instances| {
+        function_records(&mut cx, &instances, out)
+    })
+}

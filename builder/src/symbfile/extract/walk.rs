@@ -1,0 +1,294 @@
+//! The DIE walk of one unit (spec §5.2): every concrete `DW_TAG_subprogram` /
+//! `DW_TAG_entry_point` outside functions, with its inline instances (and nested
+//! subprograms) at their function-tree depth, names resolved through
+//! `DW_AT_abstract_origin` / `DW_AT_specification`.
+
+#![allow(non_upper_case_globals)] // gimli's DW_* constants in patterns
+
+use std::collections::HashMap;
+use std::num::NonZeroU64;
+use std::rc::Rc;
+
+use gimli::constants::*;
+use gimli::AttributeValue as AV;
+
+use super::lines::UnitError;
+use crate::dwarf::fast_hash::{fast_map, FastMap};
+use crate::dwarf::Slice;
+
+type Unit<'a> = gimli::Unit<Slice<'a>>;
+
+/// Deepest function-tree level symblib accepts before abandoning the unit.
+pub(crate) const MAX_FUNCTION_DEPTH: u64 = 256;
+/// Most DIE levels inside one function.
+const MAX_DIE_STACK: usize = 64 * 1024;
+/// Longest `DW_AT_abstract_origin` / `DW_AT_specification` chain followed.
+const MAX_REFERENCE_HOPS: usize = 4;
+
+/// A function or inline instance with its address ranges.
+pub(crate) struct Instance<'a> {
+    /// 0 for the function, then one more per subprogram / inlined-subroutine level.
+    pub depth: u64,
+    /// Linkage name if any DIE of the chain has one, else the plain name.
+    pub name: Option<Slice<'a>>,
+    /// `DW_AT_call_file` of the concrete DIE, unresolved.
+    pub call_file: Option<AV<Slice<'a>>>,
+    /// `DW_AT_call_line` of the concrete DIE, 0 dropped.
+    pub call_line: Option<NonZeroU64>,
+    /// `[begin, end)` pairs in DWARF order.
+    pub ranges: Vec<(u64, u64)>,
+}
+
+/// The headers of every unit, for references into other units.
+pub(crate) struct UnitIndex<'a> {
+    /// Unit headers with their `.debug_info` start and end, in section order.
+    pub headers: Vec<(usize, usize, gimli::UnitHeader<Slice<'a>>)>,
+}
+
+/// Another unit a reference leads to: its `.debug_info` start and the parsed unit.
+type OtherUnit<'a> = (usize, Rc<Unit<'a>>);
+
+/// (linkage name, name) of a DIE and its reference chain.
+type Names<'a> = (Option<Slice<'a>>, Option<Slice<'a>>);
+
+/// Per-unit state: the parsed units other units' references led to, and the names of the
+/// DIEs references led to (many inline instances share one abstract origin).
+pub(crate) struct Walker<'d, 'a> {
+    dwarf: &'d gimli::Dwarf<Slice<'a>>,
+    index: &'d UnitIndex<'a>,
+    others: HashMap<usize, Rc<Unit<'a>>>,
+    /// Keyed by (`.debug_info` start of the unit, offset in it).
+    referenced: FastMap<(usize, usize), Names<'a>>,
+}
+
+impl<'d, 'a> Walker<'d, 'a> {
+    pub(crate) fn new(dwarf: &'d gimli::Dwarf<Slice<'a>>, index: &'d UnitIndex<'a>) -> Self {
+        Walker {
+            dwarf,
+            index,
+            others: HashMap::new(),
+            referenced: fast_map(),
+        }
+    }
+
+    /// Walks `unit`, calling `function` with each function's instances (the function
+    /// first, then its inline instances in DIE order).
+    pub(crate) fn walk(
+        &mut self,
+        unit: &Unit<'a>,
+        mut function: impl FnMut(Vec<Instance<'a>>) -> Result<(), UnitError>,
+    ) -> Result<(), UnitError> {
+        let mut cursor = unit.entries();
+        let mut depth: isize;
+        // Inside a function: its DIE depth and the DIE stack below it as (depth, counts).
+        let mut current: Option<(isize, Vec<Instance<'a>>)> = None;
+        let mut stack: Vec<(isize, bool)> = Vec::new();
+        // Skipping the subtree of an abstract subprogram at this depth.
+        let mut skip_below: Option<isize> = None;
+        loop {
+            let next = cursor.next_dfs().map_err(|e| format!(".debug_info: {e}"))?;
+            let Some(die) = next else { break };
+            depth = die.depth();
+            if let Some(d) = skip_below {
+                if depth > d {
+                    continue;
+                }
+                skip_below = None;
+            }
+            if let Some((fdepth, _)) = &current {
+                if depth > *fdepth {
+                    while stack.last().is_some_and(|&(d, _)| d >= depth) {
+                        stack.pop();
+                    }
+                    if stack.len() + 1 > MAX_DIE_STACK {
+                        return Err("inline tree too deep".into());
+                    }
+                    let affects =
+                        matches!(die.tag(), DW_TAG_subprogram | DW_TAG_inlined_subroutine);
+                    let level = 1 + stack.iter().filter(|&&(_, a)| a).count() as u64;
+                    stack.push((depth, affects));
+                    if affects && !is_abstract(die) {
+                        let inst = self.instance(unit, die, level)?;
+                        if let Some((_, list)) = &mut current {
+                            list.push(inst);
+                        }
+                    }
+                    continue;
+                }
+                let (_, list) = current.take().expect("checked above");
+                function(list)?;
+            }
+            if !matches!(die.tag(), DW_TAG_subprogram | DW_TAG_entry_point) {
+                continue;
+            }
+            if is_abstract(die) {
+                skip_below = Some(depth);
+                continue;
+            }
+            stack.clear();
+            let inst = self.instance(unit, die, 0)?;
+            current = Some((depth, vec![inst]));
+        }
+        if let Some((_, list)) = current {
+            function(list)?;
+        }
+        Ok(())
+    }
+
+    fn instance(
+        &mut self,
+        unit: &Unit<'a>,
+        die: &gimli::DebuggingInformationEntry<Slice<'a>>,
+        depth: u64,
+    ) -> Result<Instance<'a>, UnitError> {
+        let mut call_file = None;
+        let mut call_line = None;
+        for a in die.attrs() {
+            match a.name() {
+                DW_AT_call_file => call_file = Some(a.value()),
+                DW_AT_call_line => call_line = a.value().udata_value().and_then(NonZeroU64::new),
+                _ => {}
+            }
+        }
+        let (link, name) = self.names(unit, die, 0)?;
+        let mut ranges = Vec::new();
+        let mut iter = self
+            .dwarf
+            .die_ranges(unit, die)
+            .map_err(|e| format!("ranges: {e}"))?;
+        while let Some(r) = iter.next().map_err(|e| format!("ranges: {e}"))? {
+            ranges.push((r.begin, r.end));
+        }
+        Ok(Instance {
+            depth,
+            name: link.or(name),
+            call_file,
+            call_line,
+            ranges,
+        })
+    }
+
+    /// (linkage name, name) of `die`, the nearer DIE of the reference chain winning.
+    fn names(
+        &mut self,
+        unit: &Unit<'a>,
+        die: &gimli::DebuggingInformationEntry<Slice<'a>>,
+        hops: usize,
+    ) -> Result<Names<'a>, UnitError> {
+        if hops > MAX_REFERENCE_HOPS {
+            return Err("DIE reference chain too long".into());
+        }
+        let mut name = None;
+        let mut link = None;
+        let mut refs: Vec<AV<Slice<'a>>> = Vec::new();
+        let mut origin = None;
+        let mut spec = None;
+        for a in die.attrs() {
+            match a.name() {
+                DW_AT_name => name = Some(a.value()),
+                DW_AT_linkage_name => link = Some(a.value()),
+                DW_AT_abstract_origin => origin = Some(a.value()),
+                DW_AT_specification => spec = Some(a.value()),
+                _ => {}
+            }
+        }
+        let string = |v: Option<AV<Slice<'a>>>| -> Result<Option<Slice<'a>>, UnitError> {
+            v.map(|v| self.dwarf.attr_string(unit, v))
+                .transpose()
+                .map_err(|e| format!("name: {e}"))
+        };
+        let mut name = string(name)?;
+        let mut link = string(link)?;
+        refs.extend(origin);
+        refs.extend(spec);
+        for r in refs {
+            let (target, offset) = self.resolve(unit, r)?;
+            let key = match &target {
+                Some((start, _)) => (*start, offset.0),
+                None => (unit_start(unit), offset.0),
+            };
+            let (l, n) = match self.referenced.get(&key) {
+                Some(found) => *found,
+                None => {
+                    let target_unit: &Unit<'a> = match &target {
+                        Some((_, u)) => u,
+                        None => unit,
+                    };
+                    let entry = target_unit
+                        .entry(offset)
+                        .map_err(|e| format!("referenced DIE: {e}"))?;
+                    let found = self.names(target_unit, &entry, hops + 1)?;
+                    self.referenced.insert(key, found);
+                    found
+                }
+            };
+            link = link.or(l);
+            name = name.or(n);
+        }
+        Ok((link, name))
+    }
+
+    /// The unit (`None` = this one) and offset a reference points to.
+    fn resolve(
+        &mut self,
+        unit: &Unit<'a>,
+        r: AV<Slice<'a>>,
+    ) -> Result<(Option<OtherUnit<'a>>, gimli::UnitOffset), UnitError> {
+        let offset = match r {
+            AV::UnitRef(o) => return Ok((None, o)),
+            AV::DebugInfoRef(o) => o,
+            AV::DebugInfoRefSup(_) => return Err("reference into a supplementary file".into()),
+            _ => return Err("reference attribute of unexpected form".into()),
+        };
+        if let Some(own) = unit.header.offset().to_debug_info_offset(&unit.header) {
+            if let Some(o) = offset.to_unit_offset(&unit.header) {
+                if own.0 <= offset.0 {
+                    return Ok((None, o));
+                }
+            }
+        }
+        let headers = &self.index.headers;
+        let i = headers.partition_point(|(start, _, _)| *start <= offset.0);
+        let Some((start, end, header)) = i.checked_sub(1).and_then(|i| headers.get(i)) else {
+            return Err("reference to a missing unit".into());
+        };
+        if offset.0 >= *end {
+            return Err("reference to a missing unit".into());
+        }
+        let target = match self.others.get(start) {
+            Some(u) => u.clone(),
+            None => {
+                let u = Rc::new(
+                    self.dwarf
+                        .unit(*header)
+                        .map_err(|e| format!("referenced unit: {e}"))?,
+                );
+                self.others.insert(*start, u.clone());
+                u
+            }
+        };
+        let o = offset
+            .to_unit_offset(&target.header)
+            .ok_or("reference to an offset outside its unit")?;
+        Ok((Some((*start, target)), o))
+    }
+}
+
+fn unit_start(unit: &Unit<'_>) -> usize {
+    unit.header
+        .offset()
+        .to_debug_info_offset(&unit.header)
+        .map_or(0, |o| o.0)
+}
+
+/// `DW_AT_inline` other than `DW_INL_not_inlined`, or `DW_AT_declaration` true.
+fn is_abstract(die: &gimli::DebuggingInformationEntry<Slice<'_>>) -> bool {
+    for a in die.attrs() {
+        match (a.name(), a.value()) {
+            (DW_AT_inline, AV::Inline(i)) if i != DW_INL_not_inlined => return true,
+            (DW_AT_declaration, AV::Flag(true)) => return true,
+            _ => {}
+        }
+    }
+    false
+}

@@ -1,0 +1,7 @@
+//! symbfile extraction: range records and return pads compared with what symblib (the
+//! reference implementation) wrote for the same ELF files, with llvm-symbolizer, and with
+//! the call sites objdump lists.
+
+mod golden;
+mod oracles;
+mod retpads;
