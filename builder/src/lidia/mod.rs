@@ -12,5 +12,5 @@ mod strings;
 mod writer;
 
 pub use dump::{dump, go_quote, info};
-pub use elf::{build_from_elf, collect_from_elf, write_from_elf, ElfOptions, Stats};
+pub use elf::{build_from_elf, collect_from_elf, write_from_elf, ElfOptions, Stats, SymbolSources};
 pub use writer::{Flags, Layout, LidiaWriter, LineEntry, RangeSpec};
