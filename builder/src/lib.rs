@@ -28,8 +28,8 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, build ID and load facts of an image |
-//! | [`dwarf`] | the DWARF session: finds the DWARF (the ELF, a debug file, build ID, `.gnu_debuglink`), walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] |
+//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, debug-file discovery (build ID, `.gnu_debuglink`), build ID and load facts of an image |
+//! | [`dwarf`] | the DWARF session: loads the DWARF sections, walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] |
 //! | [`gopclntab`] | Go functions from `.gopclntab` |
 //! | [`text`] | `nm -n` / System.map / `/proc/kallsyms` text and format detection |
 //! | [`model`] | the contract between sources and writers: [`model::Symbol`] lists and the one rule that keeps a symbol, function groups (spans with depth, names, call file and line, line rows) with their invariants |

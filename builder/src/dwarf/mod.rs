@@ -8,8 +8,8 @@
 //! format (Lidia: [`crate::lidia::dwarf`]); nothing here knows any output format.
 //!
 //! Pipeline (each step documents its exact rules):
-//! 1. `load`: find the DWARF (the ELF, `--debug-file`, build ID, `.gnu_debuglink`) and
-//!    decompress its sections;
+//! 1. find the DWARF (`elf::find_debug_file`: the ELF, `--debug-file`, build ID,
+//!    `.gnu_debuglink`), then `load` decompresses its sections;
 //! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
 //!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
@@ -37,8 +37,8 @@ mod units;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::elf::section_ranges;
 use crate::elf::symbols_llvm::SymbolMap;
+use crate::elf::{find_debug_file, section_ranges};
 use crate::model::Group;
 use crate::{Error, Location, Progress, Result, Warning, WarningKind};
 
@@ -107,7 +107,7 @@ pub(crate) fn build_groups(
     let name = path.display().to_string();
     let obj = object::File::parse(data)
         .map_err(|e| Error::input_caused(&name, Location::Whole, "not an ELF file", e))?;
-    let debug = load::find_debug_file(path, &obj, options.debug_file.as_deref())?;
+    let debug = find_debug_file(path, &obj, options.debug_file.as_deref())?;
     let debug_obj = match &debug {
         Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
             Error::input_caused(

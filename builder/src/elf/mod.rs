@@ -8,11 +8,14 @@
 //!   ([`read_elf`]);
 //! * `symbols_llvm`: the symbol model of LLVM's symbolizer, which DWARF builds name
 //!   depth-0 frames after;
+//! * `debug_file`: where an ELF's DWARF is (the ELF, a named file, the build ID,
+//!   `.gnu_debuglink`);
 //! * `sections`: which ranges hold code (one rule, the two views ksym and DWARF builds
 //!   need);
 //! * `image`: what a process-map capture needs: build ID, load and text-end addresses
 //!   from the program headers ([`inspect_elf`]).
 
+mod debug_file;
 pub(crate) mod file;
 mod image;
 mod sections;
@@ -20,6 +23,7 @@ pub(crate) mod symbols_go;
 pub(crate) mod symbols_llvm;
 mod symbols_nm;
 
+pub(crate) use debug_file::find_debug_file;
 pub use image::{inspect_elf, ElfImage};
 pub(crate) use sections::{code_ranges, section_ranges};
 use symbols_nm::normalise_ranges;

@@ -13,6 +13,11 @@ use crate::{output, Error, Location, Progress, Result, Warning};
 
 /// What to read from the ELF file and what to store. [`Default`] is Go's default:
 /// symbols and `.gopclntab` on, everything else off.
+///
+/// The fields fall into three groups, each handed to the part that uses it: the symbol
+/// sources of the Pyroscope-compatible path ([`ElfOptions::symbol_sources`]), the DWARF
+/// session's options ([`ElfOptions::dwarf_options`]) and the writer's flags
+/// ([`ElfOptions::flags`]).
 #[derive(Clone, Debug)]
 pub struct ElfOptions {
     /// Read `.symtab` (or `.dynsym`) functions; Go's `WithSymtab(false)` turns it off.
@@ -49,7 +54,24 @@ impl Default for ElfOptions {
     }
 }
 
+/// Which symbol sources the Pyroscope-compatible (symbol-only) path reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SymbolSources {
+    /// `.symtab` (or `.dynsym`) functions, by Go's `debug/elf` rules.
+    pub symtab: bool,
+    /// Go `.gopclntab` functions.
+    pub gopclntab: bool,
+}
+
 impl ElfOptions {
+    /// The symbol sources of a symbol-only build.
+    pub fn symbol_sources(&self) -> SymbolSources {
+        SymbolSources {
+            symtab: self.symtab,
+            gopclntab: self.gopclntab,
+        }
+    }
+
     /// The options of the DWARF session a DWARF build runs: symbol options (`symtab`),
     /// DWARF options (`demangle`, `debug_file`) and what the writer stores (`files`,
     /// `lines`), which decides whether rows are read.
@@ -124,7 +146,8 @@ pub fn collect_with_warnings(
         let warnings = dwarf::collect(path, data, options, &mut writer)?.warnings;
         return Ok((writer, warnings));
     }
-    if options.symtab {
+    let sources = options.symbol_sources();
+    if sources.symtab {
         let table = symbols::read(&elf).map_err(|m| Error::input(&name, Location::Whole, m))?;
         for sym in table.iter().flat_map(|t| t.functions()) {
             writer.add(&RangeSpec {
@@ -135,7 +158,7 @@ pub fn collect_with_warnings(
             });
         }
     }
-    if options.gopclntab {
+    if sources.gopclntab {
         gopclntab::for_each_function(&elf, |f| {
             writer.add(&RangeSpec {
                 va: f.entry,

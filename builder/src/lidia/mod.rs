@@ -14,5 +14,6 @@ mod writer;
 pub use dump::{dump, go_quote, info};
 pub use elf::{
     build_from_elf, collect_from_elf, collect_with_warnings, write_from_elf, ElfOptions, Stats,
+    SymbolSources,
 };
 pub use writer::{Flags, Layout, LidiaWriter, LineEntry, RangeSpec};

@@ -1,0 +1,152 @@
+//! Finding the file that holds an ELF's DWARF: the ELF itself, a separate debug file
+//! named by the caller, found through the build ID
+//! (`/usr/lib/debug/.build-id/xx/yyyy.debug`) or through `.gnu_debuglink`.
+
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use object::{Object, ObjectSection, SectionKind};
+
+use crate::input::map_file;
+use crate::Result;
+
+/// The root under which distributions install separate debug files.
+const DEBUG_ROOT: &str = "/usr/lib/debug";
+
+/// A memory-mapped separate debug file.
+pub(crate) struct DebugFile {
+    /// Where it was found.
+    pub path: PathBuf,
+    /// Its bytes.
+    pub map: Mmap,
+}
+
+/// True when `obj` holds DWARF of its own (a `.debug_info` with contents).
+pub(crate) fn has_dwarf(obj: &object::File<'_>) -> bool {
+    obj.section_by_name(".debug_info").is_some_and(|s| {
+        s.kind() != SectionKind::UninitializedData && s.size() > 0 && s.file_range().is_some()
+    })
+}
+
+/// Locates the file that holds the DWARF of `path`: `explicit` if given, else nothing when
+/// the ELF has DWARF itself, else the build-ID file, else the `.gnu_debuglink` target
+/// (whose CRC32 must match). `Ok(None)` when the ELF has no DWARF and none is found.
+pub(crate) fn find_debug_file(
+    path: &Path,
+    obj: &object::File<'_>,
+    explicit: Option<&Path>,
+) -> Result<Option<DebugFile>> {
+    if let Some(p) = explicit {
+        return Ok(Some(DebugFile {
+            path: p.to_path_buf(),
+            map: map_file(p)?,
+        }));
+    }
+    if has_dwarf(obj) {
+        return Ok(None);
+    }
+    if let Ok(Some(id)) = obj.build_id() {
+        if let Some(p) = build_id_path(Path::new(DEBUG_ROOT), id) {
+            if p.is_file() {
+                return Ok(Some(DebugFile {
+                    map: map_file(&p)?,
+                    path: p,
+                }));
+            }
+        }
+    }
+    if let Ok(Some((name, crc))) = obj.gnu_debuglink() {
+        for candidate in debuglink_candidates(path, name) {
+            if !candidate.is_file() {
+                continue;
+            }
+            let map = map_file(&candidate)?;
+            if crc32_ieee(&map) == crc {
+                return Ok(Some(DebugFile {
+                    path: candidate,
+                    map,
+                }));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// `root/.build-id/xx/yyyy.debug` for a build ID (lower-case hex, first byte as directory).
+pub(crate) fn build_id_path(root: &Path, id: &[u8]) -> Option<PathBuf> {
+    let (first, rest) = id.split_first()?;
+    if rest.is_empty() {
+        return None;
+    }
+    let tail: String = rest.iter().map(|b| format!("{b:02x}")).collect();
+    Some(
+        root.join(".build-id")
+            .join(format!("{first:02x}"))
+            .join(format!("{tail}.debug")),
+    )
+}
+
+/// The places GDB looks for a `.gnu_debuglink` target, in its order: next to the ELF, in
+/// its `.debug/` subdirectory, and under the global debug root.
+pub(crate) fn debuglink_candidates(path: &Path, name: &[u8]) -> Vec<PathBuf> {
+    let name = Path::new(std::str::from_utf8(name).unwrap_or_default());
+    if name.as_os_str().is_empty() {
+        return Vec::new();
+    }
+    let dir = path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."));
+    let abs_dir = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
+    let mut out = vec![dir.join(name), dir.join(".debug").join(name)];
+    let rel = abs_dir.strip_prefix("/").unwrap_or(&abs_dir);
+    out.push(Path::new(DEBUG_ROOT).join(rel).join(name));
+    out
+}
+
+/// The CRC-32 (IEEE, reflected, as zlib computes it) that `.gnu_debuglink` stores.
+pub(crate) fn crc32_ieee(data: &[u8]) -> u32 {
+    const fn table() -> [u32; 256] {
+        let mut t = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    }
+    static TABLE: [u32; 256] = table();
+    let mut crc = !0u32;
+    for &b in data {
+        crc = TABLE[usize::from((crc as u8) ^ b)] ^ (crc >> 8);
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc32_check_value() {
+        assert_eq!(crc32_ieee(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32_ieee(b""), 0);
+    }
+
+    #[test]
+    fn build_id_layout() {
+        let p = build_id_path(Path::new("/d"), &[0xab, 0x01, 0xff]).unwrap();
+        assert_eq!(p, Path::new("/d/.build-id/ab/01ff.debug"));
+        assert!(build_id_path(Path::new("/d"), &[0xab]).is_none());
+    }
+}
