@@ -173,7 +173,10 @@ impl<'a> LineTable<'a> {
     /// The rows in order.
     pub fn iter(&self) -> LineRows<'a> {
         let (offsets, lines) = match self.packed {
-            Some((o, l)) => (Source::Packed(Packed::new(o)), Source::Packed(Packed::new(l))),
+            Some((o, l)) => (
+                Source::Packed(Packed::new(o)),
+                Source::Packed(Packed::new(l)),
+            ),
             None => (
                 Source::Nested(LineColumn::new(self.body, 1)),
                 Source::Nested(LineColumn::new(self.body, 2)),
@@ -501,15 +504,18 @@ pub(crate) fn decode_return_pad<'a, 's>(
             }
             (n @ 2..=4, value) => {
                 let mut bad_index = None;
-                let slot = counts.get_mut(usize::try_from(n.wrapping_sub(2)).unwrap_or(0));
-                let mut count = slot.as_deref().copied().unwrap_or(0);
+                // Columns func, file, line are fields 2, 3, 4.
+                let column = usize::try_from(n.wrapping_sub(2)).unwrap_or(0);
+                let Some(count) = counts.get_mut(column) else {
+                    continue;
+                };
                 repeated_values(value, |v| {
                     u32::try_from(v).map_err(|_| "value does not fit u32")?;
                     if n != 4 && v >= table_len {
                         bad_index = Some(v);
                         return Err("string index out of range");
                     }
-                    count = count.checked_add(1).ok_or("too many entries")?;
+                    *count = count.checked_add(1).ok_or("too many entries")?;
                     Ok(())
                 })
                 .map_err(|e| match bad_index {
@@ -522,9 +528,6 @@ pub(crate) fn decode_return_pad<'a, 's>(
                     ),
                     None => (RETURN_PAD, ErrorKind::Malformed(e)),
                 })?;
-                if let Some(slot) = slot {
-                    *slot = count;
-                }
             }
             _ => {}
         }
