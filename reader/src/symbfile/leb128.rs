@@ -16,14 +16,18 @@ pub(crate) enum VarintError {
 /// Reads the varint at the start of `bytes`: its value and its byte length.
 ///
 /// Bits beyond the 64th (in the tenth byte) are dropped, as protobuf's decoders do.
-#[inline]
+#[inline(always)]
 pub(crate) fn read(bytes: &[u8]) -> Result<(u64, usize), VarintError> {
-    // One-byte values are by far the most common (tags, small lengths, deltas).
-    if let Some(&b) = bytes.first() {
-        if b < 0x80 {
-            return Ok((u64::from(b), 1));
-        }
+    // One-byte values are by far the most common (tags, small lengths, deltas): keep
+    // that path inline at every call site and the loop out of line.
+    match bytes.first() {
+        Some(&b) if b < 0x80 => Ok((u64::from(b), 1)),
+        _ => read_long(bytes),
     }
+}
+
+#[inline(never)]
+fn read_long(bytes: &[u8]) -> Result<(u64, usize), VarintError> {
     let mut value = 0u64;
     let mut shift = 0u32;
     for (i, &b) in bytes.iter().take(MAX_LEN).enumerate() {

@@ -1,7 +1,7 @@
 //! Range and return-pad records: decoding of their message bodies and the borrowed views.
 
 use super::leb128;
-use super::proto::{repeated_values, Column, Fields, Value};
+use super::proto::{repeated_values, Column, Fields, Packed, Value};
 use super::strings::Strings;
 use crate::ErrorKind;
 
@@ -117,7 +117,11 @@ impl<'a> Range<'a> {
         call_file: None,
         call_line: None,
         depth: 0,
-        line_table: LineTable { body: &[], rows: 0 },
+        line_table: LineTable {
+            body: &[],
+            rows: 0,
+            packed: None,
+        },
     };
 
     /// True if `addr` lies in `[va, va + length)` (computed without overflow).
@@ -150,6 +154,9 @@ pub struct LineTable<'a> {
     /// The record's body (line tables may occur several times; protobuf merges them).
     body: &'a [u8],
     rows: u32,
+    /// The two packed columns, when the table is written the usual way (one `lineTable`
+    /// holding one packed field of each column): read directly, without walking the body.
+    packed: Option<(&'a [u8], &'a [u8])>,
 }
 
 impl<'a> LineTable<'a> {
@@ -165,9 +172,19 @@ impl<'a> LineTable<'a> {
 
     /// The rows in order.
     pub fn iter(&self) -> LineRows<'a> {
+        let (offsets, lines) = match self.packed {
+            Some((o, l)) => (
+                Source::Packed(Packed::new(o)),
+                Source::Packed(Packed::new(l)),
+            ),
+            None => (
+                Source::Nested(LineColumn::new(self.body, 1)),
+                Source::Nested(LineColumn::new(self.body, 2)),
+            ),
+        };
         LineRows {
-            offsets: LineColumn::new(self.body, 1),
-            lines: LineColumn::new(self.body, 2),
+            offsets,
+            lines,
             offset: 0,
             left: self.rows,
         }
@@ -194,8 +211,8 @@ pub struct LineRow {
 /// Iterator over a [`LineTable`]'s rows.
 #[derive(Clone, Debug)]
 pub struct LineRows<'a> {
-    offsets: LineColumn<'a>,
-    lines: LineColumn<'a>,
+    offsets: Source<'a>,
+    lines: Source<'a>,
     offset: u32,
     left: u32,
 }
@@ -218,6 +235,27 @@ impl Iterator for LineRows<'_> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = usize::try_from(self.left).unwrap_or(usize::MAX);
         (0, Some(n))
+    }
+}
+
+/// Where a line-table column's values come from.
+#[derive(Clone, Debug)]
+enum Source<'a> {
+    /// The one packed field of the column.
+    Packed(Packed<'a>),
+    /// Any other encoding: every occurrence, walked through the record body.
+    Nested(LineColumn<'a>),
+}
+
+impl Iterator for Source<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            Source::Packed(p) => p.next()?.ok(),
+            Source::Nested(c) => c.next(),
+        }
     }
 }
 
@@ -272,6 +310,8 @@ pub(crate) fn decode_range<'a>(
     let (mut func, mut file, mut call_file) = (None, None, None);
     let (mut call_line, mut depth) = (0, 0);
     let (mut offsets, mut lines, mut sum) = (0u32, 0u32, 0u32);
+    // The usual encoding: one lineTable with one packed field per column.
+    let (mut tables, mut packed_offsets, mut packed_lines, mut plain) = (0u32, None, None, true);
     for field in Fields::new(body) {
         let field = field.map_err(malformed(RANGE))?;
         match (field.number, field.value) {
@@ -287,8 +327,19 @@ pub(crate) fn decode_range<'a>(
             (11, Value::Varint(v)) => call_file = Some(StrField::Ref(v)),
             (7, Value::Varint(v)) => depth = to_u32(RANGE, v)?,
             (LINE_TABLE_FIELD, Value::Bytes(table)) => {
+                tables = tables.saturating_add(1);
                 for inner in Fields::new(table) {
                     let inner = inner.map_err(malformed(LINE_TABLE))?;
+                    let column = match inner.number {
+                        1 => &mut packed_offsets,
+                        2 => &mut packed_lines,
+                        _ => &mut None,
+                    };
+                    match (inner.value, &column) {
+                        (Value::Bytes(b), None) => *column = Some(b),
+                        (_, _) if inner.number <= 2 => plain = false,
+                        _ => {}
+                    }
                     match inner.number {
                         1 => repeated_values(inner.value, |v| {
                             let v = u32::try_from(v).map_err(|_| "offset does not fit u32")?;
@@ -347,6 +398,11 @@ pub(crate) fn decode_range<'a>(
         line_table: LineTable {
             body,
             rows: offsets,
+            packed: if plain && tables == 1 {
+                Some((packed_offsets.unwrap_or(&[]), packed_lines.unwrap_or(&[])))
+            } else {
+                None
+            },
         },
     })
 }
@@ -448,15 +504,18 @@ pub(crate) fn decode_return_pad<'a, 's>(
             }
             (n @ 2..=4, value) => {
                 let mut bad_index = None;
-                let slot = counts.get_mut(usize::try_from(n.wrapping_sub(2)).unwrap_or(0));
-                let mut count = slot.as_deref().copied().unwrap_or(0);
+                // Columns func, file, line are fields 2, 3, 4.
+                let column = usize::try_from(n.wrapping_sub(2)).unwrap_or(0);
+                let Some(count) = counts.get_mut(column) else {
+                    continue;
+                };
                 repeated_values(value, |v| {
                     u32::try_from(v).map_err(|_| "value does not fit u32")?;
                     if n != 4 && v >= table_len {
                         bad_index = Some(v);
                         return Err("string index out of range");
                     }
-                    count = count.checked_add(1).ok_or("too many entries")?;
+                    *count = count.checked_add(1).ok_or("too many entries")?;
                     Ok(())
                 })
                 .map_err(|e| match bad_index {
@@ -469,9 +528,6 @@ pub(crate) fn decode_return_pad<'a, 's>(
                     ),
                     None => (RETURN_PAD, ErrorKind::Malformed(e)),
                 })?;
-                if let Some(slot) = slot {
-                    *slot = count;
-                }
             }
             _ => {}
         }

@@ -107,7 +107,12 @@ fn symbfile_symblib_files_reencode_to_what_the_model_reads_back() {
         let Some(model) = model_dump(&ours) else {
             return;
         };
-        let back = symblob_build::symbfile::json::from_json(&model.unwrap(), "model").unwrap();
+        let model = model.unwrap();
+        let back = symblob_build::symbfile::json::from_json(&model, "model").unwrap();
         assert_eq!(back, records, "{elf}");
+        // The model's writer gives the same bytes from those records.
+        let json = temp_file(&serde_json::to_vec(&model).unwrap());
+        let theirs = run_model(&["write", json.path().to_str().unwrap()], b"").unwrap();
+        assert_eq!(theirs.unwrap(), ours, "{elf}");
     }
 }
