@@ -205,7 +205,7 @@ fn a_build_without_symbols_fails_unless_allowed() {
     let info = success(run(&["ksym", "info", s(&out)], b""));
     assert!(String::from_utf8(info)
         .unwrap()
-        .starts_with("symbols          0\n"));
+        .starts_with("layout           sized\nsymbols          0\n"));
 }
 
 #[test]

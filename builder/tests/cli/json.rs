@@ -164,6 +164,7 @@ fn ksym_build_name_dump_and_info_json() {
         &v,
         &[
             ("format", T::Str),
+            ("layout", T::Str),
             ("symbols", n),
             ("tokens", n),
             ("blob_bytes", n),
@@ -251,6 +252,7 @@ fn ksym_build_name_dump_and_info_json() {
     check(
         &v,
         &[
+            ("layout", T::Str),
             ("symbols", n),
             ("tokens", n),
             ("used_size", n),
