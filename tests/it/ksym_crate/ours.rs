@@ -242,7 +242,7 @@ fn symbols_strategy() -> impl Strategy<Value = Vec<Symbol>> {
                 address: 0xffff_ffff_8100_0000 + slot * 0x10,
                 // One type per (address, name), so that the model's alias order (D13) does
                 // not depend on input order.
-                kind: if (slot as usize + p) % 2 == 0 {
+                kind: if (slot as usize + p).is_multiple_of(2) {
                     b'T'
                 } else {
                     b't'
