@@ -2,7 +2,7 @@
 //! own reader and the drop-in type agree with each other and with a `BTreeMap` model.
 
 use proptest::prelude::*;
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 use symblob_build::ksym::{build, detect_format, parse_input, BuildOptions, InputOptions, Symbol};
 
 use super::*;
@@ -61,6 +61,11 @@ fn check_against_crate(symbols: &[Symbol]) {
         let theirs = open_crate(layout, &aligned, stext, etext);
         let blob = KsymBlob::parse(&built.bytes).unwrap();
         assert_eq!(blob.layout_kind(), layout);
+        blob.validate().unwrap();
+        let trusted = KsymBlob::parse_trusted(&built.bytes).unwrap();
+        assert_eq!(format!("{trusted:?}"), format!("{blob:?}"));
+        let mut words = vec![0u64; NameIndex::words_needed(blob.len())];
+        let index = NameIndex::build(blob, &mut words).unwrap();
         let compat = KallsymsMapped::from_blob(&built.bytes, stext, etext).unwrap();
         let ranges = TextRanges::single(stext, etext).unwrap();
         let ksyms = Ksyms::new(blob, ranges);
