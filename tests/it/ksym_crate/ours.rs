@@ -113,11 +113,8 @@ fn check_against_crate(symbols: &[Symbol]) {
         for (name, &low) in &model.lowest {
             assert_eq!(theirs.name(name), Some(low), "{layout}: crate {name}");
             assert_eq!(compat.name(name), Some(low), "{layout}: drop-in {name}");
-            assert_eq!(
-                blob.lookup_name(name),
-                Some(low),
-                "{layout}: symblob {name}"
-            );
+            assert_eq!(blob.lookup_name(name), Some(low), "{layout}: {name}");
+            assert_eq!(index.lookup_name(name), Some(low), "{layout}: index {name}");
             assert_eq!(compat.names(name), theirs.names(name), "{layout}: {name}");
             let missing = format!("{name}\u{1}");
             assert_eq!(theirs.name(&missing), None);
