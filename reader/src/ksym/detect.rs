@@ -23,17 +23,18 @@
 //! * The check is O(1): it reads five counts, so `parse_trusted` stays O(1). The padding is
 //!   not scanned; [`KsymBlob::validate`](super::KsymBlob::validate) checks it is zero.
 
-use super::layout::LayoutKind;
-use super::parse::KsymBlob;
+use super::layout::{Counts, Layout, LayoutKind, Segment};
 
 impl LayoutKind {
     /// The layout of `blob` by the rule above (spec 3.5): `Sized` when its first u64 is the
     /// end of a consistent sized structure inside `blob`, `Plain` otherwise (also for a
     /// slice too short to hold either, so that the plain parse reports what is missing).
+    // Not inlined: its trial parse then uses the stack before `parse` does, not on top of
+    // it (kernel stacks are small; the freestanding example measures the high-water mark).
+    #[inline(never)]
     pub fn detect(blob: &[u8]) -> LayoutKind {
         let sized = LayoutKind::Sized;
-        let long_enough = blob.len() >= sized.min_size();
-        if long_enough && KsymBlob::locate(blob, sized).is_ok() {
+        if blob.len() >= sized.min_size() && sized_structure_ends_at_its_total(blob) {
             sized
         } else {
             LayoutKind::Plain
@@ -41,9 +42,53 @@ impl LayoutKind {
     }
 }
 
+/// Whether the sized layout's counts chain to an end inside `blob` that equals its first
+/// u64: the structural part of `KsymBlob::parse_as(blob, Sized)`, without building the
+/// tables (segments are laid out in order, so an end inside `blob` means all fit).
+fn sized_structure_ends_at_its_total(blob: &[u8]) -> bool {
+    let count = |segment: Segment| {
+        blob.get(segment.range())
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map(u64::from_le_bytes)
+    };
+    let kind = LayoutKind::Sized;
+    let mut counts = Counts::default();
+    let step = |counts: Counts| Layout::compute(counts, kind).ok();
+    let Some(mut layout) = step(counts) else {
+        return false;
+    };
+    let Some(total) = count(layout.total_bytes) else {
+        return false;
+    };
+    let fields: [fn(&mut Counts) -> &mut u64; 4] = [
+        |c| &mut c.num_syms,
+        |c| &mut c.names_len,
+        |c| &mut c.token_table_len,
+        |c| &mut c.token_index_len,
+    ];
+    let segments: [fn(&Layout) -> Segment; 4] = [
+        |l| l.num_syms,
+        |l| l.names_len,
+        |l| l.token_table_len,
+        |l| l.token_index_len,
+    ];
+    for (field, segment) in fields.iter().zip(segments) {
+        let Some(value) = count(segment(&layout)) else {
+            return false;
+        };
+        *field(&mut counts) = value;
+        layout = match step(counts) {
+            Some(next) => next,
+            None => return false,
+        };
+    }
+    layout.used_size <= blob.len() && layout.used_size as u64 == total
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ksym::KsymBlob;
 
     /// The spec's empty blob in each layout.
     fn empty(kind: LayoutKind) -> [u8; 40] {

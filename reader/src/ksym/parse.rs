@@ -118,25 +118,27 @@ impl<'a> KsymBlob<'a> {
     /// the sized layout, that `total_bytes` is the blob's end.
     pub(crate) fn locate(blob: &'a [u8], kind: LayoutKind) -> Result<(Self, Layout), Error> {
         let mut counts = Counts::default();
-        let layout = Layout::compute(counts, kind)?;
+        // One layout value, recomputed as each count is read (one stack slot: kernels have
+        // small stacks).
+        let mut layout = Layout::compute(counts, kind)?;
         let total = match kind {
             LayoutKind::Plain => None,
             LayoutKind::Sized => Some(read_count(blob, layout.total_bytes, "total_bytes")?),
         };
         counts.num_syms = read_count(blob, layout.num_syms, "num_syms")?;
-        let layout = Layout::compute(counts, kind)?;
+        layout = Layout::compute(counts, kind)?;
         // Fixed tables first, so a huge N is reported before names_len is read.
         let addresses = table::<U64>(blob, layout.addresses, "addresses")?;
         let offsets = table::<U32>(blob, layout.offsets, "offsets")?;
         let seqs = table::<U32>(blob, layout.seqs, "seqs")?;
         counts.names_len = read_count(blob, layout.names_len, "names_len")?;
-        let layout = Layout::compute(counts, kind)?;
+        layout = Layout::compute(counts, kind)?;
         let names = view(blob, layout.names, "names")?;
         counts.token_table_len = read_count(blob, layout.token_table_len, "token_table_len")?;
-        let layout = Layout::compute(counts, kind)?;
+        layout = Layout::compute(counts, kind)?;
         let token_table = view(blob, layout.token_table, "token_table")?;
         counts.token_index_len = read_count(blob, layout.token_index_len, "token_index_len")?;
-        let layout = Layout::compute(counts, kind)?;
+        layout = Layout::compute(counts, kind)?;
         let token_index = table::<U32>(blob, layout.token_index, "token_index")?;
         if let Some(total) = total {
             let end = layout.used_size as u64;

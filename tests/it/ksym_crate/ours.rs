@@ -2,7 +2,7 @@
 //! own reader and the drop-in type agree with each other and with a `BTreeMap` model.
 
 use proptest::prelude::*;
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 use symblob_build::ksym::{build, detect_format, parse_input, BuildOptions, InputOptions, Symbol};
 
 use super::*;
@@ -61,6 +61,11 @@ fn check_against_crate(symbols: &[Symbol]) {
         let theirs = open_crate(layout, &aligned, stext, etext);
         let blob = KsymBlob::parse(&built.bytes).unwrap();
         assert_eq!(blob.layout_kind(), layout);
+        blob.validate().unwrap();
+        let trusted = KsymBlob::parse_trusted(&built.bytes).unwrap();
+        assert_eq!(format!("{trusted:?}"), format!("{blob:?}"));
+        let mut words = vec![0u64; NameIndex::words_needed(blob.len())];
+        let index = NameIndex::build(blob, &mut words).unwrap();
         let compat = KallsymsMapped::from_blob(&built.bytes, stext, etext).unwrap();
         let ranges = TextRanges::single(stext, etext).unwrap();
         let ksyms = Ksyms::new(blob, ranges);
@@ -108,11 +113,8 @@ fn check_against_crate(symbols: &[Symbol]) {
         for (name, &low) in &model.lowest {
             assert_eq!(theirs.name(name), Some(low), "{layout}: crate {name}");
             assert_eq!(compat.name(name), Some(low), "{layout}: drop-in {name}");
-            assert_eq!(
-                blob.lookup_name(name),
-                Some(low),
-                "{layout}: symblob {name}"
-            );
+            assert_eq!(blob.lookup_name(name), Some(low), "{layout}: {name}");
+            assert_eq!(index.lookup_name(name), Some(low), "{layout}: index {name}");
             assert_eq!(compat.names(name), theirs.names(name), "{layout}: {name}");
             let missing = format!("{name}\u{1}");
             assert_eq!(theirs.name(&missing), None);
@@ -242,7 +244,7 @@ fn symbols_strategy() -> impl Strategy<Value = Vec<Symbol>> {
                 address: 0xffff_ffff_8100_0000 + slot * 0x10,
                 // One type per (address, name), so that the model's alias order (D13) does
                 // not depend on input order.
-                kind: if (slot as usize + p) % 2 == 0 {
+                kind: if (slot as usize + p).is_multiple_of(2) {
                     b'T'
                 } else {
                     b't'
