@@ -36,5 +36,6 @@ pub mod input;
 pub mod ksym;
 pub mod lidia;
 pub mod output;
+pub mod size;
 
 pub use error::{Error, Location, Result};

@@ -8,6 +8,7 @@ mod cif;
 mod common;
 mod ksym;
 mod lidia;
+mod size;
 
 /// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF).
 #[derive(Parser)]
@@ -28,6 +29,9 @@ enum Command {
     /// Compact ImageMap Format: the list of a process's loaded images.
     #[command(subcommand)]
     Cif(cif::Command),
+    /// SuperSize: Chromium's binary-size archives (.size, .sizediff) and size reports.
+    #[command(subcommand)]
+    Size(size::Command),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +40,7 @@ fn main() -> ExitCode {
         Command::Ksym(c) => ksym::run(c),
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),
+        Command::Size(c) => size::run(c),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
