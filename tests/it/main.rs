@@ -9,3 +9,4 @@ mod ksym_reader;
 mod lidia_builder;
 mod lidia_dwarf;
 mod lidia_reader;
+mod size;

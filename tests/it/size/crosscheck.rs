@@ -1,0 +1,1 @@
+//! Cross-checks on programs built here.
