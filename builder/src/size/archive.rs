@@ -51,14 +51,18 @@ struct Range {
 }
 
 /// Sections by name in header order; names without a leading `.` are merged into the
-/// section before them; `.debug*`, `.symtab` and `.strtab` are dropped when `shipped`.
-fn section_ranges(sections: &[ElfSection], shipped: bool) -> Vec<Range> {
+/// section before them. With `estimate_stripped`, what `strip` removes is left out:
+/// `.symtab`, `.strtab` and the non-allocated `.debug*` sections.
+fn section_ranges(sections: &[ElfSection], estimate_stripped: bool) -> Vec<Range> {
     let mut out: Vec<Range> = Vec::new();
     for s in sections {
         if s.name.ends_with("_partition") {
             break;
         }
-        if shipped && (s.name.starts_with(".debug") || s.name == ".symtab" || s.name == ".strtab") {
+        let removed_by_strip = (s.name.starts_with(".debug") && !s.alloc)
+            || s.name == ".symtab"
+            || s.name == ".strtab";
+        if estimate_stripped && removed_by_strip {
             continue;
         }
         if !s.name.starts_with('.') {

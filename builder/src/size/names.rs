@@ -35,10 +35,24 @@ pub fn demangle(name: &str) -> String {
     }
 }
 
-/// The one place the C++ demangler is called.
+/// The one place the C++ demangler is called. A suffix after the encoding (`.cold`,
+/// `.constprop.0`, `.llvm.123`) is written as `llvm-cxxfilt` writes it, ` (.cold)`,
+/// not as GNU's ` [clone .cold]`.
 fn demangle_cpp(mangled: &str) -> Option<String> {
     let sym = cpp_demangle::Symbol::new(mangled.as_bytes()).ok()?;
-    sym.demangle(&cpp_demangle::DemangleOptions::default()).ok()
+    let text = sym
+        .demangle(&cpp_demangle::DemangleOptions::default())
+        .ok()?;
+    match text.find(" [clone ") {
+        Some(i) => {
+            let suffix: String = text[i..]
+                .split(" [clone ")
+                .map(|piece| piece.trim_end_matches(']'))
+                .collect();
+            Some(format!("{} ({suffix})", &text[..i]))
+        }
+        None => Some(text),
+    }
 }
 
 /// Removes ` (.1.llvm.123)` (demangled) or `.1.llvm.123` (raw) at the end of a name.
@@ -210,6 +224,17 @@ pub fn ascii_clean(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn suffixes_as_llvm_writes_them() {
+        // llvm-cxxfilt-14 output for these names.
+        assert_eq!(demangle("_Z3fooi.cold"), "foo(int) (.cold)");
+        assert_eq!(
+            demangle("_Z3fooi.constprop.0.isra.0"),
+            "foo(int) (.constprop.0.isra.0)"
+        );
+        assert_eq!(demangle("_Z3fooi.llvm.123"), "foo(int)");
+    }
 
     #[test]
     fn promoted_suffix() {
