@@ -52,6 +52,7 @@ flags_for() {
     lidia_parse | lidia_mutated) echo "${common[*]} -dict=$here/dicts/lidia.dict -max_len=8192" ;;
     cif_decode | cif_roundtrip) echo "${common[*]} -dict=$here/dicts/cif.dict -max_len=4096" ;;
     ksym_roundtrip | lidia_roundtrip) echo "${common[*]} -max_len=8192" ;;
+    size_load) echo "${common[*]} -max_len=16384 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_text)
       echo "${common[*]} -dict=$here/dicts/text.dict -max_len=8192 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_elf | build_lidia_elf)

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use super::decl_paths::DeclPaths;
 use super::dwarf_paths::SourceMapper;
 use super::elf_input::{self, ElfInput, ElfSection};
 use super::json::Json;
@@ -39,6 +40,11 @@ pub struct ArchiveOptions {
     pub build_config: BTreeMap<String, Json>,
     /// Apply SuperSize's load-time name clean-up (clone and anonymous-namespace flags).
     pub normalize_names: bool,
+    /// Attribute functions to the file of their own DWARF declaration (headers for
+    /// template and inline functions) instead of their compile unit.
+    pub decl_paths: bool,
+    /// Attribute data symbols through DWARF variables with a fixed address.
+    pub data_paths: bool,
 }
 
 /// A section range as SuperSize's `readelf.SectionInfoFromElf` records it.
@@ -153,27 +159,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
             ))
     });
 
-    let mapper = SourceMapper::from_elf(input.data);
-    let rooted = options.source_root.is_some() || options.generated_dir.is_some();
-    for s in raw.iter_mut().filter(|s| s.section == ".text") {
-        let Some((path, comp_dir)) = mapper.find(s.address) else {
-            continue;
-        };
-        let (generated, path) = if rooted {
-            names::normalize_source_path_rooted(
-                path,
-                comp_dir,
-                options.source_root.as_deref(),
-                options.generated_dir.as_deref(),
-            )
-        } else {
-            names::normalize_source_path_chromium(path)
-        };
-        s.source_path = names::ascii_clean(&path);
-        if generated && !s.source_path.is_empty() {
-            s.flags |= FLAG_GENERATED_SOURCE;
-        }
-    }
+    assign_source_paths(&mut raw, input.data, options);
     raw.append(&mut other);
     connect_aliases(&mut raw);
     for s in &mut raw {
@@ -214,6 +200,49 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
         containers: vec![container],
         symbols: raw,
     })
+}
+
+/// Source paths: the compile unit of each `.text` symbol (SuperSize's rule), or with the
+/// options a function's or variable's own declaration; normalised by SuperSize's
+/// Chromium rules, or relative to a source root when one is given.
+fn assign_source_paths(raw: &mut [Symbol], data: &[u8], options: &ArchiveOptions) {
+    let mapper = SourceMapper::from_elf(data);
+    let decls = (options.decl_paths || options.data_paths).then(|| DeclPaths::from_elf(data));
+    let rooted = options.source_root.is_some() || options.generated_dir.is_some();
+    for s in raw.iter_mut() {
+        let text = s.section == ".text";
+        let decl = decls.as_ref().and_then(|d| {
+            if text && options.decl_paths {
+                d.functions.get(&s.address)
+            } else if !text && is_native(&s.section) && options.data_paths {
+                d.variables.get(&s.address)
+            } else {
+                None
+            }
+        });
+        let found = match decl {
+            Some((path, dir)) => Some((path.as_str(), dir.as_str())),
+            None if text => mapper.find(s.address),
+            None => None,
+        };
+        let Some((path, comp_dir)) = found else {
+            continue;
+        };
+        let (generated, path) = if rooted {
+            names::normalize_source_path_rooted(
+                path,
+                comp_dir,
+                options.source_root.as_deref(),
+                options.generated_dir.as_deref(),
+            )
+        } else {
+            names::normalize_source_path_chromium(path)
+        };
+        s.source_path = names::ascii_clean(&path);
+        if generated && !s.source_path.is_empty() {
+            s.flags |= FLAG_GENERATED_SOURCE;
+        }
+    }
 }
 
 fn container(

@@ -274,7 +274,7 @@ pub fn parse_size_text(text: &str, name: &str) -> Result<(SizeInfo, bool)> {
         let mut rows = Vec::new();
         for &n in &counts {
             let line = r.next(what)?;
-            let mut values = Vec::with_capacity(n);
+            let mut values = Vec::new();
             let mut acc = 0i64;
             for f in line.split(' ') {
                 let v: i64 = f
@@ -357,7 +357,7 @@ pub fn parse_size_text(text: &str, name: &str) -> Result<(SizeInfo, bool)> {
             if let Some(p) = &paddings {
                 sym.padding = p[seg][i];
                 if !sym.is_overhead() {
-                    sym.size += sym.padding;
+                    sym.size = sym.size.wrapping_add(sym.padding);
                 }
             }
             let index = info.symbols.len();

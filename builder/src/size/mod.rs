@@ -8,6 +8,7 @@
 //! and gives the sparse halves of a `.sizediff`; [`report`] prints tables people read.
 
 pub mod archive;
+pub mod decl_paths;
 pub mod diff;
 pub mod dwarf_paths;
 pub mod elf_input;
@@ -22,7 +23,7 @@ pub use archive::{archive_elf, ArchiveOptions, ElfArchiveInput};
 pub use loader::{load, Loaded};
 pub use model::{SizeInfo, Symbol};
 
-/// The archive of a loaded file with paddings computed, ready to diff or report.
+/// A `.sizediff` of two loaded archives, as `supersize save_diff` writes it.
 pub fn sizediff_bytes(before: &SizeInfo, after: &SizeInfo) -> Vec<u8> {
     let delta = diff::diff(before, after);
     let (b, a) = diff::sparse_halves(before, after, &delta);

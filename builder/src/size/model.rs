@@ -129,7 +129,7 @@ impl Symbol {
 
     /// Size without the padding before it.
     pub fn size_without_padding(&self) -> i64 {
-        self.size - self.padding
+        self.size.wrapping_sub(self.padding)
     }
 
     /// Whether this is an `Overhead: …` symbol (padding-only, written with its full size).
@@ -241,9 +241,10 @@ pub fn calculate_padding(symbols: &mut [Symbol]) -> Result<(), PaddingError> {
             }
         }
         let prev_end = prev.address as i128 + i128::from(prev.size_without_padding());
-        let padding = (sym.address as i128 - prev_end) as i64;
+        let padding =
+            (sym.address as i128 - prev_end).clamp(i64::MIN.into(), i64::MAX.into()) as i64;
         sym.padding = padding;
-        sym.size += padding;
+        sym.size = sym.size.saturating_add(padding);
         if sym.size < 0 {
             return Err(PaddingError::NegativeSize(i));
         }

@@ -71,7 +71,11 @@ fn grouped(symbols: &[Symbol], key: impl Fn(&Symbol) -> String) -> Rows {
         .into_iter()
         .map(|(k, v)| (k, v.round() as i64))
         .collect();
-    rows.sort_by(|a, b| b.1.abs().cmp(&a.1.abs()).then_with(|| a.0.cmp(&b.0)));
+    rows.sort_by(|a, b| {
+        b.1.unsigned_abs()
+            .cmp(&a.1.unsigned_abs())
+            .then_with(|| a.0.cmp(&b.0))
+    });
     rows
 }
 
@@ -95,7 +99,8 @@ fn file_rows(info: &SizeInfo) -> Rows {
                 } else {
                     k.clone()
                 };
-                *rows.entry(label).or_default() += v;
+                let e = rows.entry(label).or_default();
+                *e = e.saturating_add(*v);
             }
         }
     }
@@ -103,8 +108,7 @@ fn file_rows(info: &SizeInfo) -> Rows {
         .symbols
         .iter()
         .filter(|s| s.full_name == "Overhead: ELF file")
-        .map(|s| s.size)
-        .sum();
+        .fold(0i64, |acc, s| acc.saturating_add(s.size));
     if overhead != 0 {
         rows.insert("[ELF headers and padding]".into(), overhead);
     }
@@ -117,8 +121,7 @@ fn file_rows(info: &SizeInfo) -> Rows {
 fn file_size(rows: &Rows) -> i64 {
     rows.iter()
         .filter(|(k, _)| !k.ends_with("(not in file)"))
-        .map(|(_, v)| *v)
-        .sum()
+        .fold(0i64, |acc, (_, v)| acc.saturating_add(*v))
 }
 
 /// The tables of `show`: sections, the `top` largest symbols, directories, files.
@@ -264,9 +267,9 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
         .filter(|(_, b, a)| a != b)
         .collect();
     sections.sort_by(|x, y| {
-        (y.2 - y.1)
-            .abs()
-            .cmp(&(x.2 - x.1).abs())
+        y.2.wrapping_sub(y.1)
+            .unsigned_abs()
+            .cmp(&x.2.wrapping_sub(x.1).unsigned_abs())
             .then_with(|| x.0.cmp(&y.0))
     });
     let mut changes: Vec<Change<'_>> = delta
@@ -295,17 +298,23 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
         .filter(|c| c.before != c.after || c.status != DiffStatus::Changed)
         .collect();
     changes.sort_by(|x, y| {
-        (y.after - y.before)
-            .abs()
-            .cmp(&(x.after - x.before).abs())
+        y.after
+            .wrapping_sub(y.before)
+            .unsigned_abs()
+            .cmp(&x.after.wrapping_sub(x.before).unsigned_abs())
             .then_with(|| x.symbol.full_name.cmp(&y.symbol.full_name))
     });
     let mut files: BTreeMap<String, i64> = BTreeMap::new();
     for c in &changes {
-        *files.entry(file_key(c.symbol)).or_default() += c.after - c.before;
+        let e = files.entry(file_key(c.symbol)).or_default();
+        *e = e.saturating_add(c.after.saturating_sub(c.before));
     }
     let mut files: Vec<(String, i64)> = files.into_iter().filter(|(_, v)| *v != 0).collect();
-    files.sort_by(|x, y| y.1.abs().cmp(&x.1.abs()).then_with(|| x.0.cmp(&y.0)));
+    files.sort_by(|x, y| {
+        y.1.unsigned_abs()
+            .cmp(&x.1.unsigned_abs())
+            .then_with(|| x.0.cmp(&y.0))
+    });
     let status_name = |s: DiffStatus| match s {
         DiffStatus::Added => "added",
         DiffStatus::Removed => "removed",
@@ -330,7 +339,7 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
                         ),
                         ("before".into(), Json::Int(c.before)),
                         ("after".into(), Json::Int(c.after)),
-                        ("delta".into(), Json::Int(c.after - c.before)),
+                        ("delta".into(), Json::Int(c.after.wrapping_sub(c.before))),
                         (
                             "source_path".into(),
                             Json::Str(c.symbol.source_path.clone()),
@@ -345,7 +354,7 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
                         ("name".into(), Json::Str(k.clone())),
                         ("before".into(), Json::Int(*b)),
                         ("after".into(), Json::Int(*a)),
-                        ("delta".into(), Json::Int(a - b)),
+                        ("delta".into(), Json::Int(a.wrapping_sub(*b))),
                     ])
                 })
                 .collect();
@@ -364,7 +373,7 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
                     object([
                         ("before".into(), Json::Int(tb)),
                         ("after".into(), Json::Int(ta)),
-                        ("delta".into(), Json::Int(ta - tb)),
+                        ("delta".into(), Json::Int(ta.wrapping_sub(tb))),
                     ]),
                 ),
                 ("sections".into(), Json::List(secs)),
@@ -378,7 +387,12 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
         Format::Csv => {
             let mut out = String::from("table,status,name,section,address,before,after,delta\n");
             for (k, b, a) in &sections {
-                let _ = writeln!(out, "section,,{},{k},,{b},{a},{}", csv(k), a - b);
+                let _ = writeln!(
+                    out,
+                    "section,,{},{k},,{b},{a},{}",
+                    csv(k),
+                    a.wrapping_sub(*b)
+                );
             }
             for c in &changes {
                 let _ = writeln!(
@@ -390,7 +404,7 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
                     c.symbol.address,
                     c.before,
                     c.after,
-                    c.after - c.before
+                    c.after.wrapping_sub(c.before)
                 );
             }
             for (k, v) in &files {
@@ -405,11 +419,17 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
                 "File size: {} -> {} ({:+})\n",
                 human(tb),
                 human(ta),
-                ta - tb
+                ta.wrapping_sub(tb)
             );
             let _ = writeln!(out, "Section sizes:");
             for (k, b, a) in &sections {
-                let _ = writeln!(out, "  {:+9}  {k}  ({} -> {})", a - b, human(*b), human(*a));
+                let _ = writeln!(
+                    out,
+                    "  {:+9}  {k}  ({} -> {})",
+                    a.wrapping_sub(*b),
+                    human(*b),
+                    human(*a)
+                );
             }
             let count = |s: DiffStatus| changes.iter().filter(|c| c.status == s).count();
             let _ = writeln!(
@@ -428,7 +448,7 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
                 let _ = writeln!(
                     out,
                     "  {mark} {:+9}  {} [{}]  ({} -> {})",
-                    c.after - c.before,
+                    c.after.wrapping_sub(c.before),
                     c.symbol.full_name,
                     c.symbol.section,
                     c.before,

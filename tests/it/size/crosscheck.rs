@@ -70,7 +70,8 @@ fn programs() -> &'static Programs {
     })
 }
 
-fn program(name: &str) -> Option<&'static Path> {
+/// A compiled test program, or `None` (after `missing_oracle`) without its compiler.
+pub fn program(name: &str) -> Option<&'static Path> {
     let p = programs().bins.get(name).map(PathBuf::as_path);
     if p.is_none() {
         crate::common::missing_oracle(&format!("compiler for test program {name}"));

@@ -57,6 +57,14 @@ pub struct ArchiveArgs {
     /// their flags (SuperSize does this when loading, not in the archive).
     #[arg(long)]
     normalize_names: bool,
+    /// Attribute each function to the file of its own DWARF declaration (headers for
+    /// template and inline functions) instead of its compile unit. Not SuperSize's rule.
+    #[arg(long)]
+    decl_paths: bool,
+    /// Attribute data symbols to the file declaring them (DWARF variables with a fixed
+    /// address). Not SuperSize's rule.
+    #[arg(long)]
+    data_paths: bool,
 }
 
 /// Arguments of `size diff`.
@@ -190,6 +198,8 @@ fn archive(a: ArchiveArgs) -> Result<()> {
         generated_dir: a.generated_dir,
         build_config: build_config(&a.build_config)?,
         normalize_names: a.normalize_names,
+        decl_paths: a.decl_paths,
+        data_paths: a.data_paths,
     };
     let info = archive_path(&a.elf, &options, a.stripped.as_deref())?;
     write_output(&a.output, &writer::size_file(&info))
