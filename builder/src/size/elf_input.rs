@@ -83,9 +83,7 @@ fn read_elf<H: FileHeader<Endian = Endianness>>(data: &[u8], name: &str) -> Resu
         match sh_type {
             elf::SHT_REL | elf::SHT_RELA => {
                 let entsize: u64 = sh.sh_entsize(endian).into();
-                if entsize > 0 {
-                    relocations += size / entsize;
-                }
+                relocations += size.checked_div(entsize).unwrap_or(0);
             }
             elf::SHT_RELR => {
                 relocations +=

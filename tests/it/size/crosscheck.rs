@@ -100,9 +100,12 @@ fn readelf_sections(elf: &Path) -> BTreeMap<String, (u64, u64)> {
     out
 }
 
+/// Address → (size, type letter, demangled name) of every symbol there.
+type NmTable = BTreeMap<u64, Vec<(u64, char, String)>>;
+
 /// GNU `nm -S --defined-only` (`-D` for the dynamic table): address → (size, type, name
 /// demangled by `llvm-cxxfilt-14`).
-fn nm_symbols(elf: &Path, dynamic: bool) -> Option<BTreeMap<u64, Vec<(u64, char, String)>>> {
+fn nm_symbols(elf: &Path, dynamic: bool) -> Option<NmTable> {
     let nm = tool("nm")?;
     let cxxfilt = tool("llvm-cxxfilt-14")?;
     let mut args = vec![OsStr::new("-S"), OsStr::new("--defined-only")];
@@ -145,7 +148,7 @@ fn nm_symbols(elf: &Path, dynamic: bool) -> Option<BTreeMap<u64, Vec<(u64, char,
         .collect();
     std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
     let demangled = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
-    let mut out: BTreeMap<u64, Vec<(u64, char, String)>> = BTreeMap::new();
+    let mut out = NmTable::new();
     for (row, name) in rows.into_iter().zip(demangled.lines()) {
         // SuperSize's StripLlvmPromotedGlobalNames on what llvm-cxxfilt wrote.
         let name = if row.3.starts_with("_Z") {
@@ -323,7 +326,7 @@ fn check_paths(info: &SizeInfo, elf: &Path) -> Option<()> {
             .iter()
             .filter(|u| u.0 <= s.address && s.address < u.1)
             .map(|u| u.2.as_str())
-            .last()
+            .next_back()
             .unwrap_or("");
         let expected = if let Some(rest) = raw.strip_prefix("../../") {
             rest.to_string()
