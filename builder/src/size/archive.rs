@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
+use rayon::prelude::*;
+
 use super::decl_paths::DeclPaths;
 use super::dwarf_paths::SourceMapper;
 use super::elf_input::{self, ElfInput, ElfSection};
@@ -123,11 +125,15 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
         }
     };
 
-    let mut raw = unique_symbols(&elf, &all_ranges);
-    for s in &mut raw {
-        s.full_name = names::demangle(&s.full_name);
-    }
-    let raw = add_nm_aliases(raw, &aliases_by_address(&elf));
+    // DWARF compile units are read while the symbol table is processed.
+    let (raw, mapper) = std::thread::scope(|scope| {
+        let mapper = scope.spawn(|| SourceMapper::from_elf(input.data));
+        let mut raw = unique_symbols(&elf, &all_ranges);
+        raw.par_iter_mut()
+            .for_each(|s| s.full_name = names::demangle(&s.full_name));
+        let raw = add_nm_aliases(raw, &aliases_by_address(&elf));
+        (raw, mapper.join().unwrap_or_default())
+    });
     let (mut raw, mut other, other_size) = add_section_symbols(raw, &shipped_ranges)?;
 
     let section_total: u64 = shipped_ranges
@@ -159,7 +165,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
             ))
     });
 
-    assign_source_paths(&mut raw, input.data, options);
+    assign_source_paths(&mut raw, &mapper, input.data, options);
     raw.append(&mut other);
     connect_aliases(&mut raw);
     for s in &mut raw {
@@ -205,8 +211,12 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
 /// Source paths: the compile unit of each `.text` symbol (SuperSize's rule), or with the
 /// options a function's or variable's own declaration; normalised by SuperSize's
 /// Chromium rules, or relative to a source root when one is given.
-fn assign_source_paths(raw: &mut [Symbol], data: &[u8], options: &ArchiveOptions) {
-    let mapper = SourceMapper::from_elf(data);
+fn assign_source_paths(
+    raw: &mut [Symbol],
+    mapper: &SourceMapper,
+    data: &[u8],
+    options: &ArchiveOptions,
+) {
     let decls = (options.decl_paths || options.data_paths).then(|| DeclPaths::from_elf(data));
     let rooted = options.source_root.is_some() || options.generated_dir.is_some();
     for s in raw.iter_mut() {
@@ -366,46 +376,48 @@ fn is_upper(s: &str) -> bool {
 /// nm's `CollectAliasesByAddress`: demangled names of `t`/`T`/`W` symbols at addresses
 /// holding more than one, sorted with `**` names last.
 fn aliases_by_address(elf: &ElfInput) -> HashMap<u64, Vec<String>> {
-    let mut names: HashMap<u64, BTreeSet<String>> = HashMap::new();
-    let mut outlined: HashMap<u64, usize> = HashMap::new();
-    for sym in &elf.symbols {
-        if !"tTW".contains(sym.nm_type) || sym.name.is_empty() || sym.name.starts_with('$') {
+    // (address, name) of every candidate, sorted, so that each address's names are
+    // contiguous and only addresses with several names allocate.
+    let mut all: Vec<(u64, &str)> = elf
+        .symbols
+        .iter()
+        .filter(|s| "tTW".contains(s.nm_type) && !s.name.is_empty() && !s.name.starts_with('$'))
+        .filter(|s| s.address != 0)
+        .map(|s| (s.address, s.name.as_str()))
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut out = HashMap::new();
+    for group in all.chunk_by(|a, b| a.0 == b.0) {
+        if group.len() < 2 {
             continue;
         }
-        if sym.address == 0 {
-            continue;
+        let address = group[0].0;
+        let outlined = group
+            .iter()
+            .filter(|(_, n)| n.starts_with("OUTLINED_FUNCTION_"))
+            .count();
+        let mut names: BTreeSet<String> = group
+            .iter()
+            .filter(|(_, n)| !n.starts_with("OUTLINED_FUNCTION_"))
+            .map(|(_, n)| names::demangle(n))
+            .collect();
+        match outlined {
+            0 => {}
+            1 => {
+                names.insert("** outlined function".to_string());
+            }
+            n => {
+                names.insert(format!("** outlined function * {n}"));
+            }
         }
-        if sym.name.starts_with("OUTLINED_FUNCTION_") {
-            *outlined.entry(sym.address).or_default() += 1;
-        } else {
-            names
-                .entry(sym.address)
-                .or_default()
-                .insert(sym.name.clone());
-        }
-    }
-    for (address, count) in &outlined {
-        let name = if *count > 1 {
-            format!("** outlined function * {count}")
-        } else {
-            "** outlined function".to_string()
-        };
-        names.entry(*address).or_default().insert(name);
-    }
-    names
-        .into_iter()
-        .filter(|(a, n)| n.len() > 1 || outlined.get(a).is_some_and(|c| *c > 1))
-        .map(|(a, n)| {
-            let mut list: Vec<String> = n
-                .iter()
-                .map(|m| names::demangle(m))
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect();
+        if names.len() > 1 || outlined > 1 {
+            let mut list: Vec<String> = names.into_iter().collect();
             list.sort_by(|x, y| (x.starts_with("**"), x).cmp(&(y.starts_with("**"), y)));
-            (a, list)
-        })
-        .collect()
+            out.insert(address, list);
+        }
+    }
+    out
 }
 
 /// `_AddNmAliases`: every symbol whose address has several names becomes one symbol per

@@ -105,18 +105,12 @@ pub fn size_text(info: &SizeInfo, sparse: bool) -> String {
         .flat_map(|k| by_segment[k].iter().copied())
         .collect();
 
-    let paths: Vec<(&str, &str)> = ordered
-        .iter()
-        .map(|s| (s.object_path.as_str(), s.source_path.as_str()))
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let components: Vec<&str> = ordered
-        .iter()
-        .map(|s| s.component.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
+    let (paths, path_ids) = sorted_table(
+        ordered
+            .iter()
+            .map(|s| (s.object_path.as_str(), s.source_path.as_str())),
+    );
+    let (components, component_ids) = sorted_table(ordered.iter().map(|s| s.component.as_str()));
     let _ = writeln!(out, "{}", paths.len());
     for (o, s) in &paths {
         let _ = writeln!(out, "{o}\t{s}");
@@ -142,13 +136,9 @@ pub fn size_text(info: &SizeInfo, sparse: bool) -> String {
         .collect();
     let _ = writeln!(out, "{}", counts.join("\t"));
 
-    let path_index = |s: &Symbol| {
-        paths
-            .binary_search(&(s.object_path.as_str(), s.source_path.as_str()))
-            .unwrap_or(0) as i64
-    };
-    let component_index =
-        |s: &Symbol| components.binary_search(&s.component.as_str()).unwrap_or(0) as i64;
+    let path_index =
+        |s: &Symbol| path_ids[&(s.object_path.as_str(), s.source_path.as_str())] as i64;
+    let component_index = |s: &Symbol| component_ids[s.component.as_str()] as i64;
     let mut block = |value: &dyn Fn(&Symbol) -> i64, delta: bool| {
         for key in &segment_order {
             let mut prev = 0i64;
@@ -210,15 +200,37 @@ pub fn size_text(info: &SizeInfo, sparse: bool) -> String {
     out
 }
 
-/// Gzips `text` as Python's `GzipFile(filename='', mtime=0)` at level 9: one member,
+/// The compression level SuperSize writes with (Python's `GzipFile` default).
+pub const DEFAULT_GZIP_LEVEL: u32 = 9;
+
+/// The sorted distinct values and each value's index among them.
+fn sorted_table<'a, K: Ord + std::hash::Hash + Copy + 'a>(
+    values: impl Iterator<Item = K>,
+) -> (Vec<K>, std::collections::HashMap<K, usize>) {
+    let mut ids: std::collections::HashMap<K, usize> = values.map(|v| (v, 0)).collect();
+    let mut table: Vec<K> = ids.keys().copied().collect();
+    table.sort_unstable();
+    for (i, v) in table.iter().enumerate() {
+        ids.insert(*v, i);
+    }
+    (table, ids)
+}
+
+/// Gzips `text` as Python's `GzipFile(filename='', mtime=0)` does at level 9: one member,
 /// header `1f 8b 08 00 00 00 00 00 02 ff`.
 pub fn gzip(text: &[u8]) -> Vec<u8> {
+    gzip_level(text, DEFAULT_GZIP_LEVEL)
+}
+
+/// Like [`gzip`] at another level (0-9; 1 is several times faster on large archives).
+/// The header's XFL byte follows the level as zlib sets it.
+pub fn gzip_level(text: &[u8], level: u32) -> Vec<u8> {
     let mut encoder = flate2::GzBuilder::new()
         .mtime(0)
         .operating_system(255)
         .write(
             Vec::with_capacity(text.len() / 4 + 64),
-            flate2::Compression::best(),
+            flate2::Compression::new(level.min(9)),
         );
     // Writing into a Vec cannot fail.
     let _ = encoder.write_all(text);
@@ -228,6 +240,11 @@ pub fn gzip(text: &[u8]) -> Vec<u8> {
 /// A gzipped `.size` file.
 pub fn size_file(info: &SizeInfo) -> Vec<u8> {
     gzip(size_text(info, false).as_bytes())
+}
+
+/// A gzipped `.size` file at gzip level `level`.
+pub fn size_file_level(info: &SizeInfo, level: u32) -> Vec<u8> {
+    gzip_level(size_text(info, false).as_bytes(), level)
 }
 
 /// A `.sizediff` of two sparse halves (spec §4), without source lists.
