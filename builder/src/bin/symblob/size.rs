@@ -259,11 +259,7 @@ fn show(s: ShowArgs) -> Result<()> {
 }
 
 fn print(text: &str) -> Result<()> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
-        _ => Ok(()),
-    }
+    print_bytes(text.as_bytes())
 }
 
 fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
@@ -273,6 +269,7 @@ fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
     symblob_build::output::write_atomic(path, bytes)
 }
 
+/// Writes to standard output; a closed pipe ends quietly.
 fn print_bytes(bytes: &[u8]) -> Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(bytes).and_then(|()| out.flush()) {
