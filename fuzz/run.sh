@@ -40,7 +40,7 @@ all_targets=(
   ksym_parse lidia_parse cif_decode symbfile_parse
   ksym_mutated ksym_roundtrip lidia_mutated lidia_roundtrip cif_roundtrip
   symbfile_mutated symbfile_roundtrip
-  build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf
+  build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf size_load
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
@@ -54,6 +54,7 @@ flags_for() {
     cif_decode | cif_roundtrip) echo "${common[*]} -dict=$here/dicts/cif.dict -max_len=4096" ;;
     symbfile_parse | symbfile_mutated) echo "${common[*]} -dict=$here/dicts/symbfile.dict -max_len=8192" ;;
     ksym_roundtrip | lidia_roundtrip | symbfile_roundtrip) echo "${common[*]} -max_len=8192" ;;
+    size_load) echo "${common[*]} -max_len=16384 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_text)
       echo "${common[*]} -dict=$here/dicts/text.dict -max_len=8192 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_elf | build_lidia_elf)

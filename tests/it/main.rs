@@ -10,5 +10,6 @@ mod ksym_reader;
 mod lidia_builder;
 mod lidia_dwarf;
 mod lidia_reader;
+mod size;
 mod symbfile;
 mod symbfile_extract;

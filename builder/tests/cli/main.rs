@@ -8,6 +8,7 @@ mod json;
 mod ksym;
 mod lidia;
 mod output;
+mod size;
 mod streaming;
 mod symbfile;
 mod symbfile_server;

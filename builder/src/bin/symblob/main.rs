@@ -12,6 +12,7 @@ mod lidia;
 mod lookup;
 mod lookups;
 mod progress;
+mod size;
 mod sniff;
 mod symbfile;
 
@@ -46,6 +47,9 @@ enum Command {
     /// symbfile: the OpenTelemetry eBPF profiler's symbol files (ranges, return pads).
     #[command(subcommand)]
     Symbfile(symbfile::Command),
+    /// SuperSize: Chromium's binary-size archives (.size, .sizediff) and size reports.
+    #[command(subcommand)]
+    Size(size::Command),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +60,9 @@ fn main() -> ExitCode {
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),
         Command::Symbfile(c) => symbfile::run(c)
+            .map(|()| Outcome::Success)
+            .map_err(common::Failure::from),
+        Command::Size(c) => size::run(c)
             .map(|()| Outcome::Success)
             .map_err(common::Failure::from),
     };

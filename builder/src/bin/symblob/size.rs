@@ -1,0 +1,296 @@
+//! `symblob size`: SuperSize `.size` / `.sizediff` archives and size reports.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
+use symblob_build::size::json::Json;
+use symblob_build::size::report::{self, Format};
+use symblob_build::size::{self, diff, loader, writer, ArchiveOptions, ElfArchiveInput, SizeInfo};
+use symblob_build::{Error, Location, Result};
+
+use crate::common::map_input;
+
+/// SuperSize archives (Chromium's binary-size tool) and size reports.
+#[derive(Subcommand)]
+pub enum Command {
+    /// Archive an ELF file as a SuperSize `.size` (what `supersize archive --elf-file ELF
+    /// --no-map-file` writes).
+    ///
+    /// Section sizes are those of the shipped file: pass the stripped binary with
+    /// --stripped for SuperSize's exact numbers. Without it they are estimated from the
+    /// unstripped file (debug sections, .symtab and .strtab left out; .shstrtab and the
+    /// file layout are not re-laid out as strip would).
+    Archive(ArchiveArgs),
+    /// Diff two builds (each an ELF or a `.size`): write a `.sizediff` with -o, else print
+    /// what grew and shrank.
+    Diff(DiffArgs),
+    /// Print sizes per section, the largest symbols and sizes per source directory and
+    /// file of a `.size`, `.sizediff` or ELF file.
+    Show(ShowArgs),
+}
+
+/// Arguments of `size archive`.
+#[derive(Args)]
+pub struct ArchiveArgs {
+    /// The unstripped ELF file.
+    elf: PathBuf,
+    /// Output `.size` file (`-` for standard output).
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    /// The shipped (stripped) copy of the ELF, whose section and file sizes are recorded.
+    #[arg(long)]
+    stripped: Option<PathBuf>,
+    /// Record source paths relative to DIR (paths outside it become `$SYSTEM/<name>`)
+    /// instead of Chromium's layout rules.
+    #[arg(long, value_name = "DIR")]
+    source_root: Option<String>,
+    /// Flag source files under DIR as generated (implies rooted paths).
+    #[arg(long, value_name = "DIR")]
+    generated_dir: Option<String>,
+    /// Build config entries (`git_revision`, `gn_args` (repeatable), `out_directory`,
+    /// `title`, `url`).
+    #[arg(long = "build-config", value_name = "KEY=VALUE")]
+    build_config: Vec<String>,
+    /// Remove `[clone …]` suffixes and `(anonymous namespace)::` from names and set
+    /// their flags (SuperSize does this when loading, not in the archive).
+    #[arg(long)]
+    normalize_names: bool,
+    /// Attribute each function to the file of its own DWARF declaration (headers for
+    /// template and inline functions) instead of its compile unit. Not SuperSize's rule.
+    #[arg(long)]
+    decl_paths: bool,
+    /// Attribute data symbols to the file declaring them (DWARF variables with a fixed
+    /// address). Not SuperSize's rule.
+    #[arg(long)]
+    data_paths: bool,
+    /// gzip level (0-9). SuperSize writes 9; 1 is several times faster on large binaries
+    /// for a file about a quarter larger. Readers see the same text either way.
+    #[arg(long, default_value_t = writer::DEFAULT_GZIP_LEVEL, value_parser = clap::value_parser!(u32).range(0..=9))]
+    gzip_level: u32,
+}
+
+/// Arguments of `size diff`.
+#[derive(Args)]
+pub struct DiffArgs {
+    /// The earlier build (ELF or `.size`).
+    before: PathBuf,
+    /// The later build (ELF or `.size`).
+    after: PathBuf,
+    /// Write a `.sizediff` here (`-` for standard output) instead of printing a report.
+    #[arg(short = 'o', long = "output")]
+    output: Option<PathBuf>,
+    #[command(flatten)]
+    format: FormatArgs,
+}
+
+/// Arguments of `size show`.
+#[derive(Args)]
+pub struct ShowArgs {
+    /// A `.size`, `.sizediff` or ELF file.
+    file: PathBuf,
+    /// How many of the largest symbols to list.
+    #[arg(long, default_value_t = 20)]
+    top: usize,
+    #[command(flatten)]
+    format: FormatArgs,
+}
+
+/// Output format flags.
+#[derive(Args)]
+pub struct FormatArgs {
+    /// Comma-separated values.
+    #[arg(long, conflicts_with = "json")]
+    csv: bool,
+    /// JSON (addresses as "0x…" strings).
+    #[arg(long)]
+    json: bool,
+}
+
+impl FormatArgs {
+    fn format(&self) -> Format {
+        if self.csv {
+            Format::Csv
+        } else if self.json {
+            Format::Json
+        } else {
+            Format::Text
+        }
+    }
+}
+
+/// Runs a `size` subcommand.
+pub fn run(command: Command) -> Result<()> {
+    match command {
+        Command::Archive(a) => archive(a),
+        Command::Diff(d) => diff_command(d),
+        Command::Show(s) => show(s),
+    }
+}
+
+fn mtime(path: &Path) -> Option<i64> {
+    let modified = std::fs::metadata(path).ok()?.modified().ok()?;
+    match modified.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => i64::try_from(d.as_secs()).ok(),
+        Err(e) => i64::try_from(e.duration().as_secs_f64().ceil() as u64)
+            .ok()
+            .map(|s| -s),
+    }
+}
+
+fn archive_path(
+    path: &Path,
+    options: &ArchiveOptions,
+    stripped: Option<&Path>,
+) -> Result<SizeInfo> {
+    let data = map_input(path)?;
+    let stripped_data = stripped.map(map_input).transpose()?;
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    let input = ElfArchiveInput {
+        data: &data,
+        file_name,
+        mtime: mtime(path),
+        stripped: stripped_data.as_deref(),
+    };
+    size::archive_elf(&input, options).map_err(|e| match e {
+        Error::Input { at, message, .. } => Error::input(path.display().to_string(), at, message),
+        other => other,
+    })
+}
+
+fn build_config(entries: &[String]) -> Result<BTreeMap<String, Json>> {
+    let mut out = BTreeMap::new();
+    let mut gn_args = Vec::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let (key, value) = entry.split_once('=').ok_or_else(|| {
+            Error::input(
+                "--build-config",
+                Location::Index(i as u64 + 1),
+                format!("{entry:?} is not KEY=VALUE"),
+            )
+        })?;
+        match key {
+            "gn_args" => gn_args.push(Json::Str(value.to_string())),
+            "git_revision" | "out_directory" | "title" | "url" => {
+                out.insert(key.to_string(), Json::Str(value.to_string()));
+            }
+            _ => {
+                return Err(Error::input(
+                    "--build-config",
+                    Location::Index(i as u64 + 1),
+                    format!(
+                        "unknown key {key:?} (git_revision, gn_args, out_directory, title, url)"
+                    ),
+                ))
+            }
+        }
+    }
+    if !gn_args.is_empty() {
+        out.insert("gn_args".into(), Json::List(gn_args));
+    }
+    Ok(out)
+}
+
+fn archive(a: ArchiveArgs) -> Result<()> {
+    refuse_same(&a.output, &[Some(&a.elf), a.stripped.as_ref()])?;
+    let options = ArchiveOptions {
+        source_root: a.source_root,
+        generated_dir: a.generated_dir,
+        build_config: build_config(&a.build_config)?,
+        normalize_names: a.normalize_names,
+        decl_paths: a.decl_paths,
+        data_paths: a.data_paths,
+    };
+    let info = archive_path(&a.elf, &options, a.stripped.as_deref())?;
+    write_output(&a.output, &writer::size_file_level(&info, a.gzip_level))
+}
+
+/// An ELF is archived with default options; anything else is loaded.
+fn load_any(path: &Path) -> Result<(SizeInfo, Option<SizeInfo>)> {
+    let data = map_input(path)?;
+    if loader::looks_like_size_file(&data) {
+        return match loader::load(&data, &path.display().to_string())? {
+            loader::Loaded::Size { info, .. } => Ok((info, None)),
+            loader::Loaded::Diff { before, after } => Ok((before, Some(after))),
+        };
+    }
+    drop(data);
+    Ok((archive_path(path, &ArchiveOptions::default(), None)?, None))
+}
+
+fn load_side(path: &Path) -> Result<SizeInfo> {
+    match load_any(path)? {
+        (info, None) => Ok(info),
+        (_, Some(_)) => Err(Error::input(
+            path.display().to_string(),
+            Location::Whole,
+            "a .sizediff cannot be one side of a diff",
+        )),
+    }
+}
+
+fn diff_command(d: DiffArgs) -> Result<()> {
+    let before = load_side(&d.before)?;
+    let after = load_side(&d.after)?;
+    let delta = diff::diff(&before, &after);
+    match &d.output {
+        Some(out) => {
+            refuse_same(out, &[Some(&d.before), Some(&d.after)])?;
+            let (b, a) = diff::sparse_halves(&before, &after, &delta);
+            write_output(out, &writer::sizediff_file(&b, &a))
+        }
+        None => print(&report::diff(&before, &after, &delta, d.format.format())),
+    }
+}
+
+fn show(s: ShowArgs) -> Result<()> {
+    let text = match load_any(&s.file)? {
+        (info, None) => report::show(&info, s.top, s.format.format()),
+        (before, Some(after)) => {
+            let delta = diff::diff(&before, &after);
+            report::diff(&before, &after, &delta, s.format.format())
+        }
+    };
+    print(&text)
+}
+
+fn print(text: &str) -> Result<()> {
+    print_bytes(text.as_bytes())
+}
+
+fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
+    if path == Path::new("-") {
+        return print_bytes(bytes);
+    }
+    symblob_build::output::write_atomic(path, bytes)
+}
+
+/// Writes to standard output; a closed pipe ends quietly.
+fn print_bytes(bytes: &[u8]) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses an output that is one of the inputs, before anything is written.
+fn refuse_same(output: &Path, inputs: &[Option<&PathBuf>]) -> Result<()> {
+    let Ok(out) = std::fs::canonicalize(output) else {
+        return Ok(());
+    };
+    for input in inputs.iter().flatten() {
+        if std::fs::canonicalize(input).is_ok_and(|i| i == out) {
+            return Err(Error::input(
+                output.display().to_string(),
+                Location::Whole,
+                "the output is also an input; refusing to overwrite it",
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,130 @@
+//! Source paths of `.text` addresses from DWARF compile units, as SuperSize's
+//! `dwarfdump.py` finds them from `llvm-dwarfdump --debug-info --recurse-depth=0`: each
+//! compile unit's name (or split-DWARF `.dwo` name) over its address ranges.
+
+use gimli::{EndianSlice, RunTimeEndian};
+use object::Object;
+
+use super::elf_input::section_data;
+
+/// Sorted `(start, end, path)` ranges with SuperSize's lookup rule.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMapper {
+    ranges: Vec<(u64, u64, String, String)>,
+}
+
+impl SourceMapper {
+    /// Reads the compile units of `data` (an ELF file). Missing or unreadable DWARF gives
+    /// an empty mapper: paths are best-effort, as in SuperSize.
+    pub fn from_elf(data: &[u8]) -> SourceMapper {
+        let Ok(file) = object::File::parse(data) else {
+            return SourceMapper::default();
+        };
+        let endian = if file.is_little_endian() {
+            RunTimeEndian::Little
+        } else {
+            RunTimeEndian::Big
+        };
+        let sections = gimli::DwarfSections::load(|id| -> Result<_, ()> {
+            Ok(section_data(&file, id.name()).unwrap_or_default())
+        });
+        let Ok(sections) = sections else {
+            return SourceMapper::default();
+        };
+        let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
+        let mut ranges = Vec::new();
+        let mut units = dwarf.units();
+        while let Ok(Some(header)) = units.next() {
+            let Ok(unit) = dwarf.unit(header) else {
+                continue;
+            };
+            collect_unit(&dwarf, &unit, &mut ranges);
+        }
+        ranges.sort();
+        SourceMapper { ranges }
+    }
+
+    /// The compile unit name of the range SuperSize's bisection picks for `address`: the
+    /// last range (in sorted order) starting at or before it, if it contains it.
+    /// Returns `(path, comp_dir)`.
+    pub fn find(&self, address: u64) -> Option<(&str, &str)> {
+        let i = self.ranges.partition_point(|r| r.0 <= address);
+        match i.checked_sub(1).map(|j| &self.ranges[j]) {
+            Some((start, end, path, dir)) if *start <= address && address < *end => {
+                Some((path, dir))
+            }
+            _ => None,
+        }
+    }
+
+    /// Number of ranges.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether no range was found.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+}
+
+type Slice<'a> = EndianSlice<'a, RunTimeEndian>;
+
+fn collect_unit(
+    dwarf: &gimli::Dwarf<Slice<'_>>,
+    unit: &gimli::Unit<Slice<'_>>,
+    out: &mut Vec<(u64, u64, String, String)>,
+) {
+    let mut entries = unit.entries();
+    let Ok(Some(die)) = entries.next_dfs() else {
+        return;
+    };
+    if die.tag() != gimli::DW_TAG_compile_unit {
+        return; // dwarfdump.py looks at DW_TAG_compile_unit lines only
+    }
+    let string = |attr: gimli::DwAt| -> Option<String> {
+        let value = die.attr_value(attr)?;
+        let s = dwarf.attr_string(unit, value).ok()?;
+        Some(String::from_utf8_lossy(s.slice()).into_owned())
+    };
+    let name = string(gimli::DW_AT_name);
+    let dwo_name = string(gimli::DW_AT_GNU_dwo_name);
+    let comp_dir = string(gimli::DW_AT_comp_dir).unwrap_or_default();
+    let path = match (dwo_name, name) {
+        (Some(dwo), _) if !dwo.is_empty() => dwo,
+        (_, Some(name)) if !name.is_empty() => name,
+        _ => return,
+    };
+    let mut found = Vec::new();
+    if let Some(attr) = die.attr_value(gimli::DW_AT_ranges) {
+        if let Ok(Some(offset)) = dwarf.attr_ranges_offset(unit, attr) {
+            if let Ok(mut iter) = dwarf.ranges(unit, offset) {
+                while let Ok(Some(r)) = iter.next() {
+                    if r.begin != r.end {
+                        found.push((r.begin, r.end));
+                    }
+                }
+            }
+        }
+    } else {
+        let low = match die.attr_value(gimli::DW_AT_low_pc) {
+            Some(gimli::AttributeValue::Addr(a)) => a,
+            Some(gimli::AttributeValue::DebugAddrIndex(i)) => dwarf.address(unit, i).unwrap_or(0),
+            _ => 0,
+        };
+        if low > 0 {
+            let high = match die.attr_value(gimli::DW_AT_high_pc) {
+                Some(gimli::AttributeValue::Addr(a)) => a,
+                Some(gimli::AttributeValue::DebugAddrIndex(i)) => {
+                    dwarf.address(unit, i).unwrap_or(low)
+                }
+                Some(v) => v.udata_value().map_or(low + 1, |off| low.wrapping_add(off)),
+                _ => low + 1,
+            };
+            found.push((low, high));
+        }
+    }
+    for (start, end) in found {
+        out.push((start, end, path.clone(), comp_dir.clone()));
+    }
+}

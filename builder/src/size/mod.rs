@@ -1,0 +1,31 @@
+//! SuperSize: Chromium's binary-size archives (`.size`, `.sizediff`) from any ELF file,
+//! a loader for them, diffs and size reports.
+//!
+//! [`archive::archive_elf`] builds what SuperSize's ELF-only mode (`supersize archive
+//! --elf-file ELF --no-map-file`) builds for the same file; [`writer`] writes it as
+//! SuperSize does (Python-identical JSON, deterministic gzip); [`loader`] reads files
+//! written by either with SuperSize's consistency checks; [`diff`] matches two archives
+//! and gives the sparse halves of a `.sizediff`; [`report`] prints tables people read.
+
+pub mod archive;
+pub mod decl_paths;
+pub mod diff;
+pub mod dwarf_paths;
+pub mod elf_input;
+pub mod json;
+pub mod loader;
+pub mod model;
+pub mod names;
+pub mod report;
+pub mod writer;
+
+pub use archive::{archive_elf, ArchiveOptions, ElfArchiveInput};
+pub use loader::{load, Loaded};
+pub use model::{SizeInfo, Symbol};
+
+/// A `.sizediff` of two loaded archives, as `supersize save_diff` writes it.
+pub fn sizediff_bytes(before: &SizeInfo, after: &SizeInfo) -> Vec<u8> {
+    let delta = diff::diff(before, after);
+    let (b, a) = diff::sparse_halves(before, after, &delta);
+    writer::sizediff_file(&b, &a)
+}

@@ -1,0 +1,261 @@
+//! Symbol names and source paths as SuperSize writes them: C++ demangling of `_Z` names
+//! (its `demangle.py`), path normalisation (`archive_util.NormalizePaths`), and the
+//! optional name clean-up that sets the anonymous-namespace and clone flags
+//! (`_NormalizeNames`, which SuperSize itself applies only when loading).
+
+use super::model::{FLAG_ANONYMOUS, FLAG_CLONE};
+
+/// Demangles `name` as SuperSize does with `llvm-cxxfilt`: only `_Z…` (and
+/// `.Lswitch.table._Z…`) names; a trailing `.cfi` or `$<32 hex>` is dropped first; LLVM's
+/// promoted-global suffix (`.llvm.123`) is removed. Names that fail stay as they are.
+pub fn demangle(name: &str) -> String {
+    if !(name.starts_with("_Z") || name.starts_with(".Lswitch.table._Z")) {
+        return name.to_string();
+    }
+    let mut part = &name[name.find("_Z").unwrap_or(0)..];
+    if let Some(p) = part.strip_suffix(".cfi") {
+        part = p;
+    }
+    if part.len() > 33 {
+        let (head, tail) = part.split_at(part.len() - 33);
+        if tail.starts_with('$')
+            && tail[1..]
+                .bytes()
+                .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        {
+            part = head;
+        }
+    }
+    let demangled = demangle_cpp(part).unwrap_or_else(|| part.to_string());
+    let demangled = strip_llvm_promoted_suffix(&demangled);
+    if name.starts_with(".Lswitch.table.") {
+        format!("Switch table for {demangled}")
+    } else {
+        demangled
+    }
+}
+
+/// The one place the C++ demangler is called. A suffix after the encoding (`.cold`,
+/// `.constprop.0`, `.llvm.123`) is written as `llvm-cxxfilt` writes it, ` (.cold)`,
+/// not as GNU's ` [clone .cold]`.
+fn demangle_cpp(mangled: &str) -> Option<String> {
+    let sym = cpp_demangle::Symbol::new(mangled.as_bytes()).ok()?;
+    let text = sym.demangle().ok()?;
+    match text.find(" [clone ") {
+        Some(i) => {
+            let suffix: String = text[i..]
+                .split(" [clone ")
+                .map(|piece| piece.trim_end_matches(']'))
+                .collect();
+            Some(format!("{} ({suffix})", &text[..i]))
+        }
+        None => Some(text),
+    }
+}
+
+/// Removes ` (.1.llvm.123)` (demangled) or `.1.llvm.123` (raw) at the end of a name.
+fn strip_llvm_promoted_suffix(name: &str) -> String {
+    if !name.contains(".llvm.") {
+        return name.to_string();
+    }
+    let (body, closing) = match name.strip_suffix(')') {
+        Some(b) => (b, true),
+        None => (name, false),
+    };
+    let Some(pos) = body.rfind(".llvm.") else {
+        return name.to_string();
+    };
+    let digits = &body[pos + 6..];
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return name.to_string();
+    }
+    let mut start = pos;
+    // An optional `.<digits>` before `.llvm.`.
+    let before = &body[..pos];
+    if let Some(dot) = before.rfind('.') {
+        let num = &before[dot + 1..];
+        if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+            start = dot;
+        }
+    }
+    if closing {
+        match body[..start].strip_suffix(" (") {
+            Some(head) => head.to_string(),
+            None => name.to_string(),
+        }
+    } else {
+        body[..start].to_string()
+    }
+}
+
+/// `(generated, normalised path)` of a DWARF source path, by SuperSize's Chromium rules:
+/// `$…` kept; `../../x` → `x`; absolute → `$SYSTEM/<basename>` (generated); `gen/x` → `x`
+/// (generated); anything else relative is generated.
+pub fn normalize_source_path_chromium(path: &str) -> (bool, String) {
+    if path.starts_with('$') {
+        return (false, path.to_string());
+    }
+    if let Some(rest) = path.strip_prefix("../../") {
+        return (false, rest.to_string());
+    }
+    let path = if path.starts_with('/') {
+        format!("$SYSTEM/{}", basename(path))
+    } else {
+        path.to_string()
+    };
+    match path.strip_prefix("gen/") {
+        Some(rest) => (true, rest.to_string()),
+        None => (true, path),
+    }
+}
+
+/// `(generated, normalised path)` relative to a source root (and a generated-files
+/// directory): paths under `generated_dir` are generated, paths under `root` are made
+/// relative to it, other absolute paths become `$SYSTEM/<basename>`.
+pub fn normalize_source_path_rooted(
+    path: &str,
+    comp_dir_root: &str,
+    root: Option<&str>,
+    generated_dir: Option<&str>,
+) -> (bool, String) {
+    let absolute = if path.starts_with('/') || comp_dir_root.is_empty() {
+        path.to_string()
+    } else {
+        format!("{}/{}", comp_dir_root.trim_end_matches('/'), path)
+    };
+    let absolute = lexical_normalize(&absolute);
+    if let Some(dir) = generated_dir {
+        if let Some(rest) = strip_dir(&absolute, &lexical_normalize(dir)) {
+            return (true, rest.to_string());
+        }
+    }
+    let root = root.map_or_else(|| lexical_normalize(comp_dir_root), lexical_normalize);
+    if !root.is_empty() {
+        if let Some(rest) = strip_dir(&absolute, &root) {
+            return (false, rest.to_string());
+        }
+    }
+    if absolute.starts_with('/') {
+        (false, format!("$SYSTEM/{}", basename(&absolute)))
+    } else {
+        (false, absolute)
+    }
+}
+
+fn strip_dir<'a>(path: &'a str, dir: &str) -> Option<&'a str> {
+    let dir = dir.trim_end_matches('/');
+    path.strip_prefix(dir)?.strip_prefix('/')
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Removes `.` and `a/..` components without touching the file system.
+fn lexical_normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let joined = parts.join("/");
+    if path.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// SuperSize's load-time name clean-up, as an option: removes `[clone …]` and C-style
+/// `.part.N`/`.isra.N`/`.N` clone suffixes of `.text` symbols (flag 64) and every
+/// `(anonymous namespace)::` (flag 1). Returns the new name and the flags to add.
+pub fn normalize_name(full_name: &str, is_text: bool) -> (String, u32) {
+    let mut flags = 0;
+    let mut name = full_name.to_string();
+    if let Some(idx) = name.find(" [clone ") {
+        name.truncate(idx);
+        flags |= FLAG_CLONE;
+    }
+    if is_text {
+        if let Some(idx) = name.rfind('.') {
+            let suffix = &name[idx + 1..];
+            let head = &name[..idx];
+            if !suffix.is_empty()
+                && suffix.bytes().all(|b| b.is_ascii_digit())
+                && !matches!(head, "__tcf_0" | "startup")
+            {
+                flags |= FLAG_CLONE;
+                let end = head.rfind('.').unwrap_or(head.len());
+                name = head[..end].to_string();
+            }
+        }
+    }
+    if name.contains("(anonymous namespace)::") {
+        name = name.replace("(anonymous namespace)::", "");
+        flags |= FLAG_ANONYMOUS;
+    }
+    (name, flags)
+}
+
+/// Makes a name or path safe for the line-based format (spec §9): tab, CR and LF become
+/// a space; other control and non-ASCII characters become `\u{XXXX}`.
+pub fn ascii_clean(text: &str) -> String {
+    if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\t' | '\r' | '\n' => out.push(' '),
+            ' '..='~' => out.push(c),
+            _ => out.push_str(&format!("\\u{{{:04X}}}", u32::from(c))),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suffixes_as_llvm_writes_them() {
+        // llvm-cxxfilt-14 output for these names.
+        assert_eq!(demangle("_Z3fooi.cold"), "foo(int) (.cold)");
+        assert_eq!(
+            demangle("_Z3fooi.constprop.0.isra.0"),
+            "foo(int) (.constprop.0.isra.0)"
+        );
+        assert_eq!(demangle("_Z3fooi.llvm.123"), "foo(int)");
+    }
+
+    #[test]
+    fn promoted_suffix() {
+        assert_eq!(strip_llvm_promoted_suffix("foo.llvm.123"), "foo");
+        assert_eq!(strip_llvm_promoted_suffix("foo.1.llvm.123"), "foo");
+        assert_eq!(strip_llvm_promoted_suffix("f() (.1.llvm.123)"), "f()");
+        assert_eq!(strip_llvm_promoted_suffix("foo.llvm.x"), "foo.llvm.x");
+    }
+
+    #[test]
+    fn chromium_paths() {
+        assert_eq!(
+            normalize_source_path_chromium("../../base/a.cc"),
+            (false, "base/a.cc".into())
+        );
+        assert_eq!(
+            normalize_source_path_chromium("/usr/src/x.c"),
+            (true, "$SYSTEM/x.c".into())
+        );
+        assert_eq!(
+            normalize_source_path_chromium("gen/a.cc"),
+            (true, "a.cc".into())
+        );
+        assert_eq!(normalize_source_path_chromium("a.c"), (true, "a.c".into()));
+    }
+}

@@ -1,0 +1,249 @@
+//! `symblob size` command-line tests: Chromium's SuperSize files as goldens and
+//! `tools/size_ref.py` as the loader oracle.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+use crate::common::{root, run, testdata, tool};
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn gunzip(data: &[u8]) -> String {
+    let mut s = String::new();
+    flate2::read::GzDecoder::new(data)
+        .read_to_string(&mut s)
+        .unwrap();
+    s
+}
+
+fn p(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+/// `size_ref.py load --strict FILE` must accept the file; returns its JSON.
+fn strict(file: &Path) -> Option<Value> {
+    let python = tool("python3")?;
+    let out = Command::new(python)
+        .arg(root().join("tools/size_ref.py"))
+        .args(["load", "--strict"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "size_ref.py rejects {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// The golden's ELF in `dir` with its mtime as the goldens had it, and an eu-stripped copy.
+fn prepared(dir: &Path, rel: &str) -> Option<(PathBuf, PathBuf)> {
+    let src = testdata(rel);
+    let elf = dir.join(src.file_name().unwrap());
+    std::fs::copy(&src, &elf).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&elf)
+        .unwrap()
+        .set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_000))
+        .unwrap();
+    let stripped = dir.join("shipped");
+    let status = Command::new(tool("eu-strip")?)
+        .arg("-o")
+        .arg(&stripped)
+        .arg(&elf)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    Some((elf, stripped))
+}
+
+#[test]
+fn size_archive_writes_what_chromium_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((elf, stripped)) = prepared(dir.path(), "supersize/sizedemo-v1") else {
+        return;
+    };
+    let out = dir.path().join("out.size");
+    ok(&run(
+        &[
+            "size",
+            "archive",
+            p(&elf),
+            "--stripped",
+            p(&stripped),
+            "-o",
+            p(&out),
+        ],
+        b"",
+    ));
+    let golden = std::fs::read(testdata("supersize/sizedemo-v1.size")).unwrap();
+    assert_eq!(gunzip(&std::fs::read(&out).unwrap()), gunzip(&golden));
+    strict(&out);
+}
+
+#[test]
+fn size_archive_records_the_build_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.size");
+    let elf = testdata("lidia/elf/simple");
+    ok(&run(
+        &[
+            "size",
+            "archive",
+            p(&elf),
+            "-o",
+            p(&out),
+            "--build-config",
+            "git_revision=abc123",
+            "--build-config",
+            "gn_args=is_debug=false",
+            "--build-config",
+            "title=Simple",
+        ],
+        b"",
+    ));
+    let Some(v) = strict(&out) else { return };
+    assert_eq!(v["build_config"]["git_revision"], "abc123");
+    assert_eq!(
+        v["build_config"]["gn_args"],
+        serde_json::json!(["is_debug=false"])
+    );
+    assert_eq!(v["containers"][0]["metadata"]["title"], "Simple");
+}
+
+#[test]
+fn size_diff_writes_the_sizediff_save_diff_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("d.sizediff");
+    let v1 = testdata("supersize/sizedemo-v1.size");
+    let v2 = testdata("supersize/sizedemo-v2.size");
+    ok(&run(&["size", "diff", p(&v1), p(&v2), "-o", p(&out)], b""));
+    let Some(ours) = strict(&out) else { return };
+    let golden = strict(&testdata("supersize/sizedemo.sizediff")).unwrap();
+    assert_eq!(ours["before"], golden["before"]);
+    assert_eq!(ours["after"], golden["after"]);
+}
+
+#[test]
+fn size_diff_report_shows_what_grew_and_shrank() {
+    let v1 = testdata("supersize/sizedemo-v1.size");
+    let v2 = testdata("supersize/sizedemo-v2.size");
+    let text = ok(&run(&["size", "diff", p(&v1), p(&v2)], b""));
+    assert!(text.contains("1 added, 0 removed, 4 changed"), "{text}");
+    assert!(
+        text.contains("+       +69  extra_feature [.text]"),
+        "{text}"
+    );
+    assert!(text.contains("~        +7  main [.text]"), "{text}");
+    let json: Value =
+        serde_json::from_str(&ok(&run(&["size", "diff", "--json", p(&v1), p(&v2)], b""))).unwrap();
+    let added: Vec<&Value> = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["status"] == "added")
+        .collect();
+    assert_eq!(added.len(), 1);
+    assert_eq!(added[0]["name"], "extra_feature");
+    assert_eq!(added[0]["address"], "0x12e0");
+    let csv = ok(&run(&["size", "diff", "--csv", p(&v1), p(&v2)], b""));
+    assert!(
+        csv.contains("\nsymbol,added,extra_feature,.text,0x12e0,0,69,69\n"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn size_show_prints_tables_csv_and_json() {
+    let f = testdata("supersize/sizedemo-v1.size");
+    let text = ok(&run(&["size", "show", p(&f), "--top", "3"], b""));
+    assert!(text.contains("   4.1%       599    .text\n"), "{text}");
+    assert!(text.contains("LARGEST 3 SYMBOLS"), "{text}");
+    assert!(text.contains("     316    kTable [.rodata]"), "{text}");
+    assert!(text.contains("SOURCE FILE"), "{text}");
+    let json: Value =
+        serde_json::from_str(&ok(&run(&["size", "show", "--json", p(&f)], b""))).unwrap();
+    assert_eq!(json["file_size"], 14496); // the eu-stripped file's size
+    let k_table = json["symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "kTable")
+        .unwrap();
+    assert_eq!(k_table["address"], "0x2040");
+    let csv = ok(&run(&["size", "show", "--csv", p(&f)], b""));
+    assert!(csv.starts_with("table,name,section,address,size,percent\n"));
+    assert!(csv.contains("\nsymbol,kTable,.rodata,0x2040,316,"), "{csv}");
+    // An ELF is archived on the fly.
+    let elf = testdata("supersize/sizedemo-v1");
+    assert!(ok(&run(&["size", "show", p(&elf)], b"")).contains(".text"));
+}
+
+#[test]
+fn size_errors_name_the_file_and_keep_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("notelf");
+    std::fs::write(&bad, b"hello").unwrap();
+    let out = run(
+        &[
+            "size",
+            "archive",
+            p(&bad),
+            "-o",
+            p(&dir.path().join("x.size")),
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("notelf") && err.contains("not an ELF"),
+        "{err}"
+    );
+    assert!(!dir.path().join("x.size").exists());
+
+    let elf = dir.path().join("elf");
+    std::fs::copy(testdata("lidia/elf/simple"), &elf).unwrap();
+    let before = std::fs::read(&elf).unwrap();
+    let out = run(&["size", "archive", p(&elf), "-o", p(&elf)], b"");
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read(&elf).unwrap(), before);
+
+    let broken = dir.path().join("broken.size");
+    let text = gunzip(&std::fs::read(testdata("supersize/simple.size")).unwrap());
+    std::fs::write(&broken, text.replace("fib\t02\t20\n", "fib\t20\n")).unwrap();
+    let out = run(&["size", "show", p(&broken)], b"");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("broken.size:") && err.contains(": padding: duplicate symbols"),
+        "{err}"
+    );
+
+    let out = run(
+        &[
+            "size",
+            "archive",
+            p(&elf),
+            "-o",
+            "-",
+            "--build-config",
+            "nokey",
+        ],
+        b"",
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("KEY=VALUE"));
+}

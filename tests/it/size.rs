@@ -1,0 +1,8 @@
+//! SuperSize archives: Chromium's own files as goldens, `size_ref.py` as the loader
+//! oracle, and binutils/LLVM tools as cross-checks on programs built here.
+
+mod beyond;
+mod crosscheck;
+mod goldens;
+mod loader_checks;
+mod support;
