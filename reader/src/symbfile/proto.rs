@@ -39,6 +39,7 @@ impl<'a> Fields<'a> {
         self.rest
     }
 
+    #[inline]
     fn take(&mut self, n: usize) -> Result<&'a [u8], &'static str> {
         let (head, tail) = self
             .rest
@@ -48,6 +49,7 @@ impl<'a> Fields<'a> {
         Ok(head)
     }
 
+    #[inline]
     fn varint(&mut self, what: &'static str) -> Result<u64, &'static str> {
         match leb128::read(self.rest) {
             Ok((v, n)) => {
@@ -59,6 +61,7 @@ impl<'a> Fields<'a> {
         }
     }
 
+    #[inline]
     fn field(&mut self) -> Result<Field<'a>, &'static str> {
         let key = self.varint("truncated field key")?;
         let number = key >> 3;
