@@ -8,6 +8,7 @@ use clap::{Args, Subcommand};
 use symblob_build::size::json::Json;
 use symblob_build::size::report::{self, Format};
 use symblob_build::size::{self, diff, loader, writer, ArchiveOptions, ElfArchiveInput, SizeInfo};
+use symblob_build::output::refuse_same_file;
 use symblob_build::{Error, Location, Result};
 
 use crate::common::map_input;
@@ -196,7 +197,9 @@ fn build_config(entries: &[String]) -> Result<BTreeMap<String, Json>> {
 }
 
 fn archive(a: ArchiveArgs) -> Result<()> {
-    refuse_same(&a.output, &[Some(&a.elf), a.stripped.as_ref()])?;
+    let mut inputs = vec![a.elf.as_path()];
+    inputs.extend(a.stripped.as_deref());
+    refuse_same_file(&a.output, &inputs)?;
     let options = ArchiveOptions {
         source_root: a.source_root,
         generated_dir: a.generated_dir,
@@ -239,7 +242,7 @@ fn diff_command(d: DiffArgs) -> Result<()> {
     let delta = diff::diff(&before, &after);
     match &d.output {
         Some(out) => {
-            refuse_same(out, &[Some(&d.before), Some(&d.after)])?;
+            refuse_same_file(out, &[&d.before, &d.after])?;
             let (b, a) = diff::sparse_halves(&before, &after, &delta);
             write_output(out, &writer::sizediff_file(&b, &a))
         }
@@ -262,10 +265,8 @@ fn print(text: &str) -> Result<()> {
     print_bytes(text.as_bytes())
 }
 
+/// Writes `bytes` to `path` by the shared output rules (`-` is standard output).
 fn write_output(path: &Path, bytes: &[u8]) -> Result<()> {
-    if path == Path::new("-") {
-        return print_bytes(bytes);
-    }
     symblob_build::output::write_atomic(path, bytes)
 }
 
@@ -276,21 +277,4 @@ fn print_bytes(bytes: &[u8]) -> Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::io("<stdout>", e)),
         _ => Ok(()),
     }
-}
-
-/// Refuses an output that is one of the inputs, before anything is written.
-fn refuse_same(output: &Path, inputs: &[Option<&PathBuf>]) -> Result<()> {
-    let Ok(out) = std::fs::canonicalize(output) else {
-        return Ok(());
-    };
-    for input in inputs.iter().flatten() {
-        if std::fs::canonicalize(input).is_ok_and(|i| i == out) {
-            return Err(Error::input(
-                output.display().to_string(),
-                Location::Whole,
-                "the output is also an input; refusing to overwrite it",
-            ));
-        }
-    }
-    Ok(())
 }
