@@ -1,0 +1,425 @@
+//! `symblob symbfile build`, and the extraction `push` and `publish` share: range records
+//! streamed from the executable into the writer, return pads made from them function by
+//! function, each file streamed to its output or cut into parts as it grows.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use symblob_build::output::{refuse_same_file, write_atomic, Output};
+use symblob_build::symbfile::extract::{self, ExtractOptions, ExtractStats};
+use symblob_build::symbfile::parts::PartSplitter;
+use symblob_build::symbfile::retpads::PadMaker;
+use symblob_build::symbfile::{Record, SymbfileWriter, WriterOptions};
+use symblob_build::Error;
+
+use crate::common::{output_name, parse_size, Failure, Result};
+use crate::progress::Progress;
+
+/// Arguments of `symblob symbfile build`.
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The ELF file to read.
+    elf: PathBuf,
+    /// The range symbfile to write: a file (replaced atomically), a FIFO or device
+    /// (written directly), or `-` for standard output.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Also write the return-pad symbfile to OUT.
+    #[arg(long, value_name = "OUT")]
+    return_pads: Option<PathBuf>,
+    /// Cut each file into self-contained parts of at most N bytes (decimal or 0x hex),
+    /// written as `<output>.0`, `<output>.1`, … (range files are cut only before a
+    /// top-level function).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    max_part_size: Option<u64>,
+    #[command(flatten)]
+    extract: ExtractArgs,
+    /// Write a file even when no range is found (otherwise an error).
+    #[arg(long)]
+    allow_empty: bool,
+    /// No summary on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// What to extract from the executable (shared by build, push and publish).
+#[derive(Args, Clone, Debug)]
+pub struct ExtractArgs {
+    /// Ranges from DWARF only: no Go .gopclntab, .symtab or .dynsym functions.
+    #[arg(long)]
+    pub dwarf_only: bool,
+    /// The file holding the DWARF, instead of the ELF itself or the debug file found
+    /// through its build ID or .gnu_debuglink.
+    #[arg(long, value_name = "PATH")]
+    pub debug_file: Option<PathBuf>,
+}
+
+impl ExtractArgs {
+    fn options(&self) -> ExtractOptions {
+        ExtractOptions {
+            dwarf_only: self.dwarf_only,
+            debug_file: self.debug_file.clone(),
+        }
+    }
+}
+
+/// Where the records of one symbfile go.
+enum Destination<'w> {
+    /// One file, streamed out as each string-table window is written.
+    Stream {
+        writer: SymbfileWriter,
+        out: &'w mut dyn Write,
+        name: String,
+        bytes: u64,
+    },
+    /// Parts, each written to `<base>.<k>` when complete, or kept (no base).
+    Parts {
+        splitter: Option<PartSplitter>,
+        base: Option<PathBuf>,
+        kept: Vec<Vec<u8>>,
+        written: Vec<(PathBuf, u64)>,
+    },
+}
+
+/// What one destination received and wrote.
+#[derive(Default)]
+struct Written {
+    records: u64,
+    bytes: u64,
+    parts: usize,
+}
+
+impl<'w> Destination<'w> {
+    fn stream(out: &'w mut dyn Write, path: &Path) -> Self {
+        Destination::Stream {
+            writer: SymbfileWriter::new(),
+            out,
+            name: output_name(path),
+            bytes: 0,
+        }
+    }
+
+    fn parts(max_part_size: Option<u64>, base: Option<PathBuf>) -> Self {
+        Destination::Parts {
+            splitter: Some(PartSplitter::new(max_part_size, WriterOptions::default())),
+            base,
+            kept: Vec::new(),
+            written: Vec::new(),
+        }
+    }
+
+    fn push(&mut self, record: Record) -> Result<(), Error> {
+        match self {
+            Destination::Stream {
+                writer,
+                out,
+                name,
+                bytes,
+            } => {
+                writer.push(record)?;
+                let chunk = writer.take_written();
+                *bytes += chunk.len() as u64;
+                out.write_all(&chunk).map_err(|e| Error::io(&*name, e))
+            }
+            Destination::Parts { splitter, .. } => {
+                let part = splitter.as_mut().map(|s| s.push(record)).transpose()?;
+                match part.flatten() {
+                    Some(part) => self.part(part),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
+    fn part(&mut self, part: Vec<u8>) -> Result<(), Error> {
+        let Destination::Parts {
+            base,
+            kept,
+            written,
+            ..
+        } = self
+        else {
+            return Ok(());
+        };
+        match base {
+            Some(base) => {
+                let mut name = base.clone().into_os_string();
+                name.push(format!(".{}", written.len()));
+                let path = PathBuf::from(name);
+                write_atomic(&path, &part)?;
+                written.push((path, part.len() as u64));
+            }
+            None => kept.push(part),
+        }
+        Ok(())
+    }
+
+    /// Writes what is left; returns the records count given by `records`, the bytes and
+    /// the parts.
+    fn finish(&mut self, records: u64) -> Result<Written, Error> {
+        match self {
+            Destination::Stream {
+                writer,
+                out,
+                name,
+                bytes,
+            } => {
+                let rest = std::mem::take(writer).finish()?;
+                out.write_all(&rest).map_err(|e| Error::io(&*name, e))?;
+                Ok(Written {
+                    records,
+                    bytes: *bytes + rest.len() as u64,
+                    parts: 1,
+                })
+            }
+            Destination::Parts { splitter, .. } => {
+                let last = splitter.take().map(PartSplitter::finish).transpose()?;
+                for part in last.into_iter().flatten() {
+                    self.part(part)?;
+                }
+                let Destination::Parts { kept, written, .. } = self else {
+                    unreachable!("matched above")
+                };
+                let bytes = kept.iter().map(|p| p.len() as u64).sum::<u64>()
+                    + written.iter().map(|w| w.1).sum::<u64>();
+                Ok(Written {
+                    records,
+                    bytes,
+                    parts: kept.len() + written.len(),
+                })
+            }
+        }
+    }
+}
+
+/// The counts of one extraction.
+struct Extracted {
+    stats: ExtractStats,
+    ranges: Written,
+    pads: Option<Written>,
+}
+
+/// Extracts the ranges of `elf` into `ranges` and, when given, its return pads into
+/// `pads`. Fails on an empty range file unless `allow_empty`.
+fn extract_into(
+    elf: &Path,
+    options: &ExtractOptions,
+    ranges: &mut Destination<'_>,
+    mut pads: Option<&mut Destination<'_>>,
+    allow_empty: bool,
+) -> Result<Extracted> {
+    let image = match pads {
+        Some(_) => Some(symblob_build::input::open(elf)?),
+        None => None,
+    };
+    let name = elf.display().to_string();
+    let mut maker = image
+        .as_deref()
+        .map(|bytes| PadMaker::new(bytes, &name))
+        .transpose()?;
+    let mut failure: Option<Error> = None;
+    let (mut range_count, mut pad_count) = (0u64, 0u64);
+    let mut pad_sink = |p, failure: &mut Option<Error>, pads: &mut Option<&mut Destination>| {
+        if let Some(d) = pads.as_deref_mut() {
+            pad_count += 1;
+            if let Err(e) = d.push(Record::ReturnPad(p)) {
+                failure.get_or_insert(e);
+            }
+        }
+    };
+    let stats = extract::ranges_each(elf, options, &mut |r| {
+        if failure.is_some() {
+            return;
+        }
+        if let Some(m) = maker.as_mut() {
+            m.push(r.clone(), &mut |p| pad_sink(p, &mut failure, &mut pads));
+        }
+        range_count += 1;
+        if let Err(e) = ranges.push(Record::Range(r)) {
+            failure.get_or_insert(e);
+        }
+    })?;
+    if let Some(m) = maker {
+        m.finish(&mut |p| pad_sink(p, &mut failure, &mut pads));
+    }
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    if range_count == 0 && !allow_empty {
+        return Err(Failure::Message(format!(
+            "{name}: no functions found (DWARF, .gopclntab, .symtab, .dynsym); \
+             pass --allow-empty to write an empty symbfile"
+        )));
+    }
+    Ok(Extracted {
+        stats,
+        ranges: ranges.finish(range_count)?,
+        pads: pads.map(|d| d.finish(pad_count)).transpose()?,
+    })
+}
+
+/// The part files of one symbfile, in order.
+pub type Parts = Vec<Vec<u8>>;
+
+/// Extracts the range file and the return-pad file of `elf` in memory, each cut into
+/// parts of at most `max_part_size` bytes (one part without a limit).
+pub fn extract_parts(
+    elf: &Path,
+    extract: &ExtractArgs,
+    max_part_size: Option<u64>,
+) -> Result<(Parts, Parts)> {
+    let mut ranges = Destination::parts(max_part_size, None);
+    let mut pads = Destination::parts(max_part_size, None);
+    extract_into(elf, &extract.options(), &mut ranges, Some(&mut pads), false)?;
+    let kept = |d: Destination| match d {
+        Destination::Parts { kept, .. } => kept,
+        Destination::Stream { .. } => Vec::new(),
+    };
+    Ok((kept(ranges), kept(pads)))
+}
+
+/// `symblob symbfile build`.
+pub fn build(args: BuildArgs) -> Result<()> {
+    let mut inputs = vec![args.elf.as_path()];
+    inputs.extend(args.extract.debug_file.as_deref());
+    refuse_same_file(&args.output, &inputs)?;
+    if let Some(pads) = &args.return_pads {
+        refuse_same_file(pads, &inputs)?;
+        if pads == &args.output {
+            return Err(Failure::Message(format!(
+                "the range file and the return-pad file are both {}",
+                output_name(pads)
+            )));
+        }
+    }
+    let options = args.extract.options();
+    let input_name = args.elf.display().to_string();
+    let progress = Progress::start(args.quiet, true, format!("symbfile: reading {input_name}"));
+    let extracted = match args.max_part_size {
+        Some(n) => {
+            if args.output == Path::new("-") || args.return_pads.as_deref() == Some(Path::new("-"))
+            {
+                return Err(Failure::Message(
+                    "--max-part-size writes files <output>.0, <output>.1, …: `-` cannot be one"
+                        .into(),
+                ));
+            }
+            let mut ranges = Destination::parts(Some(n), Some(args.output.clone()));
+            let mut pads = args
+                .return_pads
+                .clone()
+                .map(|p| Destination::parts(Some(n), Some(p)));
+            extract_into(
+                &args.elf,
+                &options,
+                &mut ranges,
+                pads.as_mut(),
+                args.allow_empty,
+            )?
+        }
+        None => stream_both(&args, &options)?,
+    };
+    let mut summary = format!(
+        "symbfile: read {input_name} ({}), wrote {}: {} ranges, {} bytes{}",
+        sources(&extracted.stats),
+        output_name(&args.output),
+        extracted.ranges.records,
+        extracted.ranges.bytes,
+        parts_note(&extracted.ranges),
+    );
+    if let (Some(path), Some(pads)) = (&args.return_pads, &extracted.pads) {
+        summary.push_str(&format!(
+            "; {}: {} return pads, {} bytes{}",
+            output_name(path),
+            pads.records,
+            pads.bytes,
+            parts_note(pads),
+        ));
+    }
+    progress.finish(&[], &summary);
+    Ok(())
+}
+
+/// Both files streamed to their outputs, each replaced only when all went well.
+fn stream_both(args: &BuildArgs, options: &ExtractOptions) -> Result<Extracted> {
+    let ranges_out = Output::create(&args.output)?;
+    let pads_out = args
+        .return_pads
+        .as_deref()
+        .map(Output::create)
+        .transpose()?;
+    let mut result: Option<Result<Extracted>> = None;
+    let abandon = || io::Error::other("build failed");
+    let written = ranges_out.write_with(|r| {
+        let mut ranges = Destination::stream(r, &args.output);
+        let outcome = match pads_out {
+            None => extract_into(&args.elf, options, &mut ranges, None, args.allow_empty),
+            Some(pads_out) => {
+                let mut inner = None;
+                let written = pads_out.write_with(|p| {
+                    let mut pads = Destination::stream(
+                        p,
+                        args.return_pads.as_deref().unwrap_or(Path::new("-")),
+                    );
+                    let got = extract_into(
+                        &args.elf,
+                        options,
+                        &mut ranges,
+                        Some(&mut pads),
+                        args.allow_empty,
+                    );
+                    let ok = got.is_ok();
+                    inner = Some(got);
+                    if ok {
+                        Ok(())
+                    } else {
+                        Err(abandon())
+                    }
+                });
+                match (inner, written) {
+                    (Some(Err(e)), _) => Err(e),
+                    (_, Err(e)) => Err(e.into()),
+                    (Some(ok), Ok(())) => ok,
+                    (None, Ok(())) => Err(Failure::Message("nothing was extracted".into())),
+                }
+            }
+        };
+        let ok = outcome.is_ok();
+        result = Some(outcome);
+        if ok {
+            Ok(())
+        } else {
+            Err(abandon())
+        }
+    });
+    match (result, written) {
+        (Some(Err(e)), _) => Err(e),
+        (_, Err(e)) => Err(e.into()),
+        (Some(ok), Ok(())) => ok,
+        (None, Ok(())) => Err(Failure::Message("nothing was extracted".into())),
+    }
+}
+
+fn parts_note(w: &Written) -> String {
+    if w.parts > 1 {
+        format!(" in {} parts", w.parts)
+    } else {
+        String::new()
+    }
+}
+
+/// The sources that gave records, with their counts: `DWARF 120, symtab 3`.
+fn sources(stats: &ExtractStats) -> String {
+    let used: Vec<String> = stats
+        .sources
+        .iter()
+        .filter(|(_, s)| s.accepted > 0)
+        .map(|(name, s)| format!("{name} {}", s.accepted))
+        .collect();
+    if used.is_empty() {
+        "no source gave ranges".into()
+    } else {
+        used.join(", ")
+    }
+}
