@@ -10,4 +10,5 @@ mod lidia;
 mod output;
 mod streaming;
 mod symbfile;
+mod symbfile_build;
 mod symbfile_server;
