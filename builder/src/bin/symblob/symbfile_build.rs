@@ -73,17 +73,19 @@ enum Destination<'w> {
         name: String,
         bytes: u64,
     },
-    /// Parts, each written to `<base>.<k>` when complete, or kept (no base).
-    Parts {
-        splitter: Option<PartSplitter>,
-        base: Option<PathBuf>,
-        kept: Vec<Vec<u8>>,
-        written: Vec<(PathBuf, u64)>,
-    },
+    /// Self-contained parts.
+    Parts(PartFiles),
+}
+
+/// Parts, each written to `<base>.<k>` when complete, or kept in memory (no base).
+struct PartFiles {
+    splitter: Option<PartSplitter>,
+    base: Option<PathBuf>,
+    kept: Vec<Vec<u8>>,
+    written: Vec<u64>,
 }
 
 /// What one destination received and wrote.
-#[derive(Default)]
 struct Written {
     records: u64,
     bytes: u64,
@@ -101,12 +103,12 @@ impl<'w> Destination<'w> {
     }
 
     fn parts(max_part_size: Option<u64>, base: Option<PathBuf>) -> Self {
-        Destination::Parts {
+        Destination::Parts(PartFiles {
             splitter: Some(PartSplitter::new(max_part_size, WriterOptions::default())),
             base,
             kept: Vec::new(),
             written: Vec::new(),
-        }
+        })
     }
 
     fn push(&mut self, record: Record) -> Result<(), Error> {
@@ -122,41 +124,18 @@ impl<'w> Destination<'w> {
                 *bytes += chunk.len() as u64;
                 out.write_all(&chunk).map_err(|e| Error::io(&*name, e))
             }
-            Destination::Parts { splitter, .. } => {
-                let part = splitter.as_mut().map(|s| s.push(record)).transpose()?;
-                match part.flatten() {
-                    Some(part) => self.part(part),
-                    None => Ok(()),
-                }
+            Destination::Parts(parts) => {
+                let done = parts
+                    .splitter
+                    .as_mut()
+                    .map(|s| s.push(record))
+                    .transpose()?;
+                done.flatten().map_or(Ok(()), |part| parts.part(part))
             }
         }
     }
 
-    fn part(&mut self, part: Vec<u8>) -> Result<(), Error> {
-        let Destination::Parts {
-            base,
-            kept,
-            written,
-            ..
-        } = self
-        else {
-            return Ok(());
-        };
-        match base {
-            Some(base) => {
-                let mut name = base.clone().into_os_string();
-                name.push(format!(".{}", written.len()));
-                let path = PathBuf::from(name);
-                write_atomic(&path, &part)?;
-                written.push((path, part.len() as u64));
-            }
-            None => kept.push(part),
-        }
-        Ok(())
-    }
-
-    /// Writes what is left; returns the records count given by `records`, the bytes and
-    /// the parts.
+    /// Writes what is left; `records` is the number of records given.
     fn finish(&mut self, records: u64) -> Result<Written, Error> {
         match self {
             Destination::Stream {
@@ -173,23 +152,47 @@ impl<'w> Destination<'w> {
                     parts: 1,
                 })
             }
-            Destination::Parts { splitter, .. } => {
-                let last = splitter.take().map(PartSplitter::finish).transpose()?;
+            Destination::Parts(parts) => {
+                let last = parts
+                    .splitter
+                    .take()
+                    .map(PartSplitter::finish)
+                    .transpose()?;
                 for part in last.into_iter().flatten() {
-                    self.part(part)?;
+                    parts.part(part)?;
                 }
-                let Destination::Parts { kept, written, .. } = self else {
-                    unreachable!("matched above")
-                };
-                let bytes = kept.iter().map(|p| p.len() as u64).sum::<u64>()
-                    + written.iter().map(|w| w.1).sum::<u64>();
+                let kept = parts.kept.iter().map(|p| p.len() as u64);
                 Ok(Written {
                     records,
-                    bytes,
-                    parts: kept.len() + written.len(),
+                    bytes: kept.chain(parts.written.iter().copied()).sum(),
+                    parts: parts.kept.len() + parts.written.len(),
                 })
             }
         }
+    }
+
+    /// The parts kept in memory.
+    fn into_kept(self) -> Vec<Vec<u8>> {
+        match self {
+            Destination::Parts(parts) => parts.kept,
+            Destination::Stream { .. } => Vec::new(),
+        }
+    }
+}
+
+impl PartFiles {
+    /// Writes or keeps one complete part.
+    fn part(&mut self, part: Vec<u8>) -> Result<(), Error> {
+        match &self.base {
+            Some(base) => {
+                let mut name = base.clone().into_os_string();
+                name.push(format!(".{}", self.written.len()));
+                write_atomic(Path::new(&name), &part)?;
+                self.written.push(part.len() as u64);
+            }
+            None => self.kept.push(part),
+        }
+        Ok(())
     }
 }
 
@@ -272,11 +275,7 @@ pub fn extract_parts(
     let mut ranges = Destination::parts(max_part_size, None);
     let mut pads = Destination::parts(max_part_size, None);
     extract_into(elf, &extract.options(), &mut ranges, Some(&mut pads), false)?;
-    let kept = |d: Destination| match d {
-        Destination::Parts { kept, .. } => kept,
-        Destination::Stream { .. } => Vec::new(),
-    };
-    Ok((kept(ranges), kept(pads)))
+    Ok((ranges.into_kept(), pads.into_kept()))
 }
 
 /// `symblob symbfile build`.
@@ -349,55 +348,38 @@ fn stream_both(args: &BuildArgs, options: &ExtractOptions) -> Result<Extracted> 
         .as_deref()
         .map(Output::create)
         .transpose()?;
-    let mut result: Option<Result<Extracted>> = None;
-    let abandon = || io::Error::other("build failed");
-    let written = ranges_out.write_with(|r| {
+    write_through(ranges_out, |r| {
         let mut ranges = Destination::stream(r, &args.output);
-        let outcome = match pads_out {
-            None => extract_into(&args.elf, options, &mut ranges, None, args.allow_empty),
-            Some(pads_out) => {
-                let mut inner = None;
-                let written = pads_out.write_with(|p| {
-                    let mut pads = Destination::stream(
-                        p,
-                        args.return_pads.as_deref().unwrap_or(Path::new("-")),
-                    );
-                    let got = extract_into(
-                        &args.elf,
-                        options,
-                        &mut ranges,
-                        Some(&mut pads),
-                        args.allow_empty,
-                    );
-                    let ok = got.is_ok();
-                    inner = Some(got);
-                    if ok {
-                        Ok(())
-                    } else {
-                        Err(abandon())
-                    }
-                });
-                match (inner, written) {
-                    (Some(Err(e)), _) => Err(e),
-                    (_, Err(e)) => Err(e.into()),
-                    (Some(ok), Ok(())) => ok,
-                    (None, Ok(())) => Err(Failure::Message("nothing was extracted".into())),
-                }
-            }
-        };
-        let ok = outcome.is_ok();
-        result = Some(outcome);
-        if ok {
-            Ok(())
+        match (pads_out, &args.return_pads) {
+            (Some(pads_out), Some(pads_path)) => write_through(pads_out, |p| {
+                let mut pads = Destination::stream(p, pads_path);
+                let pads = Some(&mut pads);
+                extract_into(&args.elf, options, &mut ranges, pads, args.allow_empty)
+            }),
+            _ => extract_into(&args.elf, options, &mut ranges, None, args.allow_empty),
+        }
+    })
+}
+
+/// Runs `work` on the writer of `output`; the output is completed (a regular file renamed
+/// into place) only when `work` succeeds, and `work`'s own error is the one reported.
+fn write_through<T>(output: Output, work: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<T> {
+    let mut result = None;
+    let written = output.write_with(|w| {
+        let r = work(w);
+        let failed = r.is_err();
+        result = Some(r);
+        if failed {
+            Err(io::Error::other("abandoned after an error"))
         } else {
-            Err(abandon())
+            Ok(())
         }
     });
     match (result, written) {
         (Some(Err(e)), _) => Err(e),
         (_, Err(e)) => Err(e.into()),
-        (Some(ok), Ok(())) => ok,
-        (None, Ok(())) => Err(Failure::Message("nothing was extracted".into())),
+        (Some(Ok(value)), Ok(())) => Ok(value),
+        (None, Ok(())) => Err(Failure::Message("the output was never written".into())),
     }
 }
 
