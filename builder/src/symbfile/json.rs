@@ -16,7 +16,8 @@ pub fn to_json(records: &[Record]) -> Value {
     json!({ "records": records })
 }
 
-fn record_json(record: &Record) -> Value {
+/// The JSON object of one record (an element of the `records` array).
+pub fn record_json(record: &Record) -> Value {
     match record {
         Record::Range(r) => json!({
             "type": "range",

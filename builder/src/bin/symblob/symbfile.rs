@@ -1,15 +1,16 @@
 //! `symblob symbfile …` subcommands: OpenTelemetry eBPF profiler symbol files.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Subcommand, ValueEnum};
-use symblob::symbfile::SymbFile;
+use symblob::symbfile::{Record as View, SymbFile};
 use symblob_build::output::{refuse_same_file, write_atomic};
 use symblob_build::symbfile::upload::{self, ApiKey, FileKind, PushEvent, PushOptions};
-use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, WriterOptions};
+use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, Record, WriterOptions};
 use symblob_build::{Error, Location};
 
-use crate::common::{self, display_name, hex, print, print_json, Failure, Outcome, Result};
+use crate::common::{self, display_name, hex, print, Failure, Outcome, Result};
 use crate::lookups::{self, LookupFlags};
 use crate::sniff::{self, Want};
 use crate::symbfile_build::{self, BuildArgs, ExtractArgs};
@@ -153,15 +154,8 @@ pub fn run(command: Command) -> Result<Outcome> {
     match command {
         Command::Build(args) => symbfile_build::build(args).map(|()| Outcome::Success),
         Command::Dump { file, json } => {
-            let records = decode_file(&file)?;
-            if json {
-                let mut doc = json::to_json(&records);
-                hex_addresses(&mut doc);
-                print_json(&doc)?;
-            } else {
-                let text: String = records.iter().map(|r| text::line(r) + "\n").collect();
-                print(&text)?;
-            }
+            let bytes = load(&file)?;
+            dump(&file, &parse(&file, &bytes)?, json)?;
             Ok(Outcome::Success)
         }
         Command::Lookup {
@@ -186,7 +180,6 @@ pub fn run(command: Command) -> Result<Outcome> {
                     });
                     common::write_json_line(&mut out, &value).map_err(common::stdout_error)?;
                 } else {
-                    use std::io::Write as _;
                     writeln!(out, "{}  {}  {}", id.hex(), id.es(), f.display())
                         .map_err(common::stdout_error)?;
                 }
@@ -341,16 +334,39 @@ pub fn run(command: Command) -> Result<Outcome> {
     }
 }
 
-/// Turns every `elf_va` of a model-shaped document into a "0x…" string.
-fn hex_addresses(doc: &mut serde_json::Value) {
-    let Some(records) = doc.get_mut("records").and_then(|r| r.as_array_mut()) else {
-        return;
-    };
-    for r in records {
-        if let Some(va) = r.get("elf_va").and_then(serde_json::Value::as_u64) {
-            r["elf_va"] = hex(va).into();
-        }
+/// Prints the records of `file` one by one as they are decoded (memory does not grow
+/// with the file): text lines, or `{"records": [...]}` with one record a line and each
+/// `elf_va` a "0x…" string.
+fn dump(path: &Path, file: &SymbFile<'_>, as_json: bool) -> Result<()> {
+    let mut scratch = vec![0u32; 1 << 20];
+    let mut records = file.records(&mut scratch);
+    let mut out = common::stdout();
+    let mut first = true;
+    let io = common::stdout_error;
+    if as_json {
+        out.write_all(b"{\"records\": [").map_err(io)?;
     }
+    while let Some(view) = records.next().map_err(|e| blob_error(path, e))? {
+        let record = match view {
+            View::Range(r) => Record::Range((&r).into()),
+            View::ReturnPad(p) => Record::ReturnPad((&p).into()),
+        };
+        if as_json {
+            let mut value = json::record_json(&record);
+            value["elf_va"] = hex(record.va()).into();
+            let sep: &[u8] = if first { b"\n" } else { b",\n" };
+            out.write_all(sep).map_err(io)?;
+            serde_json::to_writer(&mut out, &value).map_err(|e| io(e.into()))?;
+        } else {
+            writeln!(out, "{}", text::line(&record)).map_err(io)?;
+        }
+        first = false;
+    }
+    if as_json {
+        out.write_all(b"\n]}\n").map_err(io)?;
+    }
+    out.flush().map_err(io)?;
+    Ok(())
 }
 
 /// Reads a symbfile after checking what it is.
@@ -363,12 +379,6 @@ fn load(path: &Path) -> Result<Vec<u8>> {
 /// Parses a symbfile, naming it in errors.
 pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<SymbFile<'a>> {
     Ok(SymbFile::parse(bytes).map_err(|e| blob_error(path, e))?)
-}
-
-/// Reads and decodes a symbfile, naming it in errors.
-fn decode_file(path: &Path) -> Result<Vec<symblob_build::symbfile::Record>> {
-    let bytes = load(path)?;
-    Ok(decode(&bytes).map_err(|e| named(path, e))?)
 }
 
 fn named(path: &Path, e: Error) -> Error {
