@@ -2,7 +2,7 @@
 //! `write`): `{"records": [...]}` with `type`, `elf_va`, `length`, `func`, `file`,
 //! `call_file`, `call_line`, `depth`, `line_table` (`[offset, line]` pairs) for ranges and
 //! `type`, `elf_va`, `entries` (`func`, `file`, `line`) for return pads; absent values are
-//! `null`.
+//! `null`. Reading also takes `elf_va` as a `"0x…"` string.
 
 use serde_json::{json, Value};
 
@@ -16,7 +16,8 @@ pub fn to_json(records: &[Record]) -> Value {
     json!({ "records": records })
 }
 
-fn record_json(record: &Record) -> Value {
+/// The JSON object of one record (an element of the `records` array).
+pub fn record_json(record: &Record) -> Value {
     match record {
         Record::Range(r) => json!({
             "type": "range",
@@ -55,10 +56,18 @@ pub fn from_json(doc: &Value, input: &str) -> Result<Vec<Record>> {
 }
 
 fn parse_record(v: &Value) -> std::result::Result<Record, String> {
+    // Addresses may also be "0x…" strings, as `symblob symbfile dump --json` writes them.
     let u64_of = |key: &str| {
+        let hex = |s: &str| {
+            let digits = s.strip_prefix("0x")?;
+            u64::from_str_radix(digits, 16).ok()
+        };
         v[key]
             .as_u64()
-            .ok_or(format!("{key:?} is not an unsigned integer"))
+            .or_else(|| v[key].as_str().and_then(hex))
+            .ok_or(format!(
+                "{key:?} is not an unsigned integer or a \"0x…\" string"
+            ))
     };
     let u32_of = |x: &Value, what: &str| {
         x.as_u64()

@@ -48,29 +48,77 @@ pub fn split(
     max_part_size: Option<u64>,
     options: WriterOptions,
 ) -> Result<Vec<Vec<u8>>> {
-    let limit = max_part_size.unwrap_or(u64::MAX);
     let mut parts = Vec::new();
-    let mut writer = SymbfileWriter::with_options(options);
-    let mut bound = FILE_OVERHEAD;
-    let mut i = 0;
-    while i < records.len() {
-        // The group: this record and the inline records that follow it.
-        let end = records[i + 1..]
-            .iter()
-            .position(Record::starts_group)
-            .map_or(records.len(), |n| i + 1 + n);
-        let group = &records[i..end];
-        let group_bound: u64 = group.iter().map(size_bound).sum();
-        if !writer.is_empty() && bound + group_bound > limit {
-            parts.push(
-                std::mem::replace(&mut writer, SymbfileWriter::with_options(options)).finish()?,
-            );
-            bound = FILE_OVERHEAD;
-        }
-        writer.extend(group)?;
-        bound += group_bound;
-        i = end;
+    let mut splitter = PartSplitter::new(max_part_size, options);
+    for r in records {
+        parts.extend(splitter.push(r.clone())?);
     }
-    parts.push(writer.finish()?);
+    parts.extend(splitter.finish()?);
     Ok(parts)
+}
+
+/// The streaming form of [`split`]: records go in one by one, each part comes out as soon
+/// as the first record that does not fit in it arrives. Memory holds one part and one
+/// group (a depth-0 record and its inline records).
+pub struct PartSplitter {
+    limit: u64,
+    options: WriterOptions,
+    writer: SymbfileWriter,
+    bound: u64,
+    group: Vec<Record>,
+    group_bound: u64,
+}
+
+impl PartSplitter {
+    /// A splitter into parts of at most `max_part_size` bytes (`None`: one part).
+    pub fn new(max_part_size: Option<u64>, options: WriterOptions) -> Self {
+        PartSplitter {
+            limit: max_part_size.unwrap_or(u64::MAX),
+            options,
+            writer: SymbfileWriter::with_options(options),
+            bound: FILE_OVERHEAD,
+            group: Vec::new(),
+            group_bound: 0,
+        }
+    }
+
+    /// Adds a record; returns the part it completes, if any.
+    pub fn push(&mut self, record: Record) -> Result<Option<Vec<u8>>> {
+        let part = if record.starts_group() {
+            self.end_group()?
+        } else {
+            None
+        };
+        self.group_bound += size_bound(&record);
+        self.group.push(record);
+        Ok(part)
+    }
+
+    /// Ends the stream: returns the remaining parts (one or two; an empty stream gives one
+    /// empty part).
+    pub fn finish(mut self) -> Result<Vec<Vec<u8>>> {
+        let mut parts: Vec<Vec<u8>> = self.end_group()?.into_iter().collect();
+        parts.push(self.writer.finish()?);
+        Ok(parts)
+    }
+
+    /// Moves the buffered group into the current part, first closing the part when the
+    /// group does not fit; returns the closed part.
+    fn end_group(&mut self) -> Result<Option<Vec<u8>>> {
+        if self.group.is_empty() {
+            return Ok(None);
+        }
+        let mut closed = None;
+        if !self.writer.is_empty() && self.bound + self.group_bound > self.limit {
+            let fresh = SymbfileWriter::with_options(self.options);
+            closed = Some(std::mem::replace(&mut self.writer, fresh).finish()?);
+            self.bound = FILE_OVERHEAD;
+        }
+        for r in self.group.drain(..) {
+            self.writer.push(r)?;
+        }
+        self.bound += self.group_bound;
+        self.group_bound = 0;
+        Ok(closed)
+    }
 }

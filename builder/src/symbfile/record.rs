@@ -33,6 +33,29 @@ pub struct RangeRecord {
     pub lines: Vec<LineRow>,
 }
 
+impl RangeRecord {
+    /// One past the last address.
+    pub fn end(&self) -> u64 {
+        self.va.saturating_add(self.length)
+    }
+
+    /// Whether `va` lies in the record.
+    pub fn contains(&self, va: u64) -> bool {
+        va >= self.va && va < self.end()
+    }
+
+    /// The line of `va` from the line table: the last row whose offset is at most
+    /// `va - self.va`; `None` before the first row or without rows.
+    pub fn line_for(&self, va: u64) -> Option<u32> {
+        let offset = va.checked_sub(self.va)?;
+        self.lines
+            .iter()
+            .take_while(|row| u64::from(row.offset) <= offset)
+            .last()
+            .map(|row| row.line)
+    }
+}
+
 /// One return-pad entry (spec §2.4).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PadEntry {

@@ -59,6 +59,8 @@ pub struct SymbfileWriter {
     table_estimate: usize,
     prev_va: Option<u64>,
     records: u64,
+    /// Whether a window (string table) was written.
+    flushed: bool,
 }
 
 impl Default for SymbfileWriter {
@@ -88,6 +90,7 @@ impl SymbfileWriter {
             table_estimate: 0,
             prev_va: None,
             records: 0,
+            flushed: false,
         }
     }
 
@@ -201,6 +204,7 @@ impl SymbfileWriter {
         self.uses.clear();
         self.order.clear();
         self.table_estimate = 0;
+        self.flushed = true;
         Ok(())
     }
 
@@ -293,9 +297,16 @@ impl SymbfileWriter {
         );
     }
 
-    /// Writes the last window and returns the file.
+    /// Takes the bytes of the windows written so far, so that a long file can be streamed
+    /// out while it is made; [`finish`](Self::finish) then gives only the rest.
+    pub fn take_written(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
+
+    /// Writes the last window and returns the file (or, after
+    /// [`take_written`](Self::take_written), its rest).
     pub fn finish(mut self) -> Result<Vec<u8>> {
-        if !self.window.is_empty() || self.out.len() == MAGIC.len() + 2 {
+        if !self.window.is_empty() || !self.flushed {
             self.flush()?;
         }
         Ok(self.out)

@@ -11,4 +11,5 @@ mod output;
 mod size;
 mod streaming;
 mod symbfile;
+mod symbfile_build;
 mod symbfile_server;

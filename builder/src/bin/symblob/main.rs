@@ -15,10 +15,12 @@ mod progress;
 mod size;
 mod sniff;
 mod symbfile;
+mod symbfile_build;
+mod symbfile_query;
 
 use common::{is_closed_pipe, Outcome};
 
-/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF).
+/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF, symbfile).
 ///
 /// Exit status: 0 on success (also when standard output is a pipe closed early, as by
 /// `| head`), 1 on an error or when a lookup was given a line that is not an address
@@ -32,8 +34,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Resolve addresses with any symbol blob (ksym-bin or Lidia, recognised from its
-    /// bytes), as `symblob ksym lookup` or `symblob lidia lookup` would.
+    /// Resolve addresses with any symbol blob (ksym-bin, Lidia or symbfile, recognised from
+    /// its bytes), as `symblob ksym lookup`, `symblob lidia lookup` or `symblob symbfile
+    /// lookup` would.
     Lookup(lookup::LookupArgs),
     /// ksym-bin v1: kallsyms-style symbol blobs for kernels and bootloaders.
     #[command(subcommand)]
@@ -59,9 +62,7 @@ fn main() -> ExitCode {
         Command::Ksym(c) => ksym::run(c),
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),
-        Command::Symbfile(c) => symbfile::run(c)
-            .map(|()| Outcome::Success)
-            .map_err(common::Failure::from),
+        Command::Symbfile(c) => symbfile::run(c),
         Command::Size(c) => size::run(c)
             .map(|()| Outcome::Success)
             .map_err(common::Failure::from),

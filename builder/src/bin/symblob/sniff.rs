@@ -32,6 +32,8 @@ pub enum Want {
     Lidia,
     /// A CIF stream (raw or base64).
     Cif,
+    /// A symbfile.
+    Symbfile,
     /// Any blob `symblob lookup` reads.
     Lookup,
 }
@@ -42,7 +44,8 @@ impl Want {
             Want::Ksym => "a ksym blob",
             Want::Lidia => "a Lidia file",
             Want::Cif => "a CIF stream",
-            Want::Lookup => "a ksym blob or a Lidia file",
+            Want::Symbfile => "a symbfile",
+            Want::Lookup => "a ksym blob, a Lidia file or a symbfile",
         }
     }
 }
@@ -87,7 +90,9 @@ fn is_symbol_text(bytes: &[u8]) -> bool {
 /// CIF streams have no magic number, so their parsers decide).
 pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
     match (sniff(bytes), want) {
-        (Kind::Lidia, Want::Lidia | Want::Lookup) | (Kind::Unknown, _) => Ok(()),
+        (Kind::Lidia, Want::Lidia | Want::Lookup)
+        | (Kind::Symbfile, Want::Symbfile | Want::Lookup) => Ok(()),
+        (Kind::Unknown, want) if want != Want::Symbfile => Ok(()),
         // CIF streams may be base64 text, which can look like anything textual.
         (Kind::SymbolText, Want::Cif) => Ok(()),
         (kind, want) => Err(mismatch(kind, name, want)),
@@ -112,11 +117,17 @@ pub fn mismatch(kind: Kind, name: &str, want: Want) -> Failure {
         (Kind::Elf, Want::Lidia) => {
             format!(": build one with `symblob lidia build {name} -o {name}.lidia`")
         }
+        (Kind::Elf, Want::Symbfile) => {
+            format!(": build one with `symblob symbfile build {name} -o {name}.symbfile`")
+        }
         (Kind::Elf, Want::Lookup) => format!(
             ": build one with `symblob lidia build {name} -o {name}.lidia` or \
              `symblob ksym build {name} -o {name}.ksym`"
         ),
         (Kind::Lidia, _) => format!(": read it with `symblob lidia` or `symblob lookup {name}`"),
+        (Kind::Symbfile, _) => {
+            format!(": read it with `symblob symbfile` or `symblob lookup {name}`")
+        }
         _ => String::new(),
     };
     Failure::Message(format!("`{name}` is {is}, not {}{advice}", want.name()))

@@ -4,13 +4,17 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Subcommand, ValueEnum};
-use symblob::symbfile::{Range, SymbFile};
-use symblob_build::output::write_atomic;
+use symblob::symbfile::{Record as View, SymbFile};
+use symblob_build::output::{refuse_same_file, write_atomic};
 use symblob_build::symbfile::upload::{self, ApiKey, FileKind, PushEvent, PushOptions};
-use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, WriterOptions};
-use symblob_build::{Error, Location, Result};
+use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, Record, WriterOptions};
+use symblob_build::{Error, Location};
 
-use crate::common;
+use crate::common::{self, display_name, hex, print, Failure, Outcome, Result};
+use crate::lookups::{self, LookupFlags};
+use crate::sniff::{self, Want};
+use crate::symbfile_build::{self, BuildArgs, ExtractArgs};
+use crate::symbfile_query;
 
 /// Environment variable read for the API key unless `--api-key-env` names another.
 const DEFAULT_KEY_ENV: &str = "SYMBLOB_API_KEY";
@@ -28,31 +32,44 @@ pub enum PartMode {
 /// `symblob symbfile` subcommands.
 #[derive(Subcommand)]
 pub enum Command {
+    /// Extract the range symbfile of an ELF file (DWARF by symblib's algorithm, then Go
+    /// .gopclntab, .symtab, .dynsym) and optionally its return-pad symbfile; records are
+    /// streamed to the outputs as they are made. Prints a one-line summary to stderr.
+    Build(BuildArgs),
     /// Decode a symbfile: one line per record (`R va=… len=… depth=… func=… file=…
     /// call_file=… call_line=… lines=[…]`, `P va=… [func|file|line;…]`), or the reference
     /// model's JSON shape with --json.
     Dump {
         /// The symbfile (`-` for standard input).
         file: PathBuf,
-        /// Print `{"records": [...]}` as `symbfile_ref.py dump --json` does.
+        /// Print `{"records": [...]}` as `symbfile_ref.py dump --json` does, except that
+        /// `elf_va` is a "0x…" string.
         #[arg(long)]
         json: bool,
     },
-    /// Print the frames of each address (arguments, or standard input one per line), one
-    /// line per address as `symblob lidia lookup` prints them: `0x<addr> TAB <count>` then
-    /// `TAB function TAB file TAB line` per frame, innermost first. Range records are searched by one sweep of the file; an address no range
-    /// covers is looked up among the return pads.
+    /// Print the frames of each address (arguments, or standard input one per line,
+    /// answered as they arrive) as `symblob lidia lookup` prints them: `0x<addr> TAB
+    /// <count>` then `TAB function TAB file TAB line` per frame, innermost first. Range
+    /// records are searched by one sweep of the file per address; an address no range
+    /// covers is looked up among the return pads. A line that is not an address is
+    /// reported on stderr and answered `?? TAB 0`; the exit status is then 1.
     Lookup {
         /// The symbfile.
         file: PathBuf,
         /// Hexadecimal addresses (with or without 0x).
+        #[arg(allow_negative_numbers = true)]
         addresses: Vec<String>,
+        #[command(flatten)]
+        flags: LookupFlags,
     },
     /// Print the FileID of each file: hex, ES form (base64url), path.
     Fileid {
         /// Files to identify.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// Print one JSON object per file: {"path", "hex", "es"}.
+        #[arg(long)]
+        json: bool,
     },
     /// Convert a symbfile's ranges into a Lidia file (with files and lines), or a Lidia
     /// file into a range symbfile; the input's magic decides.
@@ -86,12 +103,15 @@ pub enum Command {
         /// Base URL of the symbolization service.
         #[arg(long)]
         endpoint: String,
-        /// The range symbfile to upload.
+        /// Upload this range symbfile instead of extracting one from the executable.
         #[arg(long, value_name = "FILE")]
-        ranges: PathBuf,
-        /// The return-pad symbfile to upload.
-        #[arg(long, value_name = "FILE")]
+        ranges: Option<PathBuf>,
+        /// Upload this return-pad symbfile (with --ranges; without it, the return pads
+        /// are extracted too).
+        #[arg(long, value_name = "FILE", requires = "ranges")]
         return_pads: Option<PathBuf>,
+        #[command(flatten)]
+        extract: ExtractArgs,
         /// Cut each file into parts of at most N bytes (see --part-mode).
         #[arg(long, value_name = "N")]
         max_part_size: Option<u64>,
@@ -121,73 +141,82 @@ pub enum Command {
         elf: PathBuf,
         /// The root of the layout.
         dir: PathBuf,
-        /// The range symbfile to publish.
+        /// Publish this range symbfile instead of extracting one from the executable.
         #[arg(long, value_name = "FILE")]
-        ranges: PathBuf,
-        /// The file the ranges were extracted from, if not the executable itself.
-        #[arg(long, value_name = "PATH")]
-        debug_file: Option<PathBuf>,
+        ranges: Option<PathBuf>,
+        #[command(flatten)]
+        extract: ExtractArgs,
     },
 }
 
 /// Runs one `symblob symbfile` subcommand.
-pub fn run(command: Command) -> Result<()> {
+pub fn run(command: Command) -> Result<Outcome> {
     match command {
+        Command::Build(args) => symbfile_build::build(args).map(|()| Outcome::Success),
         Command::Dump { file, json } => {
-            let records = decode_file(&file)?;
-            let out = if json {
-                let mut s = serde_json::to_string_pretty(&json::to_json(&records))
-                    .expect("JSON value serializes");
-                s.push('\n');
-                s
-            } else {
-                records.iter().map(|r| text::line(r) + "\n").collect()
-            };
-            print(&out)
+            let bytes = load(&file)?;
+            dump(&file, &parse(&file, &bytes)?, json)?;
+            Ok(Outcome::Success)
         }
-        Command::Lookup { file, addresses } => {
-            let bytes = common::read_input(&file)?;
-            let symbfile = SymbFile::parse(&bytes).map_err(|e| blob_error(&file, e))?;
-            let mut out = String::new();
-            for text in &addresses {
-                let addr = common::parse_address(text)
-                    .map_err(|e| Error::input(text.as_str(), Location::Whole, e))?;
-                lookup(&symbfile, addr, &mut out).map_err(|e| blob_error(&file, e))?;
-            }
-            print(&out)
+        Command::Lookup {
+            file,
+            addresses,
+            flags,
+        } => {
+            lookups::check_sources(&file, &addresses)?;
+            let bytes = load(&file)?;
+            let symbfile = parse(&file, &bytes)?;
+            symbfile_query::answer_all(&symbfile, flags, &addresses)
         }
-        Command::Fileid { files } => {
-            let mut out = String::new();
+        Command::Fileid { files, json } => {
+            let mut out = std::io::BufWriter::new(Vec::new());
             for f in files {
                 let id = FileId::of_path(&f)?;
-                out.push_str(&format!("{}  {}  {}\n", id.hex(), id.es(), f.display()));
+                if json {
+                    let value = serde_json::json!({
+                        "path": f.display().to_string(),
+                        "hex": id.hex(),
+                        "es": id.es(),
+                    });
+                    common::write_json_line(&mut out, &value).map_err(common::stdout_error)?;
+                } else {
+                    writeln!(out, "{}  {}  {}", id.hex(), id.es(), f.display())
+                        .map_err(common::stdout_error)?;
+                }
             }
-            print(&out)
+            let bytes = out
+                .into_inner()
+                .map_err(|e| common::stdout_error(e.into_error()))?;
+            print(&String::from_utf8_lossy(&bytes))?;
+            Ok(Outcome::Success)
         }
         Command::Convert { input, output } => {
+            refuse_same_file(&output, &[&input])?;
             let bytes = common::read_input(&input)?;
             if bytes.starts_with(symblob::symbfile::MAGIC) {
                 let converted = convert::symbfile_to_lidia(&bytes).map_err(|e| named(&input, e))?;
                 write_atomic(&output, &converted.bytes)?;
                 eprintln!(
                     "{}: {} ranges to Lidia ({} return pads have no Lidia form)",
-                    output.display(),
+                    common::output_name(&output),
                     converted.ranges,
                     converted.return_pads
                 );
             } else {
+                sniff::expect(&bytes, &display_name(&input), Want::Lidia)?;
                 let out = convert::lidia_to_symbfile(&bytes).map_err(|e| named(&input, e))?;
                 write_atomic(&output, &out)?;
             }
-            Ok(())
+            Ok(Outcome::Success)
         }
         Command::Write {
             input,
             output,
             window,
         } => {
+            refuse_same_file(&output, &[&input])?;
             let bytes = common::read_input(&input)?;
-            let name = input.display().to_string();
+            let name = display_name(&input);
             let doc: serde_json::Value = serde_json::from_slice(&bytes)
                 .map_err(|e| Error::input(&name, Location::Line(e.line() as u64), e.to_string()))?;
             let records = json::from_json(&doc, &name)?;
@@ -197,13 +226,15 @@ pub fn run(command: Command) -> Result<()> {
             }
             let mut writer = symblob_build::symbfile::SymbfileWriter::with_options(options);
             writer.extend(&records)?;
-            write_atomic(&output, &writer.finish()?)
+            write_atomic(&output, &writer.finish()?)?;
+            Ok(Outcome::Success)
         }
         Command::Push {
             elf,
             endpoint,
             ranges,
             return_pads,
+            extract,
             max_part_size,
             part_mode,
             api_key_env,
@@ -216,17 +247,44 @@ pub fn run(command: Command) -> Result<()> {
             options.attempts = attempts;
             options.backoff = std::time::Duration::from_millis(retry_delay);
             let id = FileId::of_path(&elf)?;
-            let files = [
-                (FileKind::Ranges, Some(ranges)),
-                (FileKind::ReturnPads, return_pads),
-            ];
-            for (kind, path) in files {
-                let Some(path) = path else { continue };
-                let bytes = common::read_input(&path)?;
-                let parts = cut(&path, &bytes, max_part_size, part_mode)?;
+            let files = match ranges {
+                Some(ranges) => {
+                    let mut files = Vec::new();
+                    for (kind, path) in [
+                        (FileKind::Ranges, Some(ranges)),
+                        (FileKind::ReturnPads, return_pads),
+                    ] {
+                        let Some(path) = path else { continue };
+                        let bytes = common::read_input(&path)?;
+                        let parts = cut(&path, &bytes, max_part_size, part_mode)?;
+                        files.push((kind, display_name(&path), parts));
+                    }
+                    files
+                }
+                None => {
+                    let limit = match part_mode {
+                        PartMode::Files => max_part_size,
+                        PartMode::Bytes => None,
+                    };
+                    let (ranges, pads) = symbfile_build::extract_parts(&elf, &extract, limit)?;
+                    let chunk = |parts: Vec<Vec<u8>>| match (part_mode, max_part_size) {
+                        (PartMode::Bytes, Some(n)) => byte_chunks(&parts.concat(), n),
+                        _ => parts,
+                    };
+                    let name = elf.display();
+                    vec![
+                        (FileKind::Ranges, format!("{name} ranges"), chunk(ranges)),
+                        (
+                            FileKind::ReturnPads,
+                            format!("{name} return pads"),
+                            chunk(pads),
+                        ),
+                    ]
+                }
+            };
+            for (kind, what, parts) in files {
                 eprintln!(
-                    "{}: {} part(s) to {}{} for FileID {}",
-                    path.display(),
+                    "{what}: {} part(s) to {}{} for FileID {}",
                     parts.len(),
                     options.endpoint,
                     kind.path(),
@@ -244,33 +302,83 @@ pub fn run(command: Command) -> Result<()> {
                     }
                 })?;
             }
-            Ok(())
+            Ok(Outcome::Success)
         }
         Command::Publish {
             elf,
             dir,
             ranges,
-            debug_file,
+            extract,
         } => {
             let exe = FileId::of_path(&elf)?;
-            let debug = match &debug_file {
+            let debug = match &extract.debug_file {
                 Some(d) => FileId::of_path(d)?,
                 None => exe,
             };
-            let bytes = common::read_input(&ranges)?;
-            SymbFile::parse(&bytes)
-                .and_then(|f| f.validate(&mut vec![0; 1 << 16]))
-                .map_err(|e| blob_error(&ranges, e))?;
+            let bytes = match &ranges {
+                Some(path) => {
+                    let bytes = load(path)?;
+                    SymbFile::parse(&bytes)
+                        .and_then(|f| f.validate(&mut vec![0; 1 << 16]))
+                        .map_err(|e| blob_error(path, e))?;
+                    bytes
+                }
+                None => symbfile_build::extract_parts(&elf, &extract, None)?
+                    .0
+                    .concat(),
+            };
             let (meta, data) = upload::publish(&dir, exe, debug, &bytes)?;
-            print(&format!("{}\n{}\n", meta.display(), data.display()))
+            print(&format!("{}\n{}\n", meta.display(), data.display()))?;
+            Ok(Outcome::Success)
         }
     }
 }
 
-/// Reads and decodes a symbfile, naming it in errors.
-fn decode_file(path: &Path) -> Result<Vec<symblob_build::symbfile::Record>> {
+/// Prints the records of `file` one by one as they are decoded (memory does not grow
+/// with the file): text lines, or `{"records": [...]}` with one record a line and each
+/// `elf_va` a "0x…" string.
+fn dump(path: &Path, file: &SymbFile<'_>, as_json: bool) -> Result<()> {
+    let mut scratch = vec![0u32; 1 << 20];
+    let mut records = file.records(&mut scratch);
+    let mut out = common::stdout();
+    let mut first = true;
+    let io = common::stdout_error;
+    if as_json {
+        out.write_all(b"{\"records\": [").map_err(io)?;
+    }
+    while let Some(view) = records.next().map_err(|e| blob_error(path, e))? {
+        let record = match view {
+            View::Range(r) => Record::Range((&r).into()),
+            View::ReturnPad(p) => Record::ReturnPad((&p).into()),
+        };
+        if as_json {
+            let mut value = json::record_json(&record);
+            value["elf_va"] = hex(record.va()).into();
+            let sep: &[u8] = if first { b"\n" } else { b",\n" };
+            out.write_all(sep).map_err(io)?;
+            serde_json::to_writer(&mut out, &value).map_err(|e| io(e.into()))?;
+        } else {
+            writeln!(out, "{}", text::line(&record)).map_err(io)?;
+        }
+        first = false;
+    }
+    if as_json {
+        out.write_all(b"\n]}\n").map_err(io)?;
+    }
+    out.flush().map_err(io)?;
+    Ok(())
+}
+
+/// Reads a symbfile after checking what it is.
+fn load(path: &Path) -> Result<Vec<u8>> {
     let bytes = common::read_input(path)?;
-    decode(&bytes).map_err(|e| named(path, e))
+    sniff::expect(&bytes, &display_name(path), Want::Symbfile)?;
+    Ok(bytes)
+}
+
+/// Parses a symbfile, naming it in errors.
+pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<SymbFile<'a>> {
+    Ok(SymbFile::parse(bytes).map_err(|e| blob_error(path, e))?)
 }
 
 fn named(path: &Path, e: Error) -> Error {
@@ -282,7 +390,7 @@ fn named(path: &Path, e: Error) -> Error {
 
 fn blob_error(path: &Path, e: symblob::Error) -> Error {
     Error::input(
-        path.display().to_string(),
+        display_name(path),
         Location::Offset(e.offset),
         e.to_string(),
     )
@@ -292,15 +400,20 @@ fn blob_error(path: &Path, e: symblob::Error) -> Error {
 fn cut(path: &Path, bytes: &[u8], max: Option<u64>, mode: PartMode) -> Result<Vec<Vec<u8>>> {
     match (max, mode) {
         (None, _) => Ok(vec![bytes.to_vec()]),
-        (Some(n), PartMode::Bytes) => Ok(bytes
-            .chunks(usize::try_from(n.max(1)).unwrap_or(usize::MAX))
-            .map(<[u8]>::to_vec)
-            .collect()),
+        (Some(n), PartMode::Bytes) => Ok(byte_chunks(bytes, n)),
         (Some(n), PartMode::Files) => {
             let records = decode(bytes).map_err(|e| named(path, e))?;
-            parts::split(&records, Some(n), WriterOptions::default())
+            Ok(parts::split(&records, Some(n), WriterOptions::default())?)
         }
     }
+}
+
+/// Plain byte chunks of at most `n` bytes.
+fn byte_chunks(bytes: &[u8], n: u64) -> Vec<Vec<u8>> {
+    bytes
+        .chunks(usize::try_from(n.max(1)).unwrap_or(usize::MAX))
+        .map(<[u8]>::to_vec)
+        .collect()
 }
 
 /// The API key from a file or the environment; never from the command line.
@@ -316,57 +429,7 @@ fn api_key(env: &str, file: Option<&Path>) -> Result<ApiKey> {
         })?,
     };
     if key.trim().is_empty() {
-        return Err(Error::input(
-            "push",
-            Location::Whole,
-            "the API key is empty",
-        ));
+        return Err(Failure::Message("push: the API key is empty".into()));
     }
     Ok(ApiKey::new(&key))
-}
-
-/// Frames of `addr`, innermost first, in `symblob lidia lookup`'s format.
-fn lookup(
-    file: &SymbFile<'_>,
-    addr: u64,
-    out: &mut String,
-) -> std::result::Result<(), symblob::Error> {
-    let mut scratch = vec![0u32; 1 << 16];
-    let mut ranges = [Range::EMPTY; 256];
-    let n = file.lookup_ranges(addr, &mut scratch, &mut ranges)?;
-    let kept = &ranges[..n.min(ranges.len())];
-    let mut frames: Vec<(String, String, u32)> = Vec::new();
-    if !kept.is_empty() {
-        for (i, r) in kept.iter().enumerate() {
-            // The position inside each frame: the call site of the next inner frame, or
-            // for the innermost the address's own line.
-            let (file, line) = match kept.get(i + 1) {
-                Some(inner) => (inner.call_file.or(r.file), inner.call_line.unwrap_or(0)),
-                None => (r.file, r.line_at(addr).unwrap_or(0)),
-            };
-            frames.push((r.func.to_owned(), file.unwrap_or("").to_owned(), line));
-        }
-    } else if let Some(pad) = file.lookup_return_pad(addr, &mut scratch)? {
-        for e in pad.entries() {
-            frames.push((
-                e.func.to_owned(),
-                e.file.unwrap_or("").to_owned(),
-                e.line.unwrap_or(0),
-            ));
-        }
-    }
-    out.push_str(&format!("{addr:#x}\t{}", frames.len()));
-    for (func, file, line) in frames.iter().rev() {
-        out.push_str(&format!("\t{func}\t{file}\t{line}"));
-    }
-    out.push('\n');
-    Ok(())
-}
-
-fn print(text: &str) -> Result<()> {
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .and_then(|()| stdout.flush())
-        .map_err(|e| Error::io("<stdout>", e))
 }

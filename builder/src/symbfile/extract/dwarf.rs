@@ -5,10 +5,10 @@ use rayon::prelude::*;
 
 use super::functree::{function_records, UnitContext};
 use super::lines::{read_lines, UnitError, UnitFiles};
-use super::records::RangeRecord;
 use super::walk::{UnitIndex, Walker};
 use crate::dwarf::fast_hash::fast_map;
 use crate::dwarf::Slice;
+use crate::symbfile::record::RangeRecord;
 
 /// What the DWARF pass found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -10,10 +10,10 @@ use gimli::AttributeValue as AV;
 
 use super::demangle::demangle;
 use super::lines::{overlapping, LineEntry, UnitError, UnitFiles};
-use super::records::{LineRow, RangeRecord};
 use super::walk::{Instance, MAX_FUNCTION_DEPTH};
 use crate::dwarf::fast_hash::FastMap;
 use crate::dwarf::Slice;
+use crate::symbfile::record::{LineRow, RangeRecord};
 
 const NO_INSTANCE: usize = usize::MAX;
 

@@ -3,7 +3,7 @@
 
 use object::{Object, ObjectSegment, SegmentFlags};
 
-use super::records::RangeRecord;
+use crate::symbfile::record::RangeRecord;
 
 /// One bit per `scale` bytes of one executable segment.
 struct Segment {

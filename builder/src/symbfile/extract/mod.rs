@@ -18,7 +18,6 @@ mod dwarf;
 mod functree;
 mod lines;
 mod merge;
-mod records;
 mod walk;
 
 use std::path::{Path, PathBuf};
@@ -29,7 +28,7 @@ pub use self::demangle::demangle;
 pub use self::dwarf::DwarfStats;
 pub use self::merge::SourceStats;
 use self::merge::{CoverageMap, SourceMerge};
-pub use self::records::{LineRow, RangeRecord, ReturnPadEntry, ReturnPadRecord};
+pub use super::record::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 use crate::dwarf::load::SectionStore;
 use crate::elf::file::ElfFile;
 use crate::elf::find_debug_file;

@@ -13,7 +13,7 @@ use std::path::Path;
 use object::{Object, ObjectSegment};
 
 pub use self::decode::{calls, Arch, Call};
-use super::extract::{RangeRecord, ReturnPadEntry, ReturnPadRecord};
+use super::record::{PadEntry, RangeRecord, ReturnPadRecord};
 use crate::{Error, Location, Result};
 
 /// The return pads of the ELF file at `path` for its range records `ranges` (in the order
@@ -29,25 +29,68 @@ pub fn return_pads_from_bytes(
     name: &str,
     ranges: &[RangeRecord],
 ) -> Result<Vec<ReturnPadRecord>> {
-    let obj = object::File::parse(elf)
-        .map_err(|e| Error::input(name, Location::Whole, format!("not an ELF file: {e}")))?;
-    let arch = match obj.architecture() {
-        object::Architecture::X86_64 => Arch::X86_64,
-        object::Architecture::Aarch64 if obj.is_little_endian() => Arch::Aarch64,
-        other => {
-            return Err(Error::input(
-                name,
-                Location::Whole,
-                format!("return pads are made for x86-64 and aarch64 only, not {other:?}"),
-            ))
-        }
-    };
-    let memory = Memory::new(&obj);
+    let maker = PadMaker::new(elf, name)?;
     let mut out = Vec::new();
     for group in groups(ranges) {
-        group_pads(arch, &memory, group, &mut out);
+        group_pads(maker.arch, &maker.memory, group, &mut |p| out.push(p));
     }
     Ok(out)
+}
+
+/// Return pads made while the range records stream past: each function group is
+/// disassembled as soon as the next group starts, so memory holds one group. The pads
+/// come in the order [`return_pads`] gives them.
+pub struct PadMaker<'a> {
+    arch: Arch,
+    memory: Memory<'a>,
+    group: Vec<RangeRecord>,
+}
+
+impl<'a> PadMaker<'a> {
+    /// A maker for the ELF image `elf` (`name` names it in errors); fails for an
+    /// architecture other than x86-64 and little-endian aarch64.
+    pub fn new(elf: &'a [u8], name: &str) -> Result<Self> {
+        let obj = object::File::parse(elf)
+            .map_err(|e| Error::input(name, Location::Whole, format!("not an ELF file: {e}")))?;
+        let arch = match obj.architecture() {
+            object::Architecture::X86_64 => Arch::X86_64,
+            object::Architecture::Aarch64 if obj.is_little_endian() => Arch::Aarch64,
+            other => {
+                return Err(Error::input(
+                    name,
+                    Location::Whole,
+                    format!("return pads are made for x86-64 and aarch64 only, not {other:?}"),
+                ))
+            }
+        };
+        Ok(PadMaker {
+            arch,
+            memory: Memory::new(&obj),
+            group: Vec::new(),
+        })
+    }
+
+    /// Takes the next range record (in extraction order); hands the pads of a group it
+    /// completes to `out`.
+    pub fn push(&mut self, record: RangeRecord, out: &mut dyn FnMut(ReturnPadRecord)) {
+        let last_top = self.group.iter().rev().find(|r| r.depth == 0);
+        if record.depth == 0 && !self.group.is_empty() && !continues(last_top, &record) {
+            group_pads(self.arch, &self.memory, &self.group, out);
+            self.group.clear();
+        }
+        self.group.push(record);
+    }
+
+    /// Hands the pads of the last group to `out`.
+    pub fn finish(self, out: &mut dyn FnMut(ReturnPadRecord)) {
+        group_pads(self.arch, &self.memory, &self.group, out);
+    }
+}
+
+/// Whether the depth-0 record `r` continues the function of `last_top` (a piece split at a
+/// change of source file).
+fn continues(last_top: Option<&RangeRecord>, r: &RangeRecord) -> bool {
+    last_top.is_some_and(|p| p.func == r.func && p.end() == r.va)
 }
 
 /// The file bytes of the `PT_LOAD` segments, by address.
@@ -87,8 +130,7 @@ fn groups(ranges: &[RangeRecord]) -> Vec<&[RangeRecord]> {
         if r.depth != 0 {
             continue;
         }
-        let continues = last_top.is_some_and(|p| p.func == r.func && p.end() == r.va);
-        if i > begin && !continues {
+        if i > begin && !continues(last_top, r) {
             out.push(&ranges[begin..i]);
             begin = i;
         }
@@ -104,7 +146,7 @@ fn group_pads(
     arch: Arch,
     memory: &Memory<'_>,
     group: &[RangeRecord],
-    out: &mut Vec<ReturnPadRecord>,
+    out: &mut dyn FnMut(ReturnPadRecord),
 ) {
     goexit_pad(arch, memory, group, out);
     for top in group.iter().filter(|r| r.depth == 0) {
@@ -113,7 +155,7 @@ fn group_pads(
         };
         for call in calls(arch, top.va, code) {
             if let Some(entries) = inline_chain(group, call.va) {
-                out.push(ReturnPadRecord {
+                out(ReturnPadRecord {
                     va: call.va + call.len - 1,
                     entries,
                 });
@@ -127,7 +169,7 @@ fn goexit_pad(
     arch: Arch,
     memory: &Memory<'_>,
     group: &[RangeRecord],
-    out: &mut Vec<ReturnPadRecord>,
+    out: &mut dyn FnMut(ReturnPadRecord),
 ) {
     let Some(first) = group.first() else { return };
     if first.func != "runtime.goexit" {
@@ -139,9 +181,9 @@ fn goexit_pad(
     else {
         return;
     };
-    out.push(ReturnPadRecord {
+    out(ReturnPadRecord {
         va: first.va + len - 1,
-        entries: vec![ReturnPadEntry {
+        entries: vec![PadEntry {
             func: first.func.clone(),
             file: first.file.clone(),
             line: None,
@@ -152,7 +194,7 @@ fn goexit_pad(
 /// The inline chain at `va`: the group's records containing it by depth, each level with
 /// the call file and line of the next, the last with its own file and line. `None` when a
 /// level is missing or nothing contains `va`.
-fn inline_chain(group: &[RangeRecord], va: u64) -> Option<Vec<ReturnPadEntry>> {
+fn inline_chain(group: &[RangeRecord], va: u64) -> Option<Vec<PadEntry>> {
     let mut hits: Vec<&RangeRecord> = group.iter().filter(|r| r.contains(va)).collect();
     hits.sort_by_key(|r| r.depth);
     let mut entries = Vec::with_capacity(hits.len());
@@ -166,7 +208,7 @@ fn inline_chain(group: &[RangeRecord], va: u64) -> Option<Vec<ReturnPadEntry>> {
             }
             None => (cur.file.clone(), cur.line_for(va)),
         };
-        entries.push(ReturnPadEntry {
+        entries.push(PadEntry {
             func: cur.func.clone(),
             file,
             line,

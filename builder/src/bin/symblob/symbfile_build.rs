@@ -1,0 +1,407 @@
+//! `symblob symbfile build`, and the extraction `push` and `publish` share: range records
+//! streamed from the executable into the writer, return pads made from them function by
+//! function, each file streamed to its output or cut into parts as it grows.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use symblob_build::output::{refuse_same_file, write_atomic, Output};
+use symblob_build::symbfile::extract::{self, ExtractOptions, ExtractStats};
+use symblob_build::symbfile::parts::PartSplitter;
+use symblob_build::symbfile::retpads::PadMaker;
+use symblob_build::symbfile::{Record, SymbfileWriter, WriterOptions};
+use symblob_build::Error;
+
+use crate::common::{output_name, parse_size, Failure, Result};
+use crate::progress::Progress;
+
+/// Arguments of `symblob symbfile build`.
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The ELF file to read.
+    elf: PathBuf,
+    /// The range symbfile to write: a file (replaced atomically), a FIFO or device
+    /// (written directly), or `-` for standard output.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Also write the return-pad symbfile to OUT.
+    #[arg(long, value_name = "OUT")]
+    return_pads: Option<PathBuf>,
+    /// Cut each file into self-contained parts of at most N bytes (decimal or 0x hex),
+    /// written as `<output>.0`, `<output>.1`, … (range files are cut only before a
+    /// top-level function).
+    #[arg(long, value_name = "N", value_parser = parse_size)]
+    max_part_size: Option<u64>,
+    #[command(flatten)]
+    extract: ExtractArgs,
+    /// Write a file even when no range is found (otherwise an error).
+    #[arg(long)]
+    allow_empty: bool,
+    /// No summary on stderr.
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+/// What to extract from the executable (shared by build, push and publish).
+#[derive(Args, Clone, Debug)]
+pub struct ExtractArgs {
+    /// Ranges from DWARF only: no Go .gopclntab, .symtab or .dynsym functions.
+    #[arg(long)]
+    pub dwarf_only: bool,
+    /// The file holding the DWARF, instead of the ELF itself or the debug file found
+    /// through its build ID or .gnu_debuglink.
+    #[arg(long, value_name = "PATH")]
+    pub debug_file: Option<PathBuf>,
+}
+
+impl ExtractArgs {
+    fn options(&self) -> ExtractOptions {
+        ExtractOptions {
+            dwarf_only: self.dwarf_only,
+            debug_file: self.debug_file.clone(),
+        }
+    }
+}
+
+/// Where the records of one symbfile go.
+enum Destination<'w> {
+    /// One file, streamed out as each string-table window is written.
+    Stream {
+        writer: SymbfileWriter,
+        out: &'w mut dyn Write,
+        name: String,
+        bytes: u64,
+    },
+    /// Self-contained parts.
+    Parts(PartFiles),
+}
+
+/// Parts, each written to `<base>.<k>` when complete, or kept in memory (no base).
+struct PartFiles {
+    splitter: Option<PartSplitter>,
+    base: Option<PathBuf>,
+    kept: Vec<Vec<u8>>,
+    written: Vec<u64>,
+}
+
+/// What one destination received and wrote.
+struct Written {
+    records: u64,
+    bytes: u64,
+    parts: usize,
+}
+
+impl<'w> Destination<'w> {
+    fn stream(out: &'w mut dyn Write, path: &Path) -> Self {
+        Destination::Stream {
+            writer: SymbfileWriter::new(),
+            out,
+            name: output_name(path),
+            bytes: 0,
+        }
+    }
+
+    fn parts(max_part_size: Option<u64>, base: Option<PathBuf>) -> Self {
+        Destination::Parts(PartFiles {
+            splitter: Some(PartSplitter::new(max_part_size, WriterOptions::default())),
+            base,
+            kept: Vec::new(),
+            written: Vec::new(),
+        })
+    }
+
+    fn push(&mut self, record: Record) -> Result<(), Error> {
+        match self {
+            Destination::Stream {
+                writer,
+                out,
+                name,
+                bytes,
+            } => {
+                writer.push(record)?;
+                let chunk = writer.take_written();
+                *bytes += chunk.len() as u64;
+                out.write_all(&chunk).map_err(|e| Error::io(&*name, e))
+            }
+            Destination::Parts(parts) => {
+                let done = parts
+                    .splitter
+                    .as_mut()
+                    .map(|s| s.push(record))
+                    .transpose()?;
+                done.flatten().map_or(Ok(()), |part| parts.part(part))
+            }
+        }
+    }
+
+    /// Writes what is left; `records` is the number of records given.
+    fn finish(&mut self, records: u64) -> Result<Written, Error> {
+        match self {
+            Destination::Stream {
+                writer,
+                out,
+                name,
+                bytes,
+            } => {
+                let rest = std::mem::take(writer).finish()?;
+                out.write_all(&rest).map_err(|e| Error::io(&*name, e))?;
+                Ok(Written {
+                    records,
+                    bytes: *bytes + rest.len() as u64,
+                    parts: 1,
+                })
+            }
+            Destination::Parts(parts) => {
+                let last = parts
+                    .splitter
+                    .take()
+                    .map(PartSplitter::finish)
+                    .transpose()?;
+                for part in last.into_iter().flatten() {
+                    parts.part(part)?;
+                }
+                let kept = parts.kept.iter().map(|p| p.len() as u64);
+                Ok(Written {
+                    records,
+                    bytes: kept.chain(parts.written.iter().copied()).sum(),
+                    parts: parts.kept.len() + parts.written.len(),
+                })
+            }
+        }
+    }
+
+    /// The parts kept in memory.
+    fn into_kept(self) -> Vec<Vec<u8>> {
+        match self {
+            Destination::Parts(parts) => parts.kept,
+            Destination::Stream { .. } => Vec::new(),
+        }
+    }
+}
+
+impl PartFiles {
+    /// Writes or keeps one complete part.
+    fn part(&mut self, part: Vec<u8>) -> Result<(), Error> {
+        match &self.base {
+            Some(base) => {
+                let mut name = base.clone().into_os_string();
+                name.push(format!(".{}", self.written.len()));
+                write_atomic(Path::new(&name), &part)?;
+                self.written.push(part.len() as u64);
+            }
+            None => self.kept.push(part),
+        }
+        Ok(())
+    }
+}
+
+/// The counts of one extraction.
+struct Extracted {
+    stats: ExtractStats,
+    ranges: Written,
+    pads: Option<Written>,
+}
+
+/// Extracts the ranges of `elf` into `ranges` and, when given, its return pads into
+/// `pads`. Fails on an empty range file unless `allow_empty`.
+fn extract_into(
+    elf: &Path,
+    options: &ExtractOptions,
+    ranges: &mut Destination<'_>,
+    mut pads: Option<&mut Destination<'_>>,
+    allow_empty: bool,
+) -> Result<Extracted> {
+    let image = match pads {
+        Some(_) => Some(symblob_build::input::open(elf)?),
+        None => None,
+    };
+    let name = elf.display().to_string();
+    let mut maker = image
+        .as_deref()
+        .map(|bytes| PadMaker::new(bytes, &name))
+        .transpose()?;
+    let mut failure: Option<Error> = None;
+    let (mut range_count, mut pad_count) = (0u64, 0u64);
+    let mut pad_sink = |p, failure: &mut Option<Error>, pads: &mut Option<&mut Destination>| {
+        if let Some(d) = pads.as_deref_mut() {
+            pad_count += 1;
+            if let Err(e) = d.push(Record::ReturnPad(p)) {
+                failure.get_or_insert(e);
+            }
+        }
+    };
+    let stats = extract::ranges_each(elf, options, &mut |r| {
+        if failure.is_some() {
+            return;
+        }
+        if let Some(m) = maker.as_mut() {
+            m.push(r.clone(), &mut |p| pad_sink(p, &mut failure, &mut pads));
+        }
+        range_count += 1;
+        if let Err(e) = ranges.push(Record::Range(r)) {
+            failure.get_or_insert(e);
+        }
+    })?;
+    if let Some(m) = maker {
+        m.finish(&mut |p| pad_sink(p, &mut failure, &mut pads));
+    }
+    if let Some(e) = failure {
+        return Err(e.into());
+    }
+    if range_count == 0 && !allow_empty {
+        return Err(Failure::Message(format!(
+            "{name}: no functions found (DWARF, .gopclntab, .symtab, .dynsym); \
+             pass --allow-empty to write an empty symbfile"
+        )));
+    }
+    Ok(Extracted {
+        stats,
+        ranges: ranges.finish(range_count)?,
+        pads: pads.map(|d| d.finish(pad_count)).transpose()?,
+    })
+}
+
+/// The part files of one symbfile, in order.
+pub type Parts = Vec<Vec<u8>>;
+
+/// Extracts the range file and the return-pad file of `elf` in memory, each cut into
+/// parts of at most `max_part_size` bytes (one part without a limit).
+pub fn extract_parts(
+    elf: &Path,
+    extract: &ExtractArgs,
+    max_part_size: Option<u64>,
+) -> Result<(Parts, Parts)> {
+    let mut ranges = Destination::parts(max_part_size, None);
+    let mut pads = Destination::parts(max_part_size, None);
+    extract_into(elf, &extract.options(), &mut ranges, Some(&mut pads), false)?;
+    Ok((ranges.into_kept(), pads.into_kept()))
+}
+
+/// `symblob symbfile build`.
+pub fn build(args: BuildArgs) -> Result<()> {
+    let mut inputs = vec![args.elf.as_path()];
+    inputs.extend(args.extract.debug_file.as_deref());
+    refuse_same_file(&args.output, &inputs)?;
+    if let Some(pads) = &args.return_pads {
+        refuse_same_file(pads, &inputs)?;
+        if pads == &args.output {
+            return Err(Failure::Message(format!(
+                "the range file and the return-pad file are both {}",
+                output_name(pads)
+            )));
+        }
+    }
+    let options = args.extract.options();
+    let input_name = args.elf.display().to_string();
+    let progress = Progress::start(args.quiet, true, format!("symbfile: reading {input_name}"));
+    let extracted = match args.max_part_size {
+        Some(n) => {
+            if args.output == Path::new("-") || args.return_pads.as_deref() == Some(Path::new("-"))
+            {
+                return Err(Failure::Message(
+                    "--max-part-size writes files <output>.0, <output>.1, …: `-` cannot be one"
+                        .into(),
+                ));
+            }
+            let mut ranges = Destination::parts(Some(n), Some(args.output.clone()));
+            let mut pads = args
+                .return_pads
+                .clone()
+                .map(|p| Destination::parts(Some(n), Some(p)));
+            extract_into(
+                &args.elf,
+                &options,
+                &mut ranges,
+                pads.as_mut(),
+                args.allow_empty,
+            )?
+        }
+        None => stream_both(&args, &options)?,
+    };
+    let mut summary = format!(
+        "symbfile: read {input_name} ({}), wrote {}: {} ranges, {} bytes{}",
+        sources(&extracted.stats),
+        output_name(&args.output),
+        extracted.ranges.records,
+        extracted.ranges.bytes,
+        parts_note(&extracted.ranges),
+    );
+    if let (Some(path), Some(pads)) = (&args.return_pads, &extracted.pads) {
+        summary.push_str(&format!(
+            "; {}: {} return pads, {} bytes{}",
+            output_name(path),
+            pads.records,
+            pads.bytes,
+            parts_note(pads),
+        ));
+    }
+    progress.finish(&[], &summary);
+    Ok(())
+}
+
+/// Both files streamed to their outputs, each replaced only when all went well.
+fn stream_both(args: &BuildArgs, options: &ExtractOptions) -> Result<Extracted> {
+    let ranges_out = Output::create(&args.output)?;
+    let pads_out = args
+        .return_pads
+        .as_deref()
+        .map(Output::create)
+        .transpose()?;
+    write_through(ranges_out, |r| {
+        let mut ranges = Destination::stream(r, &args.output);
+        match (pads_out, &args.return_pads) {
+            (Some(pads_out), Some(pads_path)) => write_through(pads_out, |p| {
+                let mut pads = Destination::stream(p, pads_path);
+                let pads = Some(&mut pads);
+                extract_into(&args.elf, options, &mut ranges, pads, args.allow_empty)
+            }),
+            _ => extract_into(&args.elf, options, &mut ranges, None, args.allow_empty),
+        }
+    })
+}
+
+/// Runs `work` on the writer of `output`; the output is completed (a regular file renamed
+/// into place) only when `work` succeeds, and `work`'s own error is the one reported.
+fn write_through<T>(output: Output, work: impl FnOnce(&mut dyn Write) -> Result<T>) -> Result<T> {
+    let mut result = None;
+    let written = output.write_with(|w| {
+        let r = work(w);
+        let failed = r.is_err();
+        result = Some(r);
+        if failed {
+            Err(io::Error::other("abandoned after an error"))
+        } else {
+            Ok(())
+        }
+    });
+    match (result, written) {
+        (Some(Err(e)), _) => Err(e),
+        (_, Err(e)) => Err(e.into()),
+        (Some(Ok(value)), Ok(())) => Ok(value),
+        (None, Ok(())) => Err(Failure::Message("the output was never written".into())),
+    }
+}
+
+fn parts_note(w: &Written) -> String {
+    if w.parts > 1 {
+        format!(" in {} parts", w.parts)
+    } else {
+        String::new()
+    }
+}
+
+/// The sources that gave records, with their counts: `DWARF 120, symtab 3`.
+fn sources(stats: &ExtractStats) -> String {
+    let used: Vec<String> = stats
+        .sources
+        .iter()
+        .filter(|(_, s)| s.accepted > 0)
+        .map(|(name, s)| format!("{name} {}", s.accepted))
+        .collect();
+    if used.is_empty() {
+        "no source gave ranges".into()
+    } else {
+        used.join(", ")
+    }
+}
