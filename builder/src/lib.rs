@@ -83,6 +83,7 @@ pub mod ksym;
 pub mod lidia;
 pub mod model;
 pub mod output;
+#[cfg(feature = "size")]
 pub mod size;
 pub mod symbfile;
 pub mod text;

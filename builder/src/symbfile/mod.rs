@@ -34,11 +34,13 @@
 pub mod convert;
 pub mod extract;
 pub mod fileid;
+#[cfg(feature = "json")]
 pub mod json;
 pub mod parts;
 pub mod record;
 pub mod retpads;
 pub mod text;
+#[cfg(feature = "upload")]
 pub mod upload;
 pub mod writer;
 
