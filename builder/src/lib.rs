@@ -31,6 +31,7 @@
 mod error;
 
 pub mod cif;
+pub mod demangle;
 pub mod embed;
 pub mod input;
 pub mod ksym;

@@ -4,6 +4,7 @@
 //! frame selection, and across DWARF versions, compressions and separate debug files.
 
 mod fixtures;
+mod names;
 mod oracle;
 
 use std::path::Path;

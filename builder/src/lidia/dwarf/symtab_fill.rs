@@ -20,7 +20,7 @@ use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolKind, Symb
 use rayon::prelude::*;
 
 use super::group::{Bytes, Group, Span};
-use super::names::demangle;
+use crate::demangle::demangle_bytes;
 
 /// One symbol of LLVM's symbolizer model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,7 +150,7 @@ impl<'a> SymbolMap<'a> {
 /// The name a symbol gives a frame, demangled if asked.
 fn symbol_name<'a>(sym: &Symbol<'a>, want_demangled: bool) -> Bytes<'a> {
     if want_demangled {
-        if let Some(d) = demangle(sym.name) {
+        if let Some(d) = demangle_bytes(sym.name, None) {
             return Bytes::Shared(Arc::from(d.into_bytes()));
         }
     }
