@@ -3,6 +3,7 @@
 //! `llvm-symbolizer-14 --inlining --functions=linkage`, with a model of the Go reader's
 //! frame selection, and across DWARF versions, compressions and separate debug files.
 
+mod debug_files;
 mod fixtures;
 mod names;
 mod oracle;

@@ -28,6 +28,9 @@ pub struct ElfOptions {
     pub demangle: bool,
     /// A separate debug file to read DWARF from.
     pub debug_file: Option<PathBuf>,
+    /// Read a separate debug file even when it does not belong to the binary (its build
+    /// ID or `.gnu_debuglink` CRC differs): a warning instead of an error.
+    pub debug_file_mismatch_ok: bool,
 }
 
 impl Default for ElfOptions {
@@ -40,6 +43,7 @@ impl Default for ElfOptions {
             dwarf: false,
             demangle: false,
             debug_file: None,
+            debug_file_mismatch_ok: false,
         }
     }
 }

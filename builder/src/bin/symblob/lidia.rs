@@ -43,6 +43,9 @@ pub enum Command {
         /// A separate debug file to read DWARF from.
         #[arg(long, value_name = "PATH")]
         debug_file: Option<PathBuf>,
+        /// Read a debug file whose build ID (or .gnu_debuglink CRC) is not the binary's.
+        #[arg(long)]
+        debug_file_mismatch_ok: bool,
     },
     /// Print the frames covering each address (arguments, or standard input one per line):
     /// `0x<addr> TAB <count>` then `TAB function TAB file TAB line` per frame, innermost
@@ -86,6 +89,7 @@ pub fn run(command: Command) -> Result<()> {
             dwarf,
             demangle,
             debug_file,
+            debug_file_mismatch_ok,
         } => {
             let options = ElfOptions {
                 symtab: !no_symtab,
@@ -95,6 +99,7 @@ pub fn run(command: Command) -> Result<()> {
                 dwarf,
                 demangle,
                 debug_file,
+                debug_file_mismatch_ok,
             };
             let stats = lidia::write_from_elf(&elf, &output, &options)?;
             for warning in &stats.warnings {

@@ -79,6 +79,55 @@ pub(crate) fn find_debug_file(
     Ok(None)
 }
 
+/// Whether a separate debug file belongs to its binary.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum DebugMatch {
+    /// The build IDs are equal, or the file's CRC is the one `.gnu_debuglink` names.
+    Matches,
+    /// The binary has neither a build ID nor a `.gnu_debuglink` to compare with.
+    Unverifiable,
+    /// It belongs to another binary: why, in words.
+    Mismatch(String),
+}
+
+/// Checks that `debug` (parsed as `debug_obj`) is the debug file of `obj`: the build IDs
+/// must be equal when both have one (GDB's rule; cheap), else the CRC-32 of the whole
+/// file must be the one `obj`'s `.gnu_debuglink` records.
+pub(crate) fn match_debug_file(
+    obj: &object::File<'_>,
+    debug: &DebugFile,
+    debug_obj: &object::File<'_>,
+) -> DebugMatch {
+    let hex = |id: &[u8]| id.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let ours = obj.build_id().ok().flatten();
+    let theirs = debug_obj.build_id().ok().flatten();
+    if let (Some(a), Some(b)) = (ours, theirs) {
+        return if a == b {
+            DebugMatch::Matches
+        } else {
+            DebugMatch::Mismatch(format!(
+                "its build ID is {}, the binary's is {}",
+                hex(b),
+                hex(a)
+            ))
+        };
+    }
+    if let Ok(Some((_, crc))) = obj.gnu_debuglink() {
+        let got = crc32_ieee(&debug.map);
+        return if got == crc {
+            DebugMatch::Matches
+        } else {
+            DebugMatch::Mismatch(format!(
+                "its CRC-32 is {got:08x}, the binary's .gnu_debuglink expects {crc:08x}"
+            ))
+        };
+    }
+    match ours {
+        Some(a) => DebugMatch::Mismatch(format!("it has no build ID, the binary's is {}", hex(a))),
+        None => DebugMatch::Unverifiable,
+    }
+}
+
 /// `root/.build-id/xx/yyyy.debug` for a build ID (lower-case hex, first byte as directory).
 pub(crate) fn build_id_path(root: &Path, id: &[u8]) -> Option<PathBuf> {
     let (first, rest) = id.split_first()?;

@@ -119,15 +119,63 @@ fn build_groups(
         })?),
         None => None,
     };
+    let mut warnings = Vec::new();
+    if let (Some(d), Some(d_obj)) = (&debug, &debug_obj) {
+        match load::match_debug_file(&obj, d, d_obj) {
+            load::DebugMatch::Matches => {}
+            load::DebugMatch::Unverifiable => warnings.push(format!(
+                "{}: cannot check that it is the debug file of {}: the binary has no build \
+                 ID and no .gnu_debuglink",
+                d.path.display(),
+                path.display()
+            )),
+            load::DebugMatch::Mismatch(why) if options.debug_file_mismatch_ok => {
+                warnings.push(format!(
+                    "{}: read although it is not the debug file of {}: {why}",
+                    d.path.display(),
+                    path.display()
+                ));
+            }
+            load::DebugMatch::Mismatch(why) => {
+                return Err(Error::input(
+                    d.path.display().to_string(),
+                    Location::Whole,
+                    format!(
+                        "not the debug file of {}: {why} (--debug-file-mismatch-ok reads \
+                         it anyway)",
+                        path.display()
+                    ),
+                ))
+            }
+        }
+    }
     let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
     let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
+    if !load::has_dwarf(dwarf_obj) {
+        warnings.push(match &debug {
+            Some(d) => format!(
+                "{}: no DWARF (.debug_info) in the debug file of {}; functions come from \
+                 the symbol table only",
+                d.path.display(),
+                path.display()
+            ),
+            None => format!(
+                "{}: no DWARF (.debug_info) and no separate debug file found (by build ID \
+                 or .gnu_debuglink); functions come from the symbol table only",
+                path.display()
+            ),
+        });
+    }
     let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
     let mut dwarf = store.dwarf();
     // Units of one crate or one object often share an abbreviation table (ripgrep: 914
     // units, 184 tables): parse each shared table once instead of once per unit.
     dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
 
-    let mut stats = DwarfStats::default();
+    let mut stats = DwarfStats {
+        warnings,
+        ..DwarfStats::default()
+    };
     let mut orphan_rows = Vec::new();
     let mut exec = shadowing::exec_ranges(&obj);
     if exec.is_empty() {
