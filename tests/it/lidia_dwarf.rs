@@ -5,6 +5,7 @@
 
 mod debug_files;
 mod fixtures;
+mod go;
 mod names;
 mod oracle;
 
