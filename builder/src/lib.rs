@@ -37,5 +37,6 @@ pub mod input;
 pub mod ksym;
 pub mod lidia;
 pub mod output;
+mod plt;
 
 pub use error::{Error, Location, Result};

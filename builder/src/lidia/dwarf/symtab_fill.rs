@@ -13,6 +13,9 @@
 //!   Zero-size function symbols reach up to the next symbol (as in LLVM's model) but never
 //!   past the end of their section. A local symbol's range gets as its file the name of
 //!   the `STT_FILE` symbol before it, as LLVM reports when DWARF has no file.
+//! * **PLT entries** (x86-64) count as function symbols named `name@plt` after the
+//!   relocation of the GOT slot they jump through, as `objdump -d` and perf name them
+//!   (LLVM 14 names them after the zero-size symbol before, usually `_init`).
 
 use std::sync::Arc;
 
@@ -36,6 +39,8 @@ pub(crate) struct Symbol<'a> {
     /// For a local symbol, the name of the `STT_FILE` symbol before it (LLVM reports it
     /// as the file when DWARF has none).
     pub file: &'a [u8],
+    /// A PLT entry: `name` is its dynamic symbol, the frame is named `name@plt`.
+    pub plt: bool,
 }
 
 /// The symbol table as LLVM's symbolizer sees it.
@@ -51,6 +56,15 @@ impl<'a> SymbolMap<'a> {
         if syms.is_empty() {
             syms = Self::collect(obj, obj.dynamic_symbols());
         }
+        // PLT entries have no symbol; objdump and perf name them after their relocation.
+        syms.extend(crate::plt::plt_entries(obj).into_iter().map(|e| Symbol {
+            addr: e.addr,
+            size: e.size,
+            name: e.name,
+            is_func: true,
+            file: &[],
+            plt: true,
+        }));
         Self::from_symbols(syms)
     }
 
@@ -94,6 +108,7 @@ impl<'a> SymbolMap<'a> {
                 name,
                 is_func,
                 file: if sym.is_local() { file } else { &[] },
+                plt: false,
             });
         }
         out
@@ -149,12 +164,15 @@ impl<'a> SymbolMap<'a> {
 
 /// The name a symbol gives a frame, demangled if asked.
 fn symbol_name<'a>(sym: &Symbol<'a>, want_demangled: bool) -> Bytes<'a> {
-    if want_demangled {
-        if let Some(d) = demangle_bytes(sym.name, None) {
-            return Bytes::Shared(Arc::from(d.into_bytes()));
-        }
+    let demangled = want_demangled
+        .then(|| demangle_bytes(sym.name, None))
+        .flatten();
+    match (demangled, sym.plt) {
+        (Some(d), false) => Bytes::Shared(Arc::from(d.into_bytes())),
+        (Some(d), true) => Bytes::Shared(Arc::from(format!("{d}@plt").into_bytes())),
+        (None, true) => Bytes::Shared(Arc::from([sym.name, b"@plt"].concat())),
+        (None, false) => Bytes::Borrowed(sym.name),
     }
-    Bytes::Borrowed(sym.name)
 }
 
 /// Splits each group where the symbol naming its depth-0 frame changes and renames the
@@ -264,6 +282,7 @@ mod tests {
             name,
             is_func: true,
             file: &[],
+            plt: false,
         }
     }
 
