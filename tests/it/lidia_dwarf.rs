@@ -8,6 +8,7 @@ mod fixtures;
 mod go;
 mod names;
 mod oracle;
+mod overlaps;
 mod plt;
 
 use std::path::Path;

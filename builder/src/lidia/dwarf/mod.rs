@@ -329,9 +329,9 @@ fn read_unit<'a>(
     }
     let orphans = orphans::uncovered_rows(&lines, &out);
     Ok(UnitResult {
-        // Rule 1 of the overlap pass (step 3) needs no other unit: applied here, on the
-        // worker.
-        groups: shadowing::clip_to_code(out, exec),
+        // Rules 1 and 1b of the overlap pass (step 3) need no other unit: applied here, on
+        // the worker.
+        groups: shadowing::later_wins_in_unit(shadowing::clip_to_code(out, exec)),
         orphans,
     })
 }

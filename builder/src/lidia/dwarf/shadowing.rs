@@ -4,8 +4,11 @@
 //! Rules, applied in this order:
 //! 1. a piece must start inside an executable section (`SHF_EXECINSTR`) of the ELF; it is
 //!    clipped to that section's end. Functions of code the linker discarded (relocated
-//!    to 0 or to a tombstone) and zero-length pieces disappear here;
-//! 2. pieces are ordered by (start, unit order, DIE order); a piece that starts before the
+//!    to 0 or to a tombstone) and zero-length pieces disappear here. Then (rule 1b),
+//!    inside one unit, a piece later in DIE order wins where it overlaps an earlier one
+//!    (a subprogram nested in another's range, functions folded to one address), as
+//!    LLVM's `DWARFUnit::updateAddressDieMap` decides; see [`later_wins_in_unit`];
+//! 2. pieces (of different units, from here on) are ordered by (start, unit order, DIE order); a piece that starts before the
 //!    end of an earlier one loses the overlapping part (the earlier piece wins) and is
 //!    dropped if nothing is left. After this, depth-0 pieces are pairwise disjoint, so the
 //!    walk back from any address stops at the piece that covers it, or at one that ends
@@ -50,6 +53,61 @@ pub(crate) fn clip_to_code<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) -> V
         }
     }
     kept
+}
+
+/// Rule 1b for the groups of one unit, in DIE order: LLVM's address map of a unit. Each
+/// piece `[lo, hi)` is entered in turn; if it starts inside the entry before it, that
+/// entry is cut at `lo` and, when the piece ends inside it, resumes at `hi`; then the
+/// piece is entered at `lo`, replacing an entry with the same start. An entry covers
+/// from its start to its end or the next entry's start, whichever comes first. So a
+/// nested function wins inside its range and the enclosing one keeps the rest, and of
+/// pieces with equal starts the last one wins. Returns disjoint groups in address order.
+pub(crate) fn later_wins_in_unit(mut groups: Vec<Group<'_>>) -> Vec<Group<'_>> {
+    let mut keys: Vec<(u64, u64)> = groups.iter().map(|g| (g.start(), g.end())).collect();
+    keys.sort_unstable();
+    if keys.windows(2).all(|w| w[0].1 <= w[1].0) {
+        groups.sort_unstable_by_key(Group::start);
+        return groups;
+    }
+    let mut map: std::collections::BTreeMap<u64, (u64, usize)> = Default::default();
+    for (i, g) in groups.iter().enumerate() {
+        let (lo, hi) = (g.start(), g.end());
+        if lo >= hi {
+            continue;
+        }
+        if let Some((&b_start, &(b_end, b_index))) = map.range(..=lo).next_back() {
+            if lo < b_end {
+                if hi < b_end {
+                    map.insert(hi, (b_end, b_index));
+                }
+                if lo > b_start {
+                    map.insert(b_start, (lo, b_index));
+                }
+            }
+        }
+        map.insert(lo, (hi, i));
+    }
+    let entries: Vec<(u64, u64, usize)> = map.into_iter().map(|(s, (e, i))| (s, e, i)).collect();
+    // A group split around a nested one is cloned for all but its last piece.
+    let mut uses = vec![0usize; groups.len()];
+    for &(_, _, i) in &entries {
+        uses[i] += 1;
+    }
+    let mut out = Vec::with_capacity(entries.len());
+    for (k, &(start, end, i)) in entries.iter().enumerate() {
+        let end = entries.get(k + 1).map_or(end, |n| end.min(n.0));
+        if start >= end {
+            continue;
+        }
+        uses[i] -= 1;
+        let g = if uses[i] == 0 {
+            std::mem::replace(&mut groups[i], Group { spans: Vec::new() })
+        } else {
+            groups[i].clone()
+        };
+        out.extend(g.clip(start, end));
+    }
+    out
 }
 
 /// Rule 2 for the groups of all units, each already through [`clip_to_code`] (given in
@@ -112,6 +170,40 @@ mod tests {
                 rows: Vec::new(),
             }],
         }
+    }
+
+    fn spans(groups: &[Group<'static>]) -> Vec<(u64, u64, String)> {
+        groups
+            .iter()
+            .map(|g| {
+                let name = String::from_utf8_lossy(&g.spans[0].name).into_owned();
+                (g.start(), g.end(), name)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn in_one_unit_the_later_die_wins_like_llvm() {
+        let groups = vec![
+            group(0x100, 0x200, b"outer"),
+            group(0x140, 0x160, b"nested"),
+            group(0x300, 0x340, b"first_twin"),
+            group(0x300, 0x340, b"second_twin"),
+            group(0x400, 0x480, b"a"),
+            group(0x440, 0x500, b"b"),
+        ];
+        assert_eq!(
+            spans(&later_wins_in_unit(groups)),
+            [
+                (0x100, 0x140, "outer"),
+                (0x140, 0x160, "nested"),
+                (0x160, 0x200, "outer"),
+                (0x300, 0x340, "second_twin"),
+                (0x400, 0x440, "a"),
+                (0x440, 0x500, "b"),
+            ]
+            .map(|(s, e, n)| (s, e, n.to_owned()))
+        );
     }
 
     #[test]
