@@ -94,7 +94,12 @@ fn cpp_names_of_libllvm_equal_nm_c() {
         names.len(),
         share * 100.0
     );
-    assert!(share >= 0.999, "{} names differ from nm -C", differ.len());
+    assert!(
+        share >= 0.999,
+        "{} names differ from nm -C (libiberty linked: {})",
+        differ.len(),
+        symblob_build::demangle::GNU_COMPATIBLE
+    );
 }
 
 /// What no fully demangled Rust name contains: the legacy escapes (`$LT$`, `$u20$`, `..`

@@ -11,7 +11,8 @@
 //!   `rustfilt` and perf print them.
 //! * C++ names are written exactly as binutils (`nm -C`, `c++filt`, `objdump -C`,
 //!   `addr2line -C`) writes them: parameters, `const`, clone suffixes as
-//!   `[clone .cold]`; see [`cpp`].
+//!   `[clone .cold]` ([`GNU_COMPATIBLE`] says whether libiberty, their demangler, was
+//!   linked).
 //!
 //! A name no demangler accepts is kept as it is.
 

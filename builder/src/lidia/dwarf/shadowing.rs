@@ -61,12 +61,12 @@ pub(crate) fn clip_to_code<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) -> V
 /// piece is entered at `lo`, replacing an entry with the same start. An entry covers
 /// from its start to its end or the next entry's start, whichever comes first. So a
 /// nested function wins inside its range and the enclosing one keeps the rest, and of
-/// pieces with equal starts the last one wins. Returns disjoint groups in address order.
+/// pieces with equal starts the last one wins. Returns disjoint groups: as given when
+/// they already were (the usual case), else in address order.
 pub(crate) fn later_wins_in_unit(mut groups: Vec<Group<'_>>) -> Vec<Group<'_>> {
     let mut keys: Vec<(u64, u64)> = groups.iter().map(|g| (g.start(), g.end())).collect();
     keys.sort_unstable();
     if keys.windows(2).all(|w| w[0].1 <= w[1].0) {
-        groups.sort_unstable_by_key(Group::start);
         return groups;
     }
     let mut map: std::collections::BTreeMap<u64, (u64, usize)> = Default::default();
