@@ -4,3 +4,4 @@ mod cif;
 mod common;
 mod ksym;
 mod lidia;
+mod lidia_debug;
