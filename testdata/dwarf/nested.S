@@ -1,7 +1,7 @@
 /* Overlapping functions in one unit, described by hand-written DWARF 4: a subprogram
    nested in the range of another (with an inlined call inside it), and two subprograms
-   with the same range, as identical code folding leaves them. The line table comes from
-   the .loc directives. */
+   with the same range, as identical code folding leaves them, the first with an inlined
+   call. The line table comes from the .loc directives. */
 	.text
 	.globl	main
 	.type	main, @function
@@ -30,7 +30,17 @@ main:
 .Lnested_end:
 .Ltwin:
 	.loc 1 40 0
-	.rept 16
+	.rept 4
+	nop
+	.endr
+.Ltwin_inl:
+	.loc 1 50 0
+	.rept 8
+	nop
+	.endr
+.Ltwin_inl_end:
+	.loc 1 41 0
+	.rept 4
 	nop
 	.endr
 .Ltwin_end:
@@ -113,10 +123,17 @@ main:
 	.byte	20
 	.byte	0		/* end of nested_fn */
 	.byte	0		/* end of outer_fn */
-	.uleb128 5		/* identical code folding: two functions, one range */
+	.uleb128 2		/* identical code folding: two functions, one range */
 	.string	"twin_a"
 	.quad	.Ltwin
 	.quad	.Ltwin_end - .Ltwin
+	.uleb128 4
+	.long	.Ldie_inl - .Linfo
+	.quad	.Ltwin_inl
+	.quad	.Ltwin_inl_end - .Ltwin_inl
+	.byte	1
+	.byte	40
+	.byte	0		/* end of twin_a */
 	.uleb128 5
 	.string	"twin_b"
 	.quad	.Ltwin

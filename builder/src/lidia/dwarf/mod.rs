@@ -315,23 +315,42 @@ fn read_unit<'a>(
     } else {
         lines::UnitLines::default()
     };
+    // Every subprogram and inlined-call range in code, in (nearly) DIE order, for LLVM's
+    // address map of the unit (rule 1b of the overlap pass); nested subprograms come after
+    // all of their parent's inlined calls.
+    let dies: Vec<(u64, u64, usize)> = trees
+        .iter()
+        .enumerate()
+        .flat_map(|(t, tree)| {
+            let ranges = tree.nodes.iter().flat_map(|n| n.ranges.iter());
+            ranges.map(move |&(lo, hi)| (lo, hi, t))
+        })
+        .filter(|&(lo, _, _)| shadowing::in_code(lo, exec))
+        .collect();
     let mut out = Vec::new();
+    let mut owners = Vec::new();
     let mut pending = Vec::new();
-    for tree in trees {
+    for (t, tree) in trees.into_iter().enumerate() {
         if !need_rows {
             inlines::tree_to_groups(tree, &lines, &mut out);
-            continue;
+        } else {
+            inlines::tree_to_groups(tree, &lines, &mut pending);
+            for g in pending.drain(..) {
+                attach::attach_rows(g, &lines, options.files, &mut out);
+            }
         }
-        inlines::tree_to_groups(tree, &lines, &mut pending);
-        for g in pending.drain(..) {
-            attach::attach_rows(g, &lines, options.files, &mut out);
-        }
+        owners.resize(out.len(), t);
     }
     let orphans = orphans::uncovered_rows(&lines, &out);
+    // Rules 1 and 1b of the overlap pass (step 3) need no other unit: applied here, on the
+    // worker.
+    let (out, owners): (Vec<_>, Vec<_>) = out
+        .into_iter()
+        .zip(owners)
+        .filter_map(|(g, t)| Some((shadowing::clip_group_to_code(g, exec)?, t)))
+        .unzip();
     Ok(UnitResult {
-        // Rules 1 and 1b of the overlap pass (step 3) need no other unit: applied here, on
-        // the worker.
-        groups: shadowing::later_wins_in_unit(shadowing::clip_to_code(out, exec)),
+        groups: shadowing::later_wins_in_unit(out, &owners, &dies),
         orphans,
     })
 }
