@@ -9,14 +9,17 @@
 //!
 //! Pipeline (each step documents its exact rules):
 //! 1. find the DWARF (`elf::find_debug_file`: the ELF, `--debug-file`, build ID,
-//!    `.gnu_debuglink`), then `load` decompresses its sections;
+//!    `.gnu_debuglink`), check that a separate one belongs to the ELF
+//!    (`elf::check_debug_file`: build ID, else the `.gnu_debuglink` CRC), then `load`
+//!    decompresses its sections;
 //! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
 //!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
 //!    warning in [`DwarfStats::warnings`] and contributes nothing (its code falls back to
 //!    the symbol table);
 //! 3. `shadowing`: depth-0 pieces of all units are made disjoint (the clip to executable
-//!    sections already runs per unit in step 2);
+//!    sections and the overlaps inside one unit, resolved as LLVM's address map does,
+//!    already run per unit in step 2);
 //! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
 //!    the line rows no unit's function covers (`orphans`);
 //! 5. the groups go to the caller (the writer) in address order, spans in (start, depth)

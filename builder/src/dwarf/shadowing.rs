@@ -9,10 +9,10 @@
 //!    (a subprogram nested in another's range, functions folded to one address), as
 //!    LLVM's `DWARFUnit::updateAddressDieMap` decides; see [`later_wins_in_unit`];
 //! 2. pieces (of different units, from here on) are ordered by (start, unit order, DIE
-//!    order); a piece that starts before the end of an earlier one loses the overlapping part (the earlier piece wins) and is
-//!    dropped if nothing is left. After this, depth-0 pieces are pairwise disjoint, so the
-//!    walk back from any address stops at the piece that covers it, or at one that ends
-//!    before it (no result, correctly).
+//!    order); a piece that starts before the end of an earlier one loses the overlapping
+//!    part (the earlier piece wins) and is dropped if nothing is left. After this,
+//!    depth-0 pieces are pairwise disjoint, so the walk back from any address stops at the
+//!    piece that covers it, or at one that ends before it (no result, correctly).
 
 use crate::model::Group;
 

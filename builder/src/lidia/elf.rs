@@ -77,9 +77,8 @@ impl ElfOptions {
     }
 
     /// The options of the DWARF session a DWARF build runs: symbol options (`symtab`),
-    /// DWARF options (`demangle`, `debug_file`,
-    /// `debug_file_mismatch_ok`) and what the writer stores (`files`,
-    /// `lines`), which decides whether rows are read.
+    /// DWARF options (`demangle`, `debug_file`, `debug_file_mismatch_ok`) and what the
+    /// writer stores (`files`, `lines`), which decides whether rows are read.
     pub fn dwarf_options(&self) -> DwarfOptions {
         DwarfOptions {
             demangle: self.demangle,

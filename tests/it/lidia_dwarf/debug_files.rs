@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::{Warning, WarningKind};
 
 use super::fixtures::fixtures;
 use crate::common::{missing_oracle, tool};
 
 /// A DWARF build of `bin` with `debug_file`: its warnings, or the error message.
-fn build(bin: &Path, debug_file: Option<&Path>, mismatch_ok: bool) -> Result<Vec<String>, String> {
+fn build(bin: &Path, debug_file: Option<&Path>, mismatch_ok: bool) -> Result<Vec<Warning>, String> {
     let data = std::fs::read(bin).expect("read binary");
     let options = ElfOptions {
         dwarf: true,
@@ -21,7 +22,7 @@ fn build(bin: &Path, debug_file: Option<&Path>, mismatch_ok: bool) -> Result<Vec
     };
     let mut writer = LidiaWriter::new(options.flags());
     dwarf::collect(bin, &data, &options, &mut writer)
-        .map(|stats| stats.warnings.iter().map(ToString::to_string).collect())
+        .map(|stats| stats.warnings)
         .map_err(|e| e.to_string())
 }
 
@@ -83,10 +84,13 @@ fn a_debug_file_of_another_build_id_is_refused() {
     assert!(err.contains(&stripped.display().to_string()), "{err}");
     assert!(err.contains("build ID"), "{err}");
     let warnings = build(stripped, Some(other), true).expect("read anyway when asked");
-    assert!(
-        warnings.iter().any(|w| w.contains("not the debug file")),
-        "{warnings:?}"
-    );
+    let read_anyway = warnings.iter().find(|w| {
+        w.input == other
+            && matches!(&w.kind, WarningKind::DebugFileMismatchRead { binary, reason }
+                if binary == stripped && reason.contains("build ID"))
+    });
+    let text = read_anyway.map(ToString::to_string).unwrap_or_default();
+    assert!(text.contains("not the debug file"), "{warnings:?}");
 }
 
 #[test]
@@ -123,9 +127,10 @@ fn a_build_without_dwarf_warns() {
         &["--strip-debug".as_ref(), c.as_os_str(), bare.as_os_str()],
     );
     let warnings = build(&bare, None, false).expect("builds from symbols");
-    assert!(
-        warnings.iter().any(|w| w.contains("no DWARF")),
-        "{warnings:?}"
-    );
+    let no_dwarf = warnings
+        .iter()
+        .find(|w| w.input == bare && w.kind == WarningKind::NoDwarf);
+    let text = no_dwarf.map(ToString::to_string).unwrap_or_default();
+    assert!(text.contains("no DWARF"), "{warnings:?}");
     assert!(build(c, None, false).expect("with DWARF").is_empty());
 }
