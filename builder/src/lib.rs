@@ -74,6 +74,7 @@ mod progress;
 mod warning;
 
 pub mod cif;
+pub mod demangle;
 pub mod dwarf;
 pub mod elf;
 pub mod embed;

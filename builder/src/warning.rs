@@ -32,6 +32,30 @@ pub enum WarningKind {
         /// gimli's description of the problem.
         reason: String,
     },
+    /// A separate debug file was read although nothing tells whether it belongs to the
+    /// binary: the binary has neither a build ID nor a `.gnu_debuglink`. The warning's
+    /// input is the debug file.
+    DebugFileUnverifiable {
+        /// The binary the debug file was given for.
+        binary: PathBuf,
+    },
+    /// A separate debug file that belongs to another binary was read because the caller
+    /// allowed it (`--debug-file-mismatch-ok`). The warning's input is the debug file.
+    DebugFileMismatchRead {
+        /// The binary the debug file was given for.
+        binary: PathBuf,
+        /// How the two differ (build IDs or CRC-32).
+        reason: String,
+    },
+    /// The separate debug file has no DWARF; functions come from the symbol table only.
+    /// The warning's input is the debug file.
+    NoDwarfInDebugFile {
+        /// The binary the debug file belongs to.
+        binary: PathBuf,
+    },
+    /// The binary has no DWARF and no separate debug file was found; functions come from
+    /// the symbol table only.
+    NoDwarf,
 }
 
 impl fmt::Display for Warning {
@@ -45,6 +69,28 @@ impl fmt::Display for Warning {
                 f,
                 "unit at .debug_info offset {offset:#x}: {reason}; its code is described by \
                  the symbol table only"
+            ),
+            WarningKind::DebugFileUnverifiable { binary } => write!(
+                f,
+                "cannot check that it is the debug file of {}: the binary has no build ID \
+                 and no .gnu_debuglink",
+                binary.display()
+            ),
+            WarningKind::DebugFileMismatchRead { binary, reason } => write!(
+                f,
+                "read although it is not the debug file of {}: {reason}",
+                binary.display()
+            ),
+            WarningKind::NoDwarfInDebugFile { binary } => write!(
+                f,
+                "no DWARF (.debug_info) in the debug file of {}; functions come from the \
+                 symbol table only",
+                binary.display()
+            ),
+            WarningKind::NoDwarf => write!(
+                f,
+                "no DWARF (.debug_info) and no separate debug file found (by build ID or \
+                 .gnu_debuglink); functions come from the symbol table only"
             ),
         }
     }

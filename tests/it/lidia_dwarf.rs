@@ -3,8 +3,13 @@
 //! `llvm-symbolizer-14 --inlining --functions=linkage`, with a model of the Go reader's
 //! frame selection, and across DWARF versions, compressions and separate debug files.
 
+mod debug_files;
 pub(crate) mod fixtures;
+mod go;
+mod names;
 pub(crate) mod oracle;
+mod overlaps;
+mod plt;
 
 use std::path::Path;
 

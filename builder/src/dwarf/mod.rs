@@ -9,14 +9,17 @@
 //!
 //! Pipeline (each step documents its exact rules):
 //! 1. find the DWARF (`elf::find_debug_file`: the ELF, `--debug-file`, build ID,
-//!    `.gnu_debuglink`), then `load` decompresses its sections;
+//!    `.gnu_debuglink`), check that a separate one belongs to the ELF
+//!    (`elf::check_debug_file`: build ID, else the `.gnu_debuglink` CRC), then `load`
+//!    decompresses its sections;
 //! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
 //!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
 //!    warning in [`DwarfStats::warnings`] and contributes nothing (its code falls back to
 //!    the symbol table);
 //! 3. `shadowing`: depth-0 pieces of all units are made disjoint (the clip to executable
-//!    sections already runs per unit in step 2);
+//!    sections and the overlaps inside one unit, resolved as LLVM's address map does,
+//!    already run per unit in step 2);
 //! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
 //!    the line rows no unit's function covers (`orphans`);
 //! 5. the groups go to the caller (the writer) in address order, spans in (start, depth)
@@ -38,7 +41,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::elf::symbols_llvm::SymbolMap;
-use crate::elf::{find_debug_file, section_ranges};
+use crate::elf::{check_debug_file, find_debug_file, missing_dwarf, section_ranges};
 use crate::model::Group;
 use crate::{Error, Location, Progress, Result, Warning, WarningKind};
 
@@ -61,6 +64,9 @@ pub struct DwarfOptions {
     /// A separate debug file to read DWARF from (else the ELF itself, then the files its
     /// build ID and `.gnu_debuglink` name).
     pub debug_file: Option<PathBuf>,
+    /// Read a separate debug file even when it does not belong to the binary (its build
+    /// ID or `.gnu_debuglink` CRC differs): a warning instead of an error.
+    pub debug_file_mismatch_ok: bool,
     /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
     /// does not describe (LLVM's symbol rules).
     pub symtab: bool,
@@ -119,15 +125,24 @@ pub(crate) fn build_groups(
         })?),
         None => None,
     };
+    let mut warnings = Vec::new();
+    if let (Some(d), Some(d_obj)) = (&debug, &debug_obj) {
+        let mismatch_ok = options.debug_file_mismatch_ok;
+        warnings.extend(check_debug_file(path, &obj, d, d_obj, mismatch_ok)?);
+    }
     let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
     let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
+    warnings.extend(missing_dwarf(path, debug.as_ref(), dwarf_obj));
     let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
     let mut dwarf = store.dwarf();
     // Units of one crate or one object often share an abbreviation table (ripgrep: 914
     // units, 184 tables): parse each shared table once instead of once per unit.
     dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
 
-    let mut stats = DwarfStats::default();
+    let mut stats = DwarfStats {
+        warnings,
+        ..DwarfStats::default()
+    };
     let mut orphan_rows = Vec::new();
     let mut exec = section_ranges(&obj);
     if exec.is_empty() {
@@ -269,23 +284,42 @@ fn read_unit<'a>(
     } else {
         lines::UnitLines::default()
     };
+    // Every subprogram and inlined-call range in code, in (nearly) DIE order, for LLVM's
+    // address map of the unit (rule 1b of the overlap pass); nested subprograms come after
+    // all of their parent's inlined calls.
+    let dies: Vec<(u64, u64, usize)> = trees
+        .iter()
+        .enumerate()
+        .flat_map(|(t, tree)| {
+            let ranges = tree.nodes.iter().flat_map(|n| n.ranges.iter());
+            ranges.map(move |&(lo, hi)| (lo, hi, t))
+        })
+        .filter(|&(lo, _, _)| shadowing::in_code(lo, exec))
+        .collect();
     let mut out = Vec::new();
+    let mut owners = Vec::new();
     let mut pending = Vec::new();
-    for tree in trees {
+    for (t, tree) in trees.into_iter().enumerate() {
         if !need_rows {
             inlines::tree_to_groups(tree, &lines, &mut out);
-            continue;
+        } else {
+            inlines::tree_to_groups(tree, &lines, &mut pending);
+            for g in pending.drain(..) {
+                attach::attach_rows(g, &lines, options.files, &mut out);
+            }
         }
-        inlines::tree_to_groups(tree, &lines, &mut pending);
-        for g in pending.drain(..) {
-            attach::attach_rows(g, &lines, options.files, &mut out);
-        }
+        owners.resize(out.len(), t);
     }
     let orphans = orphans::uncovered_rows(&lines, &out);
+    // Rules 1 and 1b of the overlap pass (step 3) need no other unit: applied here, on the
+    // worker.
+    let (out, owners): (Vec<_>, Vec<_>) = out
+        .into_iter()
+        .zip(owners)
+        .filter_map(|(g, t)| Some((shadowing::clip_group_to_code(g, exec)?, t)))
+        .unzip();
     Ok(UnitResult {
-        // Rule 1 of the overlap pass (step 3) needs no other unit: applied here, on the
-        // worker.
-        groups: shadowing::clip_to_code(out, exec),
+        groups: shadowing::later_wins_in_unit(out, &owners, &dies),
         orphans,
     })
 }

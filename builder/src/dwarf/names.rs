@@ -9,6 +9,7 @@ use gimli::{AttributeValue, UnitOffset};
 
 use super::fast_hash::{fast_map, FastMap};
 use super::{Slice, UnitRef};
+use crate::demangle::{demangle_bytes, Language};
 use crate::model::Bytes;
 
 /// A DIE as the unit walk holds it.
@@ -28,6 +29,8 @@ pub(crate) type UnitIndex<'a> = [(usize, usize, gimli::UnitHeader<Slice<'a>>)];
 /// Resolves and caches the names of the DIEs one unit refers to.
 pub(crate) struct Names<'u, 'a> {
     demangle: bool,
+    /// The unit's `DW_AT_language`, read when the first name is demangled.
+    language: Option<Option<Language>>,
     index: &'u UnitIndex<'a>,
     /// Demangled names, by the address of the mangled string (a string of the input, so
     /// every DIE naming it shares one entry): inlined calls repeat a few names many times.
@@ -54,6 +57,7 @@ impl<'u, 'a> Names<'u, 'a> {
     pub fn new(demangle: bool, index: &'u UnitIndex<'a>) -> Self {
         Names {
             demangle,
+            language: None,
             index,
             demangled: fast_map(),
             raw: fast_map(),
@@ -95,9 +99,12 @@ impl<'u, 'a> Names<'u, 'a> {
         if !self.demangle {
             return Bytes::Borrowed(raw);
         }
+        let language = *self
+            .language
+            .get_or_insert_with(|| unit_language(unit.unit));
         self.demangled
             .entry(raw.as_ptr() as usize)
-            .or_insert_with(|| match demangle(raw) {
+            .or_insert_with(|| match demangle_bytes(raw, language) {
                 Some(d) => Bytes::Shared(Arc::from(d.into_bytes())),
                 None => Bytes::Borrowed(raw),
             })
@@ -168,6 +175,16 @@ impl<'u, 'a> Names<'u, 'a> {
         }
         let other = self.others.get(u_start)?;
         attrs_in(unit.dwarf, other, UnitOffset(die - u_start))
+    }
+}
+
+/// The language of `unit` (its root DIE's `DW_AT_language`), if it says.
+fn unit_language(unit: &gimli::Unit<Slice<'_>>) -> Option<Language> {
+    let mut entries = unit.entries();
+    let root = entries.next_dfs().ok()??;
+    match root.attr_value(gimli::DW_AT_language)? {
+        AttributeValue::Language(lang) => Some(Language::from_dwarf(lang)),
+        _ => None,
     }
 }
 
@@ -257,51 +274,5 @@ fn reference(unit: &gimli::Unit<Slice<'_>>, value: AttributeValue<Slice<'_>>) ->
         AttributeValue::UnitRef(o) => o.to_debug_info_offset(&unit.header).map(|o| o.0),
         AttributeValue::DebugInfoRef(o) => Some(o.0),
         _ => None,
-    }
-}
-
-/// Demangles a Rust (legacy or v0) or C++ (Itanium) symbol name; `None` when `raw` is
-/// not a mangled name either demangler accepts. Rust names lose their hash suffix.
-pub(crate) fn demangle(raw: &[u8]) -> Option<String> {
-    let text = std::str::from_utf8(raw).ok()?;
-    if text.starts_with("_R") || looks_like_rust_legacy(text) {
-        if let Ok(d) = rustc_demangle::try_demangle(text) {
-            return Some(format!("{d:#}"));
-        }
-    }
-    if text.starts_with("_Z") {
-        let sym = cpp_demangle::Symbol::new(raw).ok()?;
-        return sym.demangle().ok();
-    }
-    None
-}
-
-/// `_ZN…17h<16 hex digits>E` (optionally followed by a `.suffix`): a legacy Rust name.
-fn looks_like_rust_legacy(text: &str) -> bool {
-    let base = text.split('.').next().unwrap_or(text);
-    base.starts_with("_ZN")
-        && base.len() > 20
-        && base.ends_with('E')
-        && base
-            .get(base.len() - 20..base.len() - 17)
-            .is_some_and(|s| s == "17h")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn demangles_rust_and_cpp() {
-        assert_eq!(
-            demangle(b"_ZN4core3fmt5write17h0123456789abcdefE").as_deref(),
-            Some("core::fmt::write")
-        );
-        assert_eq!(
-            demangle(b"_RNvCs1234_7mycrate3foo").as_deref(),
-            Some("mycrate::foo")
-        );
-        assert_eq!(demangle(b"_Z3addii").as_deref(), Some("add(int, int)"));
-        assert_eq!(demangle(b"main"), None);
     }
 }

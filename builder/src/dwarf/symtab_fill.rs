@@ -13,23 +13,29 @@
 //!   Zero-size function symbols reach up to the next symbol (as in LLVM's model) but never
 //!   past the end of their section. A local symbol's range gets as its file the name of
 //!   the `STT_FILE` symbol before it, as LLVM reports when DWARF has no file.
+//! * **PLT entries** (x86-64) count as function symbols named `name@plt` after the
+//!   relocation of the GOT slot they jump through, as `objdump -d` and perf name them
+//!   (LLVM 14 names them after the zero-size symbol before, usually `_init`).
 
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::names::demangle;
+use crate::demangle::demangle_bytes;
 use crate::elf::symbols_llvm::{Symbol, SymbolMap};
 use crate::model::{Bytes, Group, Span};
 
 /// The name a symbol gives a frame, demangled if asked.
 fn symbol_name<'a>(sym: &Symbol<'a>, want_demangled: bool) -> Bytes<'a> {
-    if want_demangled {
-        if let Some(d) = demangle(sym.name) {
-            return Bytes::Shared(Arc::from(d.into_bytes()));
-        }
+    let demangled = want_demangled
+        .then(|| demangle_bytes(sym.name, None))
+        .flatten();
+    match (demangled, sym.plt) {
+        (Some(d), false) => Bytes::Shared(Arc::from(d.into_bytes())),
+        (Some(d), true) => Bytes::Shared(Arc::from(format!("{d}@plt").into_bytes())),
+        (None, true) => Bytes::Shared(Arc::from([sym.name, b"@plt"].concat())),
+        (None, false) => Bytes::Borrowed(sym.name),
     }
-    Bytes::Borrowed(sym.name)
 }
 
 /// Splits each group where the symbol naming its depth-0 frame changes and renames the

@@ -8,7 +8,7 @@ use memmap2::Mmap;
 use object::{Object, ObjectSection, SectionKind};
 
 use crate::input::map_file;
-use crate::Result;
+use crate::{Error, Location, Result, Warning, WarningKind};
 
 /// The root under which distributions install separate debug files.
 const DEBUG_ROOT: &str = "/usr/lib/debug";
@@ -70,6 +70,116 @@ pub(crate) fn find_debug_file(
         }
     }
     Ok(None)
+}
+
+/// Whether a separate debug file belongs to its binary.
+#[derive(Debug, PartialEq, Eq)]
+enum DebugMatch {
+    /// The build IDs are equal, or the file's CRC is the one `.gnu_debuglink` names.
+    Matches,
+    /// The binary has neither a build ID nor a `.gnu_debuglink` to compare with.
+    Unverifiable,
+    /// It belongs to another binary: why, in words.
+    Mismatch(String),
+}
+
+/// Checks that `debug` (parsed as `debug_obj`) is the debug file of `obj`: the build IDs
+/// must be equal when both have one (GDB's rule; cheap), else the CRC-32 of the whole
+/// file must be the one `obj`'s `.gnu_debuglink` records.
+fn match_debug_file(
+    obj: &object::File<'_>,
+    debug: &DebugFile,
+    debug_obj: &object::File<'_>,
+) -> DebugMatch {
+    let hex = |id: &[u8]| id.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let ours = obj.build_id().ok().flatten();
+    let theirs = debug_obj.build_id().ok().flatten();
+    if let (Some(a), Some(b)) = (ours, theirs) {
+        return if a == b {
+            DebugMatch::Matches
+        } else {
+            DebugMatch::Mismatch(format!(
+                "its build ID is {}, the binary's is {}",
+                hex(b),
+                hex(a)
+            ))
+        };
+    }
+    if let Ok(Some((_, crc))) = obj.gnu_debuglink() {
+        let got = crc32_ieee(&debug.map);
+        return if got == crc {
+            DebugMatch::Matches
+        } else {
+            DebugMatch::Mismatch(format!(
+                "its CRC-32 is {got:08x}, the binary's .gnu_debuglink expects {crc:08x}"
+            ))
+        };
+    }
+    match ours {
+        Some(a) => DebugMatch::Mismatch(format!("it has no build ID, the binary's is {}", hex(a))),
+        None => DebugMatch::Unverifiable,
+    }
+}
+
+/// Checks that the separate debug file `debug` (parsed as `debug_obj`) belongs to
+/// `binary` (parsed as `obj`): `Err` naming both files when it does not, unless
+/// `mismatch_ok`, which reads it with a warning; a warning too when nothing tells.
+pub(crate) fn check_debug_file(
+    binary: &Path,
+    obj: &object::File<'_>,
+    debug: &DebugFile,
+    debug_obj: &object::File<'_>,
+    mismatch_ok: bool,
+) -> Result<Option<Warning>> {
+    let kind = match match_debug_file(obj, debug, debug_obj) {
+        DebugMatch::Matches => return Ok(None),
+        DebugMatch::Unverifiable => WarningKind::DebugFileUnverifiable {
+            binary: binary.to_path_buf(),
+        },
+        DebugMatch::Mismatch(reason) if mismatch_ok => WarningKind::DebugFileMismatchRead {
+            binary: binary.to_path_buf(),
+            reason,
+        },
+        DebugMatch::Mismatch(why) => {
+            return Err(Error::input(
+                debug.path.display().to_string(),
+                Location::Whole,
+                format!(
+                    "not the debug file of {}: {why} (--debug-file-mismatch-ok reads it \
+                     anyway)",
+                    binary.display()
+                ),
+            ))
+        }
+    };
+    Ok(Some(Warning {
+        input: debug.path.clone(),
+        kind,
+    }))
+}
+
+/// The warning for a build whose DWARF file (`dwarf_obj`: the separate `debug` file, else
+/// `binary` itself) has no DWARF: its functions come from the symbol table only.
+pub(crate) fn missing_dwarf(
+    binary: &Path,
+    debug: Option<&DebugFile>,
+    dwarf_obj: &object::File<'_>,
+) -> Option<Warning> {
+    if has_dwarf(dwarf_obj) {
+        return None;
+    }
+    Some(match debug {
+        Some(d) => Warning {
+            input: d.path.clone(),
+            kind: WarningKind::NoDwarfInDebugFile {
+                binary: binary.to_path_buf(),
+            },
+        },
+        None => Warning {
+            input: binary.to_path_buf(),
+            kind: WarningKind::NoDwarf,
+        },
+    })
 }
 
 /// `root/.build-id/xx/yyyy.debug` for a build ID (lower-case hex, first byte as directory).

@@ -8,6 +8,8 @@
 //!   ([`read_elf`]);
 //! * `symbols_llvm`: the symbol model of LLVM's symbolizer, which DWARF builds name
 //!   depth-0 frames after;
+//! * `plt`: x86-64 PLT entries, named `name@plt` after their GOT slot's relocation (part
+//!   of that model);
 //! * `debug_file`: where an ELF's DWARF is (the ELF, a named file, the build ID,
 //!   `.gnu_debuglink`);
 //! * `sections`: which ranges hold code (one rule, the two views ksym and DWARF builds
@@ -18,12 +20,13 @@
 mod debug_file;
 pub(crate) mod file;
 mod image;
+mod plt;
 mod sections;
 pub(crate) mod symbols_go;
 pub(crate) mod symbols_llvm;
 mod symbols_nm;
 
-pub(crate) use debug_file::find_debug_file;
+pub(crate) use debug_file::{check_debug_file, find_debug_file, missing_dwarf};
 pub use image::{inspect_elf, ElfImage};
 pub(crate) use sections::{code_ranges, section_ranges};
 use symbols_nm::normalise_ranges;

@@ -5,6 +5,10 @@
 //! sections, sorted by address; of several at one address the largest (then the last)
 //! wins; the symbol for an address is the last one at or below it, if its size is 0 or
 //! reaches the address. Mapping symbols follow [`MappingSymbols::Llvm`].
+//!
+//! PLT entries (x86-64, `plt.rs`) count as function symbols named `name@plt` after the
+//! relocation of the GOT slot they jump through, as `objdump -d` and perf name them
+//! (LLVM 14 names them after the zero-size symbol before, usually `_init`).
 
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolKind, SymbolSection};
 
@@ -24,6 +28,8 @@ pub(crate) struct Symbol<'a> {
     /// For a local symbol, the name of the `STT_FILE` symbol before it (LLVM reports it
     /// as the file when DWARF has none).
     pub file: &'a [u8],
+    /// A PLT entry: `name` is its dynamic symbol, the frame is named `name@plt`.
+    pub plt: bool,
 }
 
 /// The symbol table as LLVM's symbolizer sees it.
@@ -39,6 +45,15 @@ impl<'a> SymbolMap<'a> {
         if syms.is_empty() {
             syms = Self::collect(obj, obj.dynamic_symbols());
         }
+        // PLT entries have no symbol; objdump and perf name them after their relocation.
+        syms.extend(super::plt::plt_entries(obj).into_iter().map(|e| Symbol {
+            addr: e.addr,
+            size: e.size,
+            name: e.name,
+            is_func: true,
+            file: &[],
+            plt: true,
+        }));
         Self::from_symbols(syms)
     }
 
@@ -82,6 +97,7 @@ impl<'a> SymbolMap<'a> {
                 name,
                 is_func,
                 file: if sym.is_local() { file } else { &[] },
+                plt: false,
             });
         }
         out
@@ -146,6 +162,7 @@ mod tests {
             name,
             is_func: true,
             file: &[],
+            plt: false,
         }
     }
 

@@ -50,7 +50,10 @@
 //! replaced by its alternate form `{:#}`: the path without the `::h<hash>` suffix or crate
 //! disambiguators, with a `.llvm.<n>` suffix dropped and other suffixes such as `.cold`
 //! kept (`std::rt::lang_start.cold`). Names that do not parse, C++ `_ZN…` names among them,
-//! are kept as they are. A name lookup must then use the demangled form.
+//! are kept as they are. [`Demangle::RustAndCpp`] (what `symblob ksym build --demangle`
+//! uses) applies the builders' common policy ([`crate::demangle`]): Rust names as above,
+//! other `_Z…` names as binutils' `nm -C` writes them. A name lookup must then use the
+//! demangled form.
 //!
 //! # Orders and tokens
 //!

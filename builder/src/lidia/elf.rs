@@ -35,6 +35,9 @@ pub struct ElfOptions {
     pub demangle: bool,
     /// A separate debug file to read DWARF from.
     pub debug_file: Option<PathBuf>,
+    /// Read a separate debug file even when it does not belong to the binary (its build
+    /// ID or `.gnu_debuglink` CRC differs): a warning instead of an error.
+    pub debug_file_mismatch_ok: bool,
     /// Told how far a DWARF build is; the library draws nothing.
     pub progress: Progress,
 }
@@ -49,6 +52,7 @@ impl Default for ElfOptions {
             dwarf: false,
             demangle: false,
             debug_file: None,
+            debug_file_mismatch_ok: false,
             progress: Progress::default(),
         }
     }
@@ -73,12 +77,13 @@ impl ElfOptions {
     }
 
     /// The options of the DWARF session a DWARF build runs: symbol options (`symtab`),
-    /// DWARF options (`demangle`, `debug_file`) and what the writer stores (`files`,
-    /// `lines`), which decides whether rows are read.
+    /// DWARF options (`demangle`, `debug_file`, `debug_file_mismatch_ok`) and what the
+    /// writer stores (`files`, `lines`), which decides whether rows are read.
     pub fn dwarf_options(&self) -> DwarfOptions {
         DwarfOptions {
             demangle: self.demangle,
             debug_file: self.debug_file.clone(),
+            debug_file_mismatch_ok: self.debug_file_mismatch_ok,
             symtab: self.symtab,
             lines: self.lines,
             files: self.files,

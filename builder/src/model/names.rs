@@ -12,6 +12,9 @@ pub enum Demangle {
     /// Rust legacy (`_ZN…`) and v0 (`_R…`) names that `rustc-demangle` accepts are stored
     /// in its alternate form `{:#}` (no hash, `.llvm.<n>` dropped); others as given.
     Rust,
+    /// Rust and C++ names as [`crate::demangle`] writes them (the policy every builder
+    /// shares: Rust as above, C++ as binutils' `nm -C`); others as given.
+    RustAndCpp,
 }
 
 impl Demangle {
@@ -20,6 +23,7 @@ impl Demangle {
         match self {
             Demangle::None => None,
             Demangle::Rust => demangle_rust(name),
+            Demangle::RustAndCpp => crate::demangle::demangle(name, None),
         }
     }
 }
@@ -145,6 +149,11 @@ mod tests {
             None
         );
         assert_eq!(Demangle::Rust.apply("do_fork"), None);
+        assert_eq!(
+            Demangle::RustAndCpp.apply("_Z3addii").as_deref(),
+            Some("add(int, int)")
+        );
+        assert_eq!(Demangle::RustAndCpp.apply("do_fork"), None);
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod errors;
 mod json;
 mod ksym;
 mod lidia;
+mod lidia_debug;
 mod output;
 mod size;
 mod streaming;

@@ -109,11 +109,10 @@ pub struct BuildArgs {
     /// column) → kallsyms, else nm.
     #[arg(long, value_enum)]
     format: Option<FormatArg>,
-    /// Demangle Rust names: `_ZN…` (legacy) and `_R…` (v0) names that rustc-demangle
-    /// accepts are stored in its alternate form `{:#}` (no `::h<hash>`, no crate
-    /// disambiguators, `.llvm.<n>` suffix dropped, other suffixes such as `.cold` kept).
-    /// Other names, C++ ones included, are stored as given. Name lookups must use the
-    /// stored form.
+    /// Demangle Rust and C++ names: Rust (`_R…`, and `_ZN…17h<hash>E`) in rustc-demangle's
+    /// alternate form `{:#}` (no `::h<hash>`, no crate disambiguators, `.llvm.<n>` suffix
+    /// dropped, other suffixes such as `.cold` kept), other `_Z…` names as `nm -C` writes
+    /// them. Other names are stored as given. Name lookups must use the stored form.
     #[arg(long)]
     demangle: bool,
     /// nm type characters to keep, e.g. `TtWw`.
@@ -170,7 +169,7 @@ fn run_build(args: BuildArgs) -> Result<()> {
     let input_options = InputOptions {
         types: TypeFilter::new(&args.types),
         demangle: if args.demangle {
-            Demangle::Rust
+            Demangle::RustAndCpp
         } else {
             Demangle::None
         },

@@ -83,6 +83,9 @@ pub struct BuildArgs {
     /// A separate debug file to read DWARF from.
     #[arg(long, value_name = "PATH", requires = "dwarf")]
     debug_file: Option<PathBuf>,
+    /// Read a debug file whose build ID (or .gnu_debuglink CRC) is not the binary's.
+    #[arg(long, requires = "dwarf")]
+    debug_file_mismatch_ok: bool,
     /// Write a file even when no function is found (otherwise an error).
     #[arg(long)]
     allow_empty: bool,
@@ -144,6 +147,7 @@ fn build(args: BuildArgs) -> Result<()> {
         dwarf: args.dwarf,
         demangle: args.demangle,
         debug_file: args.debug_file.clone(),
+        debug_file_mismatch_ok: args.debug_file_mismatch_ok,
         progress: bar.progress(),
     };
     let input_name = args.elf.display().to_string();

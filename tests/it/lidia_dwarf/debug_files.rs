@@ -1,0 +1,136 @@
+//! Separate debug files are checked against their binary (build ID, else the
+//! `.gnu_debuglink` CRC) and a DWARF build without DWARF says so.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::{Warning, WarningKind};
+
+use super::fixtures::fixtures;
+use crate::common::{missing_oracle, tool};
+
+/// A DWARF build of `bin` with `debug_file`: its warnings, or the error message.
+fn build(bin: &Path, debug_file: Option<&Path>, mismatch_ok: bool) -> Result<Vec<Warning>, String> {
+    let data = std::fs::read(bin).expect("read binary");
+    let options = ElfOptions {
+        dwarf: true,
+        lines: true,
+        debug_file: debug_file.map(Path::to_path_buf),
+        debug_file_mismatch_ok: mismatch_ok,
+        ..ElfOptions::default()
+    };
+    let mut writer = LidiaWriter::new(options.flags());
+    dwarf::collect(bin, &data, &options, &mut writer)
+        .map(|stats| stats.warnings)
+        .map_err(|e| e.to_string())
+}
+
+/// Runs `objcopy` with `args`; panics when it fails.
+fn objcopy(objcopy: &Path, args: &[&std::ffi::OsStr]) {
+    let out = Command::new(objcopy)
+        .args(args)
+        .output()
+        .expect("run objcopy");
+    assert!(out.status.success(), "objcopy {args:?}: {out:?}");
+}
+
+/// `bin` without its build ID note, split into a stripped binary with a
+/// `.gnu_debuglink` (whose CRC objcopy computes) and its debug file.
+fn split_without_build_id(oc: &Path, bin: &Path, dir: &Path, stem: &str) -> (PathBuf, PathBuf) {
+    let plain = dir.join(format!("{stem}.nobid"));
+    let debug = dir.join(format!("{stem}.debug"));
+    let stripped = dir.join(stem);
+    objcopy(
+        oc,
+        &[
+            "--remove-section=.note.gnu.build-id".as_ref(),
+            bin.as_os_str(),
+            plain.as_os_str(),
+        ],
+    );
+    objcopy(
+        oc,
+        &[
+            "--only-keep-debug".as_ref(),
+            plain.as_os_str(),
+            debug.as_os_str(),
+        ],
+    );
+    let link = format!("--add-gnu-debuglink={}", debug.display());
+    objcopy(
+        oc,
+        &[
+            "--strip-debug".as_ref(),
+            link.as_ref(),
+            plain.as_os_str(),
+            stripped.as_os_str(),
+        ],
+    );
+    (stripped, debug)
+}
+
+#[test]
+fn a_debug_file_of_another_build_id_is_refused() {
+    let (Some(stripped), Some(other)) = (fixtures().get("c-stripped"), fixtures().get("cpp-gxx"))
+    else {
+        missing_oracle("fixtures c-stripped and cpp-gxx");
+        return;
+    };
+    let own = stripped.with_extension("debug");
+    assert!(build(stripped, Some(&own), false).is_ok());
+    let err = build(stripped, Some(other), false).expect_err("another program's debug file");
+    assert!(err.contains(&other.display().to_string()), "{err}");
+    assert!(err.contains(&stripped.display().to_string()), "{err}");
+    assert!(err.contains("build ID"), "{err}");
+    let warnings = build(stripped, Some(other), true).expect("read anyway when asked");
+    let read_anyway = warnings.iter().find(|w| {
+        w.input == other
+            && matches!(&w.kind, WarningKind::DebugFileMismatchRead { binary, reason }
+                if binary == stripped && reason.contains("build ID"))
+    });
+    let text = read_anyway.map(ToString::to_string).unwrap_or_default();
+    assert!(text.contains("not the debug file"), "{warnings:?}");
+}
+
+#[test]
+fn without_build_ids_the_debuglink_crc_decides() {
+    let (Some(oc), Some(c), Some(cpp)) = (
+        tool("objcopy"),
+        fixtures().get("c-dwarf5"),
+        fixtures().get("cpp-gxx"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let (stripped, own) = split_without_build_id(&oc, c, dir.path(), "c");
+    let (_, other) = split_without_build_id(&oc, cpp, dir.path(), "cpp");
+    let warnings = build(&stripped, Some(&own), false).expect("its own debug file");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    // Found through .gnu_debuglink, the same file.
+    assert!(build(&stripped, None, false).expect("debuglink").is_empty());
+    let err = build(&stripped, Some(&other), false).expect_err("another debug file");
+    assert!(err.contains("CRC"), "{err}");
+    assert!(err.contains(&other.display().to_string()), "{err}");
+    assert!(err.contains(&stripped.display().to_string()), "{err}");
+}
+
+#[test]
+fn a_build_without_dwarf_warns() {
+    let (Some(oc), Some(c)) = (tool("objcopy"), fixtures().get("c-dwarf5")) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let bare = dir.path().join("bare");
+    objcopy(
+        &oc,
+        &["--strip-debug".as_ref(), c.as_os_str(), bare.as_os_str()],
+    );
+    let warnings = build(&bare, None, false).expect("builds from symbols");
+    let no_dwarf = warnings
+        .iter()
+        .find(|w| w.input == bare && w.kind == WarningKind::NoDwarf);
+    let text = no_dwarf.map(ToString::to_string).unwrap_or_default();
+    assert!(text.contains("no DWARF"), "{warnings:?}");
+    assert!(build(c, None, false).expect("with DWARF").is_empty());
+}
