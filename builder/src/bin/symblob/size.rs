@@ -5,10 +5,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
+use symblob_build::output::refuse_same_file;
 use symblob_build::size::json::Json;
 use symblob_build::size::report::{self, Format};
 use symblob_build::size::{self, diff, loader, writer, ArchiveOptions, ElfArchiveInput, SizeInfo};
-use symblob_build::output::refuse_same_file;
 use symblob_build::{Error, Location, Result};
 
 use crate::common::map_input;
