@@ -32,6 +32,17 @@ pub enum WarningKind {
         /// gimli's description of the problem.
         reason: String,
     },
+    /// A split DWARF skeleton unit whose split unit (its `.dwo` file, or its entry in the
+    /// `.dwp` package) was not found: the unit's functions and inline frames are missing,
+    /// its code is described by the symbol table only.
+    SplitUnitMissing {
+        /// Offset of the skeleton unit in `.debug_info`.
+        offset: u64,
+        /// The unit's `DW_AT_dwo_name`.
+        dwo_name: PathBuf,
+        /// Every file looked in, in order.
+        looked_for: Vec<PathBuf>,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -46,6 +57,23 @@ impl fmt::Display for Warning {
                 "unit at .debug_info offset {offset:#x}: {reason}; its code is described by \
                  the symbol table only"
             ),
+            WarningKind::SplitUnitMissing {
+                offset,
+                dwo_name,
+                looked_for,
+            } => {
+                write!(
+                    f,
+                    "split unit {} of the skeleton at .debug_info offset {offset:#x} not \
+                     found (looked for",
+                    dwo_name.display()
+                )?;
+                for (i, p) in looked_for.iter().enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    write!(f, "{sep}{}", p.display())?;
+                }
+                write!(f, "); its code is described by the symbol table only")
+            }
         }
     }
 }

@@ -31,6 +31,7 @@ mod names;
 mod orphans;
 mod schedule;
 mod shadowing;
+mod split;
 mod symtab_fill;
 mod units;
 
@@ -61,6 +62,9 @@ pub struct DwarfOptions {
     /// A separate debug file to read DWARF from (else the ELF itself, then the files its
     /// build ID and `.gnu_debuglink` name).
     pub debug_file: Option<PathBuf>,
+    /// A split DWARF package (`.dwp`) holding the split units of the binary's skeleton
+    /// units (else `<binary>.dwp` when it exists, else each unit's `.dwo` file).
+    pub dwp: Option<PathBuf>,
     /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
     /// does not describe (LLVM's symbol rules).
     pub symtab: bool,
@@ -128,6 +132,20 @@ pub(crate) fn build_groups(
     dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
 
     let mut stats = DwarfStats::default();
+    let headers = unit_headers(&dwarf, dwarf_path, &mut stats);
+    let mut split_warnings = Vec::new();
+    let split_files = split::find(
+        &dwarf,
+        &headers,
+        path,
+        options.dwp.as_deref(),
+        &mut split_warnings,
+    )?;
+    let split_sections = split_files.sections()?;
+    let split_units = split_sections.units(&dwarf, &mut split_warnings)?;
+    for kind in split_warnings {
+        warn(&mut stats, dwarf_path, kind);
+    }
     let mut orphan_rows = Vec::new();
     let mut exec = section_ranges(&obj);
     if exec.is_empty() {
@@ -135,6 +153,8 @@ pub(crate) fn build_groups(
     }
     let groups = read_units(
         &dwarf,
+        &headers,
+        &split_units,
         options,
         &exec,
         dwarf_path,
@@ -170,15 +190,13 @@ pub(crate) fn build_groups(
     Ok(stats)
 }
 
-/// Reads every unit in parallel; the groups come back in unit order.
-fn read_units<'a>(
+/// The headers of every unit in `.debug_info` (up to the first that does not parse,
+/// reported as a warning).
+fn unit_headers<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
-    options: &DwarfOptions,
-    exec: &[(u64, u64)],
     path: &Path,
     stats: &mut DwarfStats,
-    orphan_rows: &mut Vec<orphans::OrphanRow>,
-) -> Vec<Group<'a>> {
+) -> Vec<gimli::UnitHeader<Slice<'a>>> {
     let mut headers = Vec::new();
     let mut iter = dwarf.units();
     loop {
@@ -197,6 +215,21 @@ fn read_units<'a>(
             }
         }
     }
+    headers
+}
+
+/// Reads every unit in parallel; the groups come back in unit order.
+#[allow(clippy::too_many_arguments)]
+fn read_units<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    headers: &[gimli::UnitHeader<Slice<'a>>],
+    split_units: &split::SplitUnits<'a>,
+    options: &DwarfOptions,
+    exec: &[(u64, u64)],
+    path: &Path,
+    stats: &mut DwarfStats,
+    orphan_rows: &mut Vec<orphans::OrphanRow>,
+) -> Vec<Group<'a>> {
     stats.units = headers.len();
     let index: Vec<_> = headers
         .iter()
@@ -208,14 +241,15 @@ fn read_units<'a>(
     let total = headers.len() as u64;
     let done = AtomicU64::new(0);
     let results = schedule::map_largest_first(
-        &headers,
+        headers,
         |h| h.length_including_self() as u64,
         |&header| {
             let offset = header
                 .offset()
                 .to_debug_info_offset(&header)
                 .map_or(0, |o| o.0);
-            let r = read_unit(dwarf, header, options, exec, &index);
+            let split = split_units.get(&offset);
+            let r = read_unit(dwarf, header, split, options, exec, &index);
             let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
             options.progress.report(finished, total);
             (offset, r)
@@ -255,14 +289,30 @@ struct UnitResult<'a> {
 fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
+    split: Option<&gimli::Dwarf<Slice<'a>>>,
     options: &DwarfOptions,
     exec: &[(u64, u64)],
     index: &names::UnitIndex<'a>,
 ) -> gimli::Result<UnitResult<'a>> {
     let unit = dwarf.unit(header)?;
     let u = UnitRef { dwarf, unit: &unit };
-    let mut names = names::Names::new(options.demangle, index);
-    let trees = units::walk_unit(&u, &mut names)?;
+    // A skeleton's DIEs are in its split unit; its line program stays in the binary.
+    let split_unit = match split {
+        Some(d) => split::split_unit(d, &unit)?.map(|s| (d, s)),
+        None => None,
+    };
+    let trees = match &split_unit {
+        Some((dwarf, unit)) => {
+            // The index lists the binary's units: references out of a split unit lead
+            // nowhere.
+            let mut names = names::Names::new(options.demangle, &[]);
+            units::walk_unit(&UnitRef { dwarf, unit }, &mut names)?
+        }
+        None => {
+            let mut names = names::Names::new(options.demangle, index);
+            units::walk_unit(&u, &mut names)?
+        }
+    };
     let need_rows = options.need_rows();
     let lines = if need_rows {
         lines::read_lines(&u)?

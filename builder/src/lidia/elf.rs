@@ -35,6 +35,9 @@ pub struct ElfOptions {
     pub demangle: bool,
     /// A separate debug file to read DWARF from.
     pub debug_file: Option<PathBuf>,
+    /// A split DWARF package (`.dwp`) for the binary's skeleton units (else
+    /// `<binary>.dwp` when it exists, else each unit's `.dwo` file).
+    pub dwp: Option<PathBuf>,
     /// Told how far a DWARF build is; the library draws nothing.
     pub progress: Progress,
 }
@@ -49,6 +52,7 @@ impl Default for ElfOptions {
             dwarf: false,
             demangle: false,
             debug_file: None,
+            dwp: None,
             progress: Progress::default(),
         }
     }
@@ -79,6 +83,7 @@ impl ElfOptions {
         DwarfOptions {
             demangle: self.demangle,
             debug_file: self.debug_file.clone(),
+            dwp: self.dwp.clone(),
             symtab: self.symtab,
             lines: self.lines,
             files: self.files,
@@ -117,6 +122,7 @@ pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
     let mut inputs = vec![path];
     inputs.extend(options.debug_file.as_deref());
+    inputs.extend(options.dwp.as_deref());
     output::refuse_same_file(out, &inputs)?;
     let input = crate::input::open(path)?;
     let (writer, warnings) = collect_with_warnings(path, &input, options)?;

@@ -157,5 +157,76 @@ fn build_all() -> Fixtures {
             .arg("-o")
             .arg(d.join("rust"))),
     );
+    split_dwarf(d, asm_ok.then_some(asm.as_path()), &mut bins);
     Fixtures { _dir: dir, bins }
+}
+
+/// The C program with `-gsplit-dwarf`, one directory per variant (the `.dwo` files of
+/// two variants would have the same names): `split-<compiler><version>/prog` with its
+/// loose `.dwo` files, and `dwp-clang<version>/prog` with a `prog.dwp` from `llvm-dwp-14`
+/// and no `.dwo` files left. GCC 12's DWARF 5 `.dwo` files make `llvm-dwp-14` hang, so
+/// only Clang's are packaged (and every tool runs under a time limit).
+fn split_dwarf(d: &Path, asm: Option<&Path>, bins: &mut BTreeMap<&'static str, PathBuf>) {
+    let Some(asm) = asm else { return };
+    let compile_as = |dir: &Path, compiler: &str, version: &str, split: bool, out: &str| {
+        std::fs::create_dir_all(dir).is_ok()
+            && run(Command::new(compiler)
+                .current_dir(dir)
+                .args(["-O2", "-g"])
+                .args(split.then_some("-gsplit-dwarf"))
+                .arg(format!("-gdwarf-{version}"))
+                .args([src("main.c"), src("other.c")])
+                .arg(asm)
+                .args(["-o", out]))
+    };
+    let compile = |dir: &Path, compiler: &str, version: &str| {
+        compile_as(dir, compiler, version, true, "prog")
+    };
+    // The same GCC programs without split DWARF (llvm-symbolizer-14 loses GCC's split
+    // inline frames; it reads these correctly).
+    for (name, version) in [("split-gcc4/twin", "4"), ("split-gcc5/twin", "5")] {
+        let dir = d.join(name).with_file_name("");
+        if compile_as(&dir, "gcc", version, false, "twin") {
+            bins.insert(name, d.join(name));
+        }
+    }
+    let variants: [(&'static str, &str, &str); 4] = [
+        ("split-gcc4/prog", "gcc", "4"),
+        ("split-gcc5/prog", "gcc", "5"),
+        ("split-clang4/prog", "clang-14", "4"),
+        ("split-clang5/prog", "clang-14", "5"),
+    ];
+    for (name, compiler, version) in variants {
+        let dir = d.join(name).with_file_name("");
+        if compile(&dir, compiler, version) {
+            bins.insert(name, d.join(name));
+        }
+    }
+    let Some(dwp) = crate::common::tool("llvm-dwp-14") else {
+        return;
+    };
+    let packaged: [(&'static str, &str); 2] = [("dwp-clang4/prog", "4"), ("dwp-clang5/prog", "5")];
+    for (name, version) in packaged {
+        let dir = d.join(name).with_file_name("");
+        let ok = compile(&dir, "clang-14", version)
+            && run(Command::new("timeout")
+                .current_dir(&dir)
+                .arg("120")
+                .arg(&dwp)
+                .args(["-e", "prog", "-o", "prog.dwp"]))
+            && remove_dwo_files(&dir);
+        if ok {
+            bins.insert(name, d.join(name));
+        }
+    }
+}
+
+/// Deletes the `.dwo` files of `dir` (so that only the package can answer).
+fn remove_dwo_files(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().all(|e| {
+        e.path().extension().is_none_or(|x| x != "dwo") || std::fs::remove_file(e.path()).is_ok()
+    })
 }

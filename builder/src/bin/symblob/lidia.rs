@@ -83,6 +83,10 @@ pub struct BuildArgs {
     /// A separate debug file to read DWARF from.
     #[arg(long, value_name = "PATH", requires = "dwarf")]
     debug_file: Option<PathBuf>,
+    /// A split DWARF package (`.dwp`) holding the split units (default: `<ELF>.dwp` when
+    /// it exists, else each unit's `.dwo` file).
+    #[arg(long, value_name = "PATH", requires = "dwarf")]
+    dwp: Option<PathBuf>,
     /// Write a file even when no function is found (otherwise an error).
     #[arg(long)]
     allow_empty: bool,
@@ -133,6 +137,7 @@ pub fn run(command: Command) -> Result<Outcome> {
 fn build(args: BuildArgs) -> Result<()> {
     let mut inputs = vec![args.elf.as_path()];
     inputs.extend(args.debug_file.as_deref());
+    inputs.extend(args.dwp.as_deref());
     refuse_same_file(&args.output, &inputs)?;
     // DWARF builds report their compilation units through the library's callback.
     let bar = Bar::on_terminal(args.quiet || !args.dwarf);
@@ -144,6 +149,7 @@ fn build(args: BuildArgs) -> Result<()> {
         dwarf: args.dwarf,
         demangle: args.demangle,
         debug_file: args.debug_file.clone(),
+        dwp: args.dwp.clone(),
         progress: bar.progress(),
     };
     let input_name = args.elf.display().to_string();

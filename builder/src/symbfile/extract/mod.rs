@@ -31,8 +31,8 @@ pub use self::merge::SourceStats;
 use self::merge::{CoverageMap, SourceMerge};
 pub use self::records::{LineRow, RangeRecord, ReturnPadEntry, ReturnPadRecord};
 use crate::dwarf::load::SectionStore;
-use crate::elf::find_debug_file;
 use crate::elf::file::ElfFile;
+use crate::elf::find_debug_file;
 use crate::gopclntab;
 use crate::{Error, Location, Result};
 
