@@ -43,6 +43,12 @@ pub enum WarningKind {
         /// Every file looked in, in order.
         looked_for: Vec<PathBuf>,
     },
+    /// The supplementary file (`dwz -m`) the debug information links to was not found:
+    /// names kept only there are missing.
+    SupplementaryMissing {
+        /// Every file looked in, in order.
+        looked_for: Vec<PathBuf>,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -68,12 +74,23 @@ impl fmt::Display for Warning {
                      found (looked for",
                     dwo_name.display()
                 )?;
-                for (i, p) in looked_for.iter().enumerate() {
-                    let sep = if i == 0 { " " } else { ", " };
-                    write!(f, "{sep}{}", p.display())?;
-                }
+                write_paths(f, looked_for)?;
                 write!(f, "); its code is described by the symbol table only")
+            }
+            WarningKind::SupplementaryMissing { looked_for } => {
+                write!(f, "supplementary debug file not found (looked for")?;
+                write_paths(f, looked_for)?;
+                write!(f, "); names kept only there are missing")
             }
         }
     }
+}
+
+/// ` a, b, c`: the paths looked in.
+fn write_paths(f: &mut fmt::Formatter<'_>, paths: &[PathBuf]) -> fmt::Result {
+    for (i, p) in paths.iter().enumerate() {
+        let sep = if i == 0 { " " } else { ", " };
+        write!(f, "{sep}{}", p.display())?;
+    }
+    Ok(())
 }

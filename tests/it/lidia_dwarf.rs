@@ -426,6 +426,32 @@ fn corrupt_dwarf_never_panics() {
     );
 }
 
+/// llvm-symbolizer-14 does not read supplementary files (it answers `??` for every
+/// function named there), so the expectation is its answer on the same program before
+/// `dwz` (same code, checked).
+#[test]
+fn dwz_multifile_programs_agree_with_llvm_symbolizer_before_dwz() {
+    for name in ["dwz4/o2", "dwz4/o1", "dwz5/o2", "dwz5/o1"] {
+        differential_against(name, &format!("{name}-whole"));
+    }
+}
+
+/// A dwz'd program gives the frames of the program before dwz.
+#[test]
+fn dwz_multifile_gives_the_frames_of_the_whole_program() {
+    for name in ["dwz4/o2", "dwz5/o1"] {
+        let (Some(bin), Some(whole)) = (
+            fixtures().get(name),
+            fixtures().get(&format!("{name}-whole")),
+        ) else {
+            continue;
+        };
+        let a = build(bin, None).expect("build the dwz'd program");
+        let b = build(whole, None).expect("build the whole program");
+        assert_eq!(all_frames(bin, &a), all_frames(whole, &b), "{name}");
+    }
+}
+
 /// A skeleton whose `.dwo` file is gone is a warning naming the unit and every path
 /// looked in; the build goes on with the symbol table. (The packaged program: its
 /// `.dwo` files were deleted, and its package is not copied.)
@@ -459,4 +485,41 @@ fn missing_dwo_file_is_a_warning_naming_it() {
         );
     }
     assert!(stats.fallback_ranges > 0, "{stats:?}");
+}
+
+/// A dwz'd program without its supplementary file is a warning listing where it was
+/// looked for; `--sup` names it.
+#[test]
+fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
+    let Some(bin) = fixtures().get("dwz5/o2") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let moved = dir.path().join("o2");
+    std::fs::copy(bin, &moved).expect("copy the program alone");
+    let data = std::fs::read(&moved).expect("read");
+    let mut options = ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        ..ElfOptions::default()
+    };
+    let mut writer = LidiaWriter::new(options.flags());
+    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
+    let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
+    let next_to_it = dir.path().join("common.debug").display().to_string();
+    assert!(
+        texts
+            .iter()
+            .any(|w| w.contains("supplementary debug file not found") && w.contains(&next_to_it)),
+        "{texts:#?}"
+    );
+
+    options.sup = Some(bin.with_file_name("common.debug"));
+    let mut writer = LidiaWriter::new(options.flags());
+    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build");
+    assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
+    let named = writer.finish();
+    let original = build(bin, None).expect("build in place");
+    assert_eq!(all_frames(bin, &named), all_frames(bin, &original));
 }

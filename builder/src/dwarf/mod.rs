@@ -32,6 +32,7 @@ mod orphans;
 mod schedule;
 mod shadowing;
 mod split;
+mod sup;
 mod symtab_fill;
 mod units;
 
@@ -65,6 +66,9 @@ pub struct DwarfOptions {
     /// A split DWARF package (`.dwp`) holding the split units of the binary's skeleton
     /// units (else `<binary>.dwp` when it exists, else each unit's `.dwo` file).
     pub dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) to resolve references into (else the one
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    pub sup: Option<PathBuf>,
     /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
     /// does not describe (LLVM's symbol rules).
     pub symtab: bool,
@@ -125,13 +129,45 @@ pub(crate) fn build_groups(
     };
     let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
     let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
+    let mut stats = DwarfStats::default();
+    let mut sup_looked_for = Vec::new();
+    let sup_file = sup::find(
+        dwarf_obj,
+        dwarf_path,
+        options.sup.as_deref(),
+        &mut sup_looked_for,
+    )?;
+    if !sup_looked_for.is_empty() {
+        let looked_for = sup_looked_for;
+        warn(
+            &mut stats,
+            dwarf_path,
+            WarningKind::SupplementaryMissing { looked_for },
+        );
+    }
+    let sup_store = match &sup_file {
+        Some(f) => {
+            let obj = object::File::parse(&*f.map).map_err(|e| {
+                Error::input_caused(
+                    f.path.display().to_string(),
+                    Location::Whole,
+                    "not an ELF file",
+                    e,
+                )
+            })?;
+            Some(load::SectionStore::load(&obj, &f.path)?)
+        }
+        None => None,
+    };
     let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
     let mut dwarf = store.dwarf();
+    if let Some(s) = &sup_store {
+        dwarf.set_sup(s.dwarf());
+    }
     // Units of one crate or one object often share an abbreviation table (ripgrep: 914
     // units, 184 tables): parse each shared table once instead of once per unit.
     dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
 
-    let mut stats = DwarfStats::default();
     let headers = unit_headers(&dwarf, dwarf_path, &mut stats);
     let mut split_warnings = Vec::new();
     let split_files = split::find(
@@ -231,13 +267,16 @@ fn read_units<'a>(
     orphan_rows: &mut Vec<orphans::OrphanRow>,
 ) -> Vec<Group<'a>> {
     stats.units = headers.len();
-    let index: Vec<_> = headers
-        .iter()
-        .filter_map(|h| {
-            let start = h.offset().to_debug_info_offset(h)?.0;
-            Some((start, start.saturating_add(h.length_including_self()), *h))
-        })
-        .collect();
+    let index = unit_index(headers);
+    let sup_headers = match dwarf.sup() {
+        Some(sup) => unit_headers(sup, path, stats),
+        None => Vec::new(),
+    };
+    let sup_index = unit_index(&sup_headers);
+    let indexes = names::Indexes {
+        main: &index,
+        sup: &sup_index,
+    };
     let total = headers.len() as u64;
     let done = AtomicU64::new(0);
     let results = schedule::map_largest_first(
@@ -249,7 +288,7 @@ fn read_units<'a>(
                 .to_debug_info_offset(&header)
                 .map_or(0, |o| o.0);
             let split = split_units.get(&offset);
-            let r = read_unit(dwarf, header, split, options, exec, &index);
+            let r = read_unit(dwarf, header, split, options, exec, indexes);
             let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
             options.progress.report(finished, total);
             (offset, r)
@@ -278,6 +317,19 @@ fn read_units<'a>(
     groups
 }
 
+/// Where each unit of `headers` lies in `.debug_info`.
+fn unit_index<'a>(
+    headers: &[gimli::UnitHeader<Slice<'a>>],
+) -> Vec<(usize, usize, gimli::UnitHeader<Slice<'a>>)> {
+    headers
+        .iter()
+        .filter_map(|h| {
+            let start = h.offset().to_debug_info_offset(h)?.0;
+            Some((start, start.saturating_add(h.length_including_self()), *h))
+        })
+        .collect()
+}
+
 /// What one unit contributes: its groups, and its line rows that none of its functions
 /// covers (assembly units have rows but no subprograms), for the fallback ranges.
 struct UnitResult<'a> {
@@ -292,7 +344,7 @@ fn read_unit<'a>(
     split: Option<&gimli::Dwarf<Slice<'a>>>,
     options: &DwarfOptions,
     exec: &[(u64, u64)],
-    index: &names::UnitIndex<'a>,
+    indexes: names::Indexes<'_, 'a>,
 ) -> gimli::Result<UnitResult<'a>> {
     let unit = dwarf.unit(header)?;
     let u = UnitRef { dwarf, unit: &unit };
@@ -305,11 +357,15 @@ fn read_unit<'a>(
         Some((dwarf, unit)) => {
             // The index lists the binary's units: references out of a split unit lead
             // nowhere.
-            let mut names = names::Names::new(options.demangle, &[]);
+            let none = names::Indexes {
+                main: &[],
+                sup: indexes.sup,
+            };
+            let mut names = names::Names::new(options.demangle, none);
             units::walk_unit(&UnitRef { dwarf, unit }, &mut names)?
         }
         None => {
-            let mut names = names::Names::new(options.demangle, index);
+            let mut names = names::Names::new(options.demangle, indexes);
             units::walk_unit(&u, &mut names)?
         }
     };

@@ -23,7 +23,7 @@ pub(crate) mod symbols_go;
 pub(crate) mod symbols_llvm;
 mod symbols_nm;
 
-pub(crate) use debug_file::find_debug_file;
+pub(crate) use debug_file::{build_id_path, find_debug_file};
 pub use image::{inspect_elf, ElfImage};
 pub(crate) use sections::{code_ranges, section_ranges};
 use symbols_nm::normalise_ranges;

@@ -38,6 +38,9 @@ pub struct ElfOptions {
     /// A split DWARF package (`.dwp`) for the binary's skeleton units (else
     /// `<binary>.dwp` when it exists, else each unit's `.dwo` file).
     pub dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) the DWARF refers to (else the file its
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    pub sup: Option<PathBuf>,
     /// Told how far a DWARF build is; the library draws nothing.
     pub progress: Progress,
 }
@@ -53,6 +56,7 @@ impl Default for ElfOptions {
             demangle: false,
             debug_file: None,
             dwp: None,
+            sup: None,
             progress: Progress::default(),
         }
     }
@@ -84,6 +88,7 @@ impl ElfOptions {
             demangle: self.demangle,
             debug_file: self.debug_file.clone(),
             dwp: self.dwp.clone(),
+            sup: self.sup.clone(),
             symtab: self.symtab,
             lines: self.lines,
             files: self.files,
@@ -123,6 +128,7 @@ pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<S
     let mut inputs = vec![path];
     inputs.extend(options.debug_file.as_deref());
     inputs.extend(options.dwp.as_deref());
+    inputs.extend(options.sup.as_deref());
     output::refuse_same_file(out, &inputs)?;
     let input = crate::input::open(path)?;
     let (writer, warnings) = collect_with_warnings(path, &input, options)?;

@@ -158,6 +158,7 @@ fn build_all() -> Fixtures {
             .arg(d.join("rust"))),
     );
     split_dwarf(d, asm_ok.then_some(asm.as_path()), &mut bins);
+    dwz_multifile(d, asm_ok.then_some(asm.as_path()), &mut bins);
     Fixtures { _dir: dir, bins }
 }
 
@@ -217,6 +218,57 @@ fn split_dwarf(d: &Path, asm: Option<&Path>, bins: &mut BTreeMap<&'static str, P
             && remove_dwo_files(&dir);
         if ok {
             bins.insert(name, d.join(name));
+        }
+    }
+}
+
+/// Two programs from the same sources (GCC `-O2` and `-O1`, DWARF `version`) whose
+/// shared DIEs and strings `dwz -m common.debug` moved into a supplementary file, named
+/// relative to them by `.gnu_debugaltlink`: `dwz<version>/o2` and `dwz<version>/o1`,
+/// with `dwz<version>/o2-whole` and `dwz<version>/o1-whole`, the same programs before
+/// `dwz`.
+fn dwz_multifile(d: &Path, asm: Option<&Path>, bins: &mut BTreeMap<&'static str, PathBuf>) {
+    let Some(asm) = asm else { return };
+    let Some(dwz) = crate::common::tool("dwz") else {
+        return;
+    };
+    let variants: [(&'static str, &str, [&'static str; 4]); 2] = [
+        (
+            "dwz4",
+            "4",
+            ["dwz4/o2", "dwz4/o1", "dwz4/o2-whole", "dwz4/o1-whole"],
+        ),
+        (
+            "dwz5",
+            "5",
+            ["dwz5/o2", "dwz5/o1", "dwz5/o2-whole", "dwz5/o1-whole"],
+        ),
+    ];
+    for (dir, version, names) in variants {
+        let dir = d.join(dir);
+        let compile = |opt: &str, out: &str| {
+            run(Command::new("gcc")
+                .current_dir(&dir)
+                .args([opt, "-g"])
+                .arg(format!("-gdwarf-{version}"))
+                .args([src("main.c"), src("other.c")])
+                .arg(asm)
+                .args(["-o", out]))
+        };
+        let ok = std::fs::create_dir_all(&dir).is_ok()
+            && compile("-O2", "o2")
+            && compile("-O1", "o1")
+            && std::fs::copy(dir.join("o2"), dir.join("o2-whole")).is_ok()
+            && std::fs::copy(dir.join("o1"), dir.join("o1-whole")).is_ok()
+            && run(Command::new("timeout")
+                .current_dir(&dir)
+                .arg("120")
+                .arg(&dwz)
+                .args(["-m", "common.debug", "-r", "o2", "o1"]));
+        if ok {
+            for name in names {
+                bins.insert(name, d.join(name));
+            }
         }
     }
 }

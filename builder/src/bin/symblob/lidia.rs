@@ -87,6 +87,10 @@ pub struct BuildArgs {
     /// it exists, else each unit's `.dwo` file).
     #[arg(long, value_name = "PATH", requires = "dwarf")]
     dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) the DWARF refers to (default: the file
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    #[arg(long, value_name = "PATH", requires = "dwarf")]
+    sup: Option<PathBuf>,
     /// Write a file even when no function is found (otherwise an error).
     #[arg(long)]
     allow_empty: bool,
@@ -138,6 +142,7 @@ fn build(args: BuildArgs) -> Result<()> {
     let mut inputs = vec![args.elf.as_path()];
     inputs.extend(args.debug_file.as_deref());
     inputs.extend(args.dwp.as_deref());
+    inputs.extend(args.sup.as_deref());
     refuse_same_file(&args.output, &inputs)?;
     // DWARF builds report their compilation units through the library's callback.
     let bar = Bar::on_terminal(args.quiet || !args.dwarf);
@@ -150,6 +155,7 @@ fn build(args: BuildArgs) -> Result<()> {
         demangle: args.demangle,
         debug_file: args.debug_file.clone(),
         dwp: args.dwp.clone(),
+        sup: args.sup.clone(),
         progress: bar.progress(),
     };
     let input_name = args.elf.display().to_string();
