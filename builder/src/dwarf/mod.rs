@@ -9,7 +9,10 @@
 //!
 //! Pipeline (each step documents its exact rules):
 //! 1. find the DWARF (`elf::find_debug_file`: the ELF, `--debug-file`, build ID,
-//!    `.gnu_debuglink`), then `load` decompresses its sections;
+//!    `.gnu_debuglink`), then `load` decompresses its sections, `sup` adds the
+//!    supplementary file dwz shares between debug files, and `split` finds the split
+//!    unit of every skeleton unit (a `.dwo` file or a `.dwp` package): its DIEs are
+//!    walked instead of the skeleton's, its line program stays the skeleton's;
 //! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
 //!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a

@@ -66,8 +66,8 @@ pub(crate) fn find(
     } else {
         candidates.push(path.parent().unwrap_or(Path::new("")).join(name));
     }
-    if let Some(file) = name.file_name() {
-        candidates.push(Path::new(DWZ_ROOT).join(file));
+    if let Some(under_dwz) = dwz_relative(link.name) {
+        candidates.push(Path::new(DWZ_ROOT).join(under_dwz));
     }
     if let Some(p) = link
         .build_id
@@ -85,6 +85,26 @@ pub(crate) fn find(
         looked_for.push(c);
     }
     Ok(None)
+}
+
+/// Where the linked file lies under `/usr/lib/debug/.dwz/`: what follows the link's
+/// last `.dwz/` (Debian: `.dwz/<triplet>/<package>.debug`), else its file name.
+fn dwz_relative(name: &[u8]) -> Option<&Path> {
+    let marker = b".dwz/";
+    let tail = name
+        .windows(marker.len())
+        .rposition(|w| w == marker)
+        .and_then(|i| name.get(i + marker.len()..))
+        .unwrap_or(name);
+    let path = Path::new(OsStr::from_bytes(tail));
+    if tail.first() == Some(&b'/')
+        || path
+            .components()
+            .any(|c| c == std::path::Component::ParentDir)
+    {
+        return path.file_name().map(Path::new);
+    }
+    Some(path)
 }
 
 /// The link of `obj`: `.gnu_debugaltlink`, else `.debug_sup`.
@@ -118,6 +138,24 @@ fn section<'a>(obj: &object::File<'a>, name: &str) -> Option<&'a [u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dwz_links_keep_their_place_under_the_dwz_directory() {
+        let rel = |n: &[u8]| dwz_relative(n).map(Path::to_path_buf);
+        assert_eq!(
+            rel(b"/usr/lib/debug/.dwz/x86_64-linux-gnu/libc6.debug"),
+            Some(PathBuf::from("x86_64-linux-gnu/libc6.debug"))
+        );
+        assert_eq!(
+            rel(b"../../.dwz/x86_64-linux-gnu/libc6.debug"),
+            Some(PathBuf::from("x86_64-linux-gnu/libc6.debug"))
+        );
+        assert_eq!(rel(b"common.debug"), Some(PathBuf::from("common.debug")));
+        assert_eq!(
+            rel(b"../x/common.debug"),
+            Some(PathBuf::from("common.debug"))
+        );
+    }
 
     #[test]
     fn candidates_are_tried_in_order_and_reported() {
