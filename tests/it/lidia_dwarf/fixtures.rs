@@ -148,6 +148,17 @@ fn build_all() -> Fixtures {
             .arg("-o")
             .arg(d.join("cpp-gxx"))),
     );
+    // DWARF 4 type units (`.debug_types`): GCC leaves a declaration of each member
+    // function in the compilation unit, so names never need the type units.
+    add(
+        &mut bins,
+        "cpp-gxx-types",
+        run(Command::new("g++")
+            .args(["-O2", "-g", "-gdwarf-4", "-fdebug-types-section"])
+            .arg(src("shapes.cpp"))
+            .arg("-o")
+            .arg(d.join("cpp-gxx-types"))),
+    );
     add(
         &mut bins,
         "rust",
