@@ -148,20 +148,7 @@ pub(crate) fn build_groups(
             WarningKind::SupplementaryMissing { looked_for },
         );
     }
-    let sup_store = match &sup_file {
-        Some(f) => {
-            let obj = object::File::parse(&*f.map).map_err(|e| {
-                Error::input_caused(
-                    f.path.display().to_string(),
-                    Location::Whole,
-                    "not an ELF file",
-                    e,
-                )
-            })?;
-            Some(load::SectionStore::load(&obj, &f.path)?)
-        }
-        None => None,
-    };
+    let sup_store = sup_file.as_ref().map(sup::SupFile::sections).transpose()?;
     let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
     let mut dwarf = store.dwarf();
     if let Some(s) = &sup_store {

@@ -16,9 +16,10 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use object::{Object, ObjectSection};
 
+use super::load::SectionStore;
 use crate::elf::build_id_path;
 use crate::input::map_file;
-use crate::Result;
+use crate::{Error, Location, Result};
 
 /// Where distributions install the supplementary files of their debug packages.
 const DWZ_ROOT: &str = "/usr/lib/debug/.dwz";
@@ -31,6 +32,21 @@ pub(crate) struct SupFile {
     pub path: PathBuf,
     /// Its bytes.
     pub map: Mmap,
+}
+
+impl SupFile {
+    /// Its DWARF sections.
+    pub(crate) fn sections(&self) -> Result<SectionStore<'_>> {
+        let obj = object::File::parse(&*self.map).map_err(|e| {
+            Error::input_caused(
+                self.path.display().to_string(),
+                Location::Whole,
+                "not an ELF file",
+                e,
+            )
+        })?;
+        SectionStore::load(&obj, &self.path)
+    }
 }
 
 /// The link a debug file holds: the supplementary file's name and, for GNU links, its
