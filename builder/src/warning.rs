@@ -56,6 +56,23 @@ pub enum WarningKind {
     /// The binary has no DWARF and no separate debug file was found; functions come from
     /// the symbol table only.
     NoDwarf,
+    /// A split DWARF skeleton unit whose split unit (its `.dwo` file, or its entry in the
+    /// `.dwp` package) was not found: the unit's functions and inline frames are missing,
+    /// its code is described by the symbol table only.
+    SplitUnitMissing {
+        /// Offset of the skeleton unit in `.debug_info`.
+        offset: u64,
+        /// The unit's `DW_AT_dwo_name`.
+        dwo_name: PathBuf,
+        /// Every file looked in, in order.
+        looked_for: Vec<PathBuf>,
+    },
+    /// The supplementary file (`dwz -m`) the debug information links to was not found:
+    /// names kept only there are missing.
+    SupplementaryMissing {
+        /// Every file looked in, in order.
+        looked_for: Vec<PathBuf>,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -92,6 +109,34 @@ impl fmt::Display for Warning {
                 "no DWARF (.debug_info) and no separate debug file found (by build ID or \
                  .gnu_debuglink); functions come from the symbol table only"
             ),
+            WarningKind::SplitUnitMissing {
+                offset,
+                dwo_name,
+                looked_for,
+            } => {
+                write!(
+                    f,
+                    "split unit {} of the skeleton at .debug_info offset {offset:#x} not \
+                     found (looked for",
+                    dwo_name.display()
+                )?;
+                write_paths(f, looked_for)?;
+                write!(f, "); its code is described by the symbol table only")
+            }
+            WarningKind::SupplementaryMissing { looked_for } => {
+                write!(f, "supplementary debug file not found (looked for")?;
+                write_paths(f, looked_for)?;
+                write!(f, "); names kept only there are missing")
+            }
         }
     }
+}
+
+/// ` a, b, c`: the paths looked in.
+fn write_paths(f: &mut fmt::Formatter<'_>, paths: &[PathBuf]) -> fmt::Result {
+    for (i, p) in paths.iter().enumerate() {
+        let sep = if i == 0 { " " } else { ", " };
+        write!(f, "{sep}{}", p.display())?;
+    }
+    Ok(())
 }

@@ -66,15 +66,29 @@ fn frames(file: &LidiaFile<'_>, addr: u64) -> Vec<Frame> {
 /// disagreement is accepted only as [`KNOWN_DISAGREEMENTS`] lists it, with its reason;
 /// the failure message lists every other disagreeing address with both answers.
 fn differential(name: &str) -> Option<(usize, usize)> {
+    differential_against(name, name)
+}
+
+/// [`differential`], with `llvm-symbolizer` run on test program `oracle_name` (a twin of
+/// `name` with the same code, checked here) rather than on `name` itself.
+fn differential_against(name: &str, oracle_name: &str) -> Option<(usize, usize)> {
     let tool = oracle::symbolizer()?;
     let bin = fixtures().get(name)?;
+    let oracle_bin = fixtures().get(oracle_name)?;
+    if oracle_name != name {
+        assert_eq!(
+            section_bytes(bin, ".text"),
+            section_bytes(oracle_bin, ".text"),
+            "{name} and {oracle_name} have the same code"
+        );
+    }
     let blob = build(bin, None).expect("DWARF build succeeds");
     let file = LidiaFile::parse(&blob).expect("our reader opens the file");
     file.verify_checksums().expect("checksums");
     let funcs = oracle::functions(bin);
     assert!(!funcs.is_empty(), "{name}: nm lists functions");
     let addrs = oracle::sample(&funcs, 3000);
-    let expected = oracle::symbolize(&tool, bin, &addrs);
+    let expected = oracle::symbolize(&tool, oracle_bin, &addrs);
     let mut bad = Vec::new();
     for (a, exp) in addrs.iter().zip(&expected) {
         let got = frames(&file, *a);
@@ -113,6 +127,8 @@ const KNOWN_DISAGREEMENTS: &[(&str, &str, &str)] = &[(
 /// [`KNOWN_DISAGREEMENTS`] for test program `name` allows: same frames, except that the
 /// innermost one, a listed function at line 0, has a file where llvm-symbolizer has none.
 fn known_disagreement(name: &str, ours: &[Frame], llvm: &[Frame]) -> bool {
+    // The same program with its types in `.debug_types` has the same line program.
+    let name = name.strip_suffix("-types").unwrap_or(name);
     let (Some((o, o_rest)), Some((l, l_rest))) = (ours.split_first(), llvm.split_first()) else {
         return false;
     };
@@ -123,6 +139,39 @@ fn known_disagreement(name: &str, ours: &[Frame], llvm: &[Frame]) -> bool {
         && KNOWN_DISAGREEMENTS
             .iter()
             .any(|&(program, function, _reason)| program == name && function == o.0)
+}
+
+/// The bytes of section `name` of the ELF at `bin`.
+fn section_bytes(bin: &Path, name: &str) -> Vec<u8> {
+    let data = std::fs::read(bin).expect("read fixture");
+    let (start, len) = section(&data, name);
+    data[start..start + len].to_vec()
+}
+
+#[test]
+fn split_dwarf_loose_dwo_files_agree_with_llvm_symbolizer() {
+    for name in ["split-clang4/prog", "split-clang5/prog"] {
+        differential(name);
+    }
+}
+
+/// llvm-symbolizer-14 reads GCC's split units but loses their inline frames (it answers
+/// the outermost function with the innermost line). The expectation is therefore its
+/// answer on `twin`, the same program built without `-gsplit-dwarf`, whose code is
+/// checked to be identical.
+#[test]
+fn split_dwarf_gcc_agrees_with_llvm_symbolizer_on_the_unsplit_twin() {
+    for version in ["4", "5"] {
+        let dir = format!("split-gcc{version}");
+        differential_against(&format!("{dir}/prog"), &format!("{dir}/twin"));
+    }
+}
+
+#[test]
+fn split_dwarf_packages_agree_with_llvm_symbolizer() {
+    for name in ["dwp-clang4/prog", "dwp-clang5/prog"] {
+        differential(name);
+    }
 }
 
 #[test]
@@ -148,6 +197,11 @@ fn clang_agrees_with_llvm_symbolizer() {
 #[test]
 fn cpp_agrees_with_llvm_symbolizer() {
     differential("cpp-gxx");
+}
+
+#[test]
+fn cpp_type_units_agree_with_llvm_symbolizer() {
+    differential("cpp-gxx-types");
 }
 
 #[test]
@@ -382,4 +436,102 @@ fn corrupt_dwarf_never_panics() {
         err.to_string().contains(&bin.display().to_string()),
         "{err}"
     );
+}
+
+/// llvm-symbolizer-14 does not read supplementary files (it answers `??` for every
+/// function named there), so the expectation is its answer on the same program before
+/// `dwz` (same code, checked).
+#[test]
+fn dwz_multifile_programs_agree_with_llvm_symbolizer_before_dwz() {
+    for name in ["dwz4/o2", "dwz4/o1", "dwz5/o2", "dwz5/o1"] {
+        differential_against(name, &format!("{name}-whole"));
+    }
+}
+
+/// A dwz'd program gives the frames of the program before dwz.
+#[test]
+fn dwz_multifile_gives_the_frames_of_the_whole_program() {
+    for name in ["dwz4/o2", "dwz5/o1"] {
+        let (Some(bin), Some(whole)) = (
+            fixtures().get(name),
+            fixtures().get(&format!("{name}-whole")),
+        ) else {
+            continue;
+        };
+        let a = build(bin, None).expect("build the dwz'd program");
+        let b = build(whole, None).expect("build the whole program");
+        assert_eq!(all_frames(bin, &a), all_frames(whole, &b), "{name}");
+    }
+}
+
+/// A skeleton whose `.dwo` file is gone is a warning naming the unit and every path
+/// looked in; the build goes on with the symbol table. (The packaged program: its
+/// `.dwo` files were deleted, and its package is not copied.)
+#[test]
+fn missing_dwo_file_is_a_warning_naming_it() {
+    let Some(bin) = fixtures().get("dwp-clang5/prog") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let moved = dir.path().join("prog");
+    std::fs::copy(bin, &moved).expect("copy the program alone");
+    let data = std::fs::read(&moved).expect("read");
+    let options = ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        ..ElfOptions::default()
+    };
+    let mut writer = LidiaWriter::new(options.flags());
+    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
+    let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
+    // The two units of the program, as clang names their `.dwo` files.
+    for unit in ["main.dwo", "other.dwo"] {
+        let next_to_binary = dir.path().join(unit);
+        assert!(
+            texts
+                .iter()
+                .any(|w| w.contains(&format!("split unit {unit} "))
+                    && w.contains(&next_to_binary.display().to_string())),
+            "{texts:#?}"
+        );
+    }
+    assert!(stats.fallback_ranges > 0, "{stats:?}");
+}
+
+/// A dwz'd program without its supplementary file is a warning listing where it was
+/// looked for; `--sup` names it.
+#[test]
+fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
+    let Some(bin) = fixtures().get("dwz5/o2") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let moved = dir.path().join("o2");
+    std::fs::copy(bin, &moved).expect("copy the program alone");
+    let data = std::fs::read(&moved).expect("read");
+    let mut options = ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        ..ElfOptions::default()
+    };
+    let mut writer = LidiaWriter::new(options.flags());
+    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
+    let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
+    let next_to_it = dir.path().join("common.debug").display().to_string();
+    assert!(
+        texts
+            .iter()
+            .any(|w| w.contains("supplementary debug file not found") && w.contains(&next_to_it)),
+        "{texts:#?}"
+    );
+
+    options.sup = Some(bin.with_file_name("common.debug"));
+    let mut writer = LidiaWriter::new(options.flags());
+    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build");
+    assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
+    let named = writer.finish();
+    let original = build(bin, None).expect("build in place");
+    assert_eq!(all_frames(bin, &named), all_frames(bin, &original));
 }

@@ -22,7 +22,7 @@ pub(crate) struct SectionStore<'a> {
 }
 
 /// The sections gimli reads for units, names, ranges and line programs.
-const WANTED: [gimli::SectionId; 12] = [
+const WANTED: [gimli::SectionId; 14] = [
     gimli::SectionId::DebugAbbrev,
     gimli::SectionId::DebugAddr,
     gimli::SectionId::DebugInfo,
@@ -35,11 +35,28 @@ const WANTED: [gimli::SectionId; 12] = [
     gimli::SectionId::DebugStr,
     gimli::SectionId::DebugStrOffsets,
     gimli::SectionId::DebugTypes,
+    // Package indexes: only in `.dwp` files.
+    gimli::SectionId::DebugCuIndex,
+    gimli::SectionId::DebugTuIndex,
 ];
+
+/// Which section names a file uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Naming {
+    /// An executable, a shared object or their separate debug file: `.debug_info`…
+    Main,
+    /// A split DWARF object (`.dwo`) or package (`.dwp`): `.debug_info.dwo`…
+    Split,
+}
 
 impl<'a> SectionStore<'a> {
     /// Reads (and decompresses) the DWARF sections of `obj`; `name` is used in errors.
     pub(crate) fn load(obj: &object::File<'a>, name: &Path) -> Result<Self> {
+        Self::load_named(obj, name, Naming::Main)
+    }
+
+    /// [`Self::load`] with the section names of `naming`.
+    pub(crate) fn load_named(obj: &object::File<'a>, name: &Path, naming: Naming) -> Result<Self> {
         let endian = if obj.is_little_endian() {
             gimli::RunTimeEndian::Little
         } else {
@@ -47,7 +64,11 @@ impl<'a> SectionStore<'a> {
         };
         let mut sections = Vec::new();
         for id in WANTED {
-            let Some(section) = obj.section_by_name(id.name()) else {
+            let section_name = match naming {
+                Naming::Main => Some(id.name()),
+                Naming::Split => id.dwo_name(),
+            };
+            let Some(section) = section_name.and_then(|n| obj.section_by_name(n)) else {
                 continue;
             };
             if section.kind() == SectionKind::UninitializedData {

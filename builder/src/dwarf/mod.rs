@@ -11,7 +11,10 @@
 //! 1. find the DWARF (`elf::find_debug_file`: the ELF, `--debug-file`, build ID,
 //!    `.gnu_debuglink`), check that a separate one belongs to the ELF
 //!    (`elf::check_debug_file`: build ID, else the `.gnu_debuglink` CRC), then `load`
-//!    decompresses its sections;
+//!    decompresses its sections, `sup` adds the supplementary file dwz shares between
+//!    debug files, and `split` finds the split unit of every skeleton unit (a `.dwo`
+//!    file or a `.dwp` package): its DIEs are walked instead of the skeleton's, its line
+//!    program stays the skeleton's;
 //! 2. per unit, in parallel: `units` walks the DIEs (`names` resolves names),
 //!    `lines` reads the line program, `inlines` nests the inline ranges, `attach`
 //!    gives each range its rows and file. A unit whose DWARF is corrupt is reported as a
@@ -34,6 +37,8 @@ mod names;
 mod orphans;
 mod schedule;
 mod shadowing;
+mod split;
+mod sup;
 mod symtab_fill;
 mod units;
 
@@ -67,6 +72,12 @@ pub struct DwarfOptions {
     /// Read a separate debug file even when it does not belong to the binary (its build
     /// ID or `.gnu_debuglink` CRC differs): a warning instead of an error.
     pub debug_file_mismatch_ok: bool,
+    /// A split DWARF package (`.dwp`) holding the split units of the binary's skeleton
+    /// units (else `<binary>.dwp` when it exists, else each unit's `.dwo` file).
+    pub dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) to resolve references into (else the one
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    pub sup: Option<PathBuf>,
     /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
     /// does not describe (LLVM's symbol rules).
     pub symtab: bool,
@@ -133,16 +144,49 @@ pub(crate) fn build_groups(
     let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
     let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
     warnings.extend(missing_dwarf(path, debug.as_ref(), dwarf_obj));
-    let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
-    let mut dwarf = store.dwarf();
-    // Units of one crate or one object often share an abbreviation table (ripgrep: 914
-    // units, 184 tables): parse each shared table once instead of once per unit.
-    dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
-
     let mut stats = DwarfStats {
         warnings,
         ..DwarfStats::default()
     };
+    let mut sup_looked_for = Vec::new();
+    let sup_file = sup::find(
+        dwarf_obj,
+        dwarf_path,
+        options.sup.as_deref(),
+        &mut sup_looked_for,
+    )?;
+    if !sup_looked_for.is_empty() {
+        let looked_for = sup_looked_for;
+        warn(
+            &mut stats,
+            dwarf_path,
+            WarningKind::SupplementaryMissing { looked_for },
+        );
+    }
+    let sup_store = sup_file.as_ref().map(sup::SupFile::sections).transpose()?;
+    let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
+    let mut dwarf = store.dwarf();
+    if let Some(s) = &sup_store {
+        dwarf.set_sup(s.dwarf());
+    }
+    // Units of one crate or one object often share an abbreviation table (ripgrep: 914
+    // units, 184 tables): parse each shared table once instead of once per unit.
+    dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
+
+    let headers = unit_headers(&dwarf, dwarf_path, &mut stats);
+    let mut split_warnings = Vec::new();
+    let split_files = split::find(
+        &dwarf,
+        &headers,
+        path,
+        options.dwp.as_deref(),
+        &mut split_warnings,
+    )?;
+    let split_sections = split_files.sections()?;
+    let split_units = split_sections.units(&dwarf, &mut split_warnings)?;
+    for kind in split_warnings {
+        warn(&mut stats, dwarf_path, kind);
+    }
     let mut orphan_rows = Vec::new();
     let mut exec = section_ranges(&obj);
     if exec.is_empty() {
@@ -150,6 +194,8 @@ pub(crate) fn build_groups(
     }
     let groups = read_units(
         &dwarf,
+        &headers,
+        &split_units,
         options,
         &exec,
         dwarf_path,
@@ -185,15 +231,13 @@ pub(crate) fn build_groups(
     Ok(stats)
 }
 
-/// Reads every unit in parallel; the groups come back in unit order.
-fn read_units<'a>(
+/// The headers of every unit in `.debug_info` (up to the first that does not parse,
+/// reported as a warning).
+fn unit_headers<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
-    options: &DwarfOptions,
-    exec: &[(u64, u64)],
     path: &Path,
     stats: &mut DwarfStats,
-    orphan_rows: &mut Vec<orphans::OrphanRow>,
-) -> Vec<Group<'a>> {
+) -> Vec<gimli::UnitHeader<Slice<'a>>> {
     let mut headers = Vec::new();
     let mut iter = dwarf.units();
     loop {
@@ -212,25 +256,44 @@ fn read_units<'a>(
             }
         }
     }
+    headers
+}
+
+/// Reads every unit in parallel; the groups come back in unit order.
+#[allow(clippy::too_many_arguments)]
+fn read_units<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    headers: &[gimli::UnitHeader<Slice<'a>>],
+    split_units: &split::SplitUnits<'a>,
+    options: &DwarfOptions,
+    exec: &[(u64, u64)],
+    path: &Path,
+    stats: &mut DwarfStats,
+    orphan_rows: &mut Vec<orphans::OrphanRow>,
+) -> Vec<Group<'a>> {
     stats.units = headers.len();
-    let index: Vec<_> = headers
-        .iter()
-        .filter_map(|h| {
-            let start = h.offset().to_debug_info_offset(h)?.0;
-            Some((start, start.saturating_add(h.length_including_self()), *h))
-        })
-        .collect();
+    let index = unit_index(headers);
+    let sup_headers = match dwarf.sup() {
+        Some(sup) => unit_headers(sup, path, stats),
+        None => Vec::new(),
+    };
+    let sup_index = unit_index(&sup_headers);
+    let indexes = names::Indexes {
+        main: &index,
+        sup: &sup_index,
+    };
     let total = headers.len() as u64;
     let done = AtomicU64::new(0);
     let results = schedule::map_largest_first(
-        &headers,
+        headers,
         |h| h.length_including_self() as u64,
         |&header| {
             let offset = header
                 .offset()
                 .to_debug_info_offset(&header)
                 .map_or(0, |o| o.0);
-            let r = read_unit(dwarf, header, options, exec, &index);
+            let split = split_units.get(&offset);
+            let r = read_unit(dwarf, header, split, options, exec, indexes);
             let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
             options.progress.report(finished, total);
             (offset, r)
@@ -259,6 +322,19 @@ fn read_units<'a>(
     groups
 }
 
+/// Where each unit of `headers` lies in `.debug_info`.
+fn unit_index<'a>(
+    headers: &[gimli::UnitHeader<Slice<'a>>],
+) -> Vec<(usize, usize, gimli::UnitHeader<Slice<'a>>)> {
+    headers
+        .iter()
+        .filter_map(|h| {
+            let start = h.offset().to_debug_info_offset(h)?.0;
+            Some((start, start.saturating_add(h.length_including_self()), *h))
+        })
+        .collect()
+}
+
 /// What one unit contributes: its groups, and its line rows that none of its functions
 /// covers (assembly units have rows but no subprograms), for the fallback ranges.
 struct UnitResult<'a> {
@@ -270,14 +346,34 @@ struct UnitResult<'a> {
 fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
+    split: Option<&gimli::Dwarf<Slice<'a>>>,
     options: &DwarfOptions,
     exec: &[(u64, u64)],
-    index: &names::UnitIndex<'a>,
+    indexes: names::Indexes<'_, 'a>,
 ) -> gimli::Result<UnitResult<'a>> {
     let unit = dwarf.unit(header)?;
     let u = UnitRef { dwarf, unit: &unit };
-    let mut names = names::Names::new(options.demangle, index);
-    let trees = units::walk_unit(&u, &mut names)?;
+    // A skeleton's DIEs are in its split unit; its line program stays in the binary.
+    let split_unit = match split {
+        Some(d) => split::split_unit(d, &unit)?.map(|s| (d, s)),
+        None => None,
+    };
+    let trees = match &split_unit {
+        Some((dwarf, unit)) => {
+            // The index lists the binary's units: references out of a split unit lead
+            // nowhere.
+            let none = names::Indexes {
+                main: &[],
+                sup: indexes.sup,
+            };
+            let mut names = names::Names::new(options.demangle, none);
+            units::walk_unit(&UnitRef { dwarf, unit }, &mut names)?
+        }
+        None => {
+            let mut names = names::Names::new(options.demangle, indexes);
+            units::walk_unit(&u, &mut names)?
+        }
+    };
     let need_rows = options.need_rows();
     let lines = if need_rows {
         lines::read_lines(&u)?

@@ -3,6 +3,7 @@
 //! chains like LLVM's `DWARFDie::getName(LinkageName)`, bounded so that cyclic references
 //! end; optionally demangled.
 
+use std::collections::hash_map::Entry as MapEntry;
 use std::sync::Arc;
 
 use gimli::{AttributeValue, UnitOffset};
@@ -18,8 +19,21 @@ pub(crate) type Entry<'e, 'a> = gimli::DebuggingInformationEntry<Slice<'a>>;
 /// At most this many references are followed from one DIE (origins of origins…).
 const MAX_CHAIN: u32 = 16;
 
-/// A DIE anywhere in `.debug_info`, by global offset.
+/// A DIE anywhere in `.debug_info` by global offset, or in the supplementary file's
+/// `.debug_info` (offset with [`IN_SUP`] set).
 type GlobalOffset = usize;
+
+/// Marks a [`GlobalOffset`] in the supplementary file (no `.debug_info` reaches 2^63).
+const IN_SUP: usize = 1 << (usize::BITS - 1);
+
+/// The unit indexes of the DWARF being read and of its supplementary file.
+#[derive(Clone, Copy)]
+pub(crate) struct Indexes<'u, 'a> {
+    /// The units of the file the walked units are in.
+    pub main: &'u UnitIndex<'a>,
+    /// The units of the supplementary file (empty without one).
+    pub sup: &'u UnitIndex<'a>,
+}
 
 /// Where each unit lies in `.debug_info`: `(start, end, header)`, sorted by start. Built
 /// once, shared by every worker, so that a reference into another unit
@@ -31,13 +45,14 @@ pub(crate) struct Names<'u, 'a> {
     demangle: bool,
     /// The unit's `DW_AT_language`, read when the first name is demangled.
     language: Option<Option<Language>>,
-    index: &'u UnitIndex<'a>,
+    indexes: Indexes<'u, 'a>,
     /// Demangled names, by the address of the mangled string (a string of the input, so
     /// every DIE naming it shares one entry): inlined calls repeat a few names many times.
     demangled: FastMap<usize, Bytes<'a>>,
     /// (linkage name, name) found through each DIE's chain.
     raw: FastMap<GlobalOffset, Found<'a>>,
-    /// Other units parsed to read referenced DIEs, by start offset.
+    /// Other units parsed to read referenced DIEs, by start offset ([`IN_SUP`] set for
+    /// units of the supplementary file).
     others: FastMap<usize, gimli::Unit<Slice<'a>>>,
 }
 
@@ -54,11 +69,11 @@ pub(crate) struct NameAttrs<'a> {
 
 impl<'u, 'a> Names<'u, 'a> {
     /// A resolver; `demangle` turns Rust and C++ linkage names into readable ones.
-    pub fn new(demangle: bool, index: &'u UnitIndex<'a>) -> Self {
+    pub fn new(demangle: bool, indexes: Indexes<'u, 'a>) -> Self {
         Names {
             demangle,
             language: None,
-            index,
+            indexes,
             demangled: fast_map(),
             raw: fast_map(),
             others: fast_map(),
@@ -68,7 +83,7 @@ impl<'u, 'a> Names<'u, 'a> {
     /// The name of `entry`, a subprogram or inlined subroutine of `unit` that the walk is
     /// at (its attributes are read from it, not looked up again).
     pub fn name_of(&mut self, unit: &UnitRef<'_, 'a>, entry: &Entry<'_, 'a>) -> Bytes<'a> {
-        let attrs = name_attrs(unit.dwarf, unit.unit, entry);
+        let attrs = name_attrs(unit.dwarf, unit.unit, entry, false);
         self.name_from_attrs(unit, entry.offset(), attrs)
     }
 
@@ -160,21 +175,36 @@ impl<'u, 'a> Names<'u, 'a> {
         unit: &UnitRef<'_, 'a>,
         die: GlobalOffset,
     ) -> Option<NameAttrs<'a>> {
+        if die & IN_SUP != 0 {
+            return self.read_sup_name_attrs(unit, die & !IN_SUP);
+        }
         let header = &unit.unit.header;
         let start = header.offset().to_debug_info_offset(header)?.0;
         if let Some(local) = die.checked_sub(start).map(UnitOffset) {
             if local.0 >= header.header_size() && local.0 < header.length_including_self() {
-                return attrs_in(unit.dwarf, unit.unit, local);
+                return attrs_in(unit.dwarf, unit.unit, local, false);
             }
         }
-        let i = self.index.partition_point(|u| u.1 <= die);
-        let (u_start, _, u_header) = self.index.get(i).filter(|u| u.0 <= die)?;
+        let i = self.indexes.main.partition_point(|u| u.1 <= die);
+        let (u_start, _, u_header) = self.indexes.main.get(i).filter(|u| u.0 <= die)?;
         if !self.others.contains_key(u_start) {
             let parsed = unit.dwarf.unit(*u_header).ok()?;
             self.others.insert(*u_start, parsed);
         }
         let other = self.others.get(u_start)?;
-        attrs_in(unit.dwarf, other, UnitOffset(die - u_start))
+        attrs_in(unit.dwarf, other, UnitOffset(die - u_start), false)
+    }
+
+    /// [`Self::read_name_attrs`] for the DIE at offset `die` of the supplementary file.
+    fn read_sup_name_attrs(&mut self, unit: &UnitRef<'_, 'a>, die: usize) -> Option<NameAttrs<'a>> {
+        let sup = unit.dwarf.sup()?;
+        let i = self.indexes.sup.partition_point(|u| u.1 <= die);
+        let (u_start, _, u_header) = self.indexes.sup.get(i).filter(|u| u.0 <= die)?;
+        let other = match self.others.entry(u_start | IN_SUP) {
+            MapEntry::Occupied(e) => e.into_mut(),
+            MapEntry::Vacant(e) => e.insert(sup.unit(*u_header).ok()?),
+        };
+        attrs_in(sup, other, UnitOffset(die - u_start), true)
     }
 }
 
@@ -193,24 +223,29 @@ fn global_offset(unit: &UnitRef<'_, '_>, offset: UnitOffset) -> Option<GlobalOff
     offset.to_debug_info_offset(&unit.unit.header).map(|o| o.0)
 }
 
+/// The name attributes of the DIE at `offset` of `unit` (a unit of the supplementary
+/// file when `in_sup`).
 fn attrs_in<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     unit: &gimli::Unit<Slice<'a>>,
     offset: UnitOffset,
+    in_sup: bool,
 ) -> Option<NameAttrs<'a>> {
     let entry = unit.entry(offset).ok()?;
-    Some(name_attrs(dwarf, unit, &entry))
+    Some(name_attrs(dwarf, unit, &entry, in_sup))
 }
 
-/// The name-related attributes of `entry`, a DIE of `unit`.
+/// The name-related attributes of `entry`, a DIE of `unit` (a unit of the
+/// supplementary file when `in_sup`).
 fn name_attrs<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     unit: &gimli::Unit<Slice<'a>>,
     entry: &Entry<'_, 'a>,
+    in_sup: bool,
 ) -> NameAttrs<'a> {
     let mut raw = RawNameAttrs::default();
     for attr in entry.attrs() {
-        raw.note(unit, attr);
+        raw.note_in(unit, attr, in_sup);
     }
     raw.resolve(dwarf, unit)
 }
@@ -233,13 +268,27 @@ impl<'a> RawNameAttrs<'a> {
         unit: &gimli::Unit<Slice<'a>>,
         attr: &gimli::Attribute<Slice<'a>>,
     ) {
+        self.note_in(unit, attr, false);
+    }
+
+    /// [`Self::note`] for a DIE of the supplementary file when `in_sup`.
+    fn note_in(
+        &mut self,
+        unit: &gimli::Unit<Slice<'a>>,
+        attr: &gimli::Attribute<Slice<'a>>,
+        in_sup: bool,
+    ) {
         match attr.name() {
             gimli::DW_AT_linkage_name | gimli::DW_AT_MIPS_linkage_name => {
                 self.linkage = Some(attr.value());
             }
             gimli::DW_AT_name => self.name = Some(attr.value()),
-            gimli::DW_AT_abstract_origin => self.refs[0] = reference(unit, attr.value()),
-            gimli::DW_AT_specification => self.refs[1] = reference(unit, attr.value()),
+            gimli::DW_AT_abstract_origin => {
+                self.refs[0] = reference(unit, attr.value(), in_sup);
+            }
+            gimli::DW_AT_specification => {
+                self.refs[1] = reference(unit, attr.value(), in_sup);
+            }
             _ => {}
         }
     }
@@ -268,11 +317,20 @@ impl<'a> RawNameAttrs<'a> {
     }
 }
 
-/// The global offset a reference attribute points to.
-fn reference(unit: &gimli::Unit<Slice<'_>>, value: AttributeValue<Slice<'_>>) -> Option<usize> {
+/// The global offset a reference attribute of a DIE of `unit` points to (`unit` is in
+/// the supplementary file when `in_sup`).
+fn reference(
+    unit: &gimli::Unit<Slice<'_>>,
+    value: AttributeValue<Slice<'_>>,
+    in_sup: bool,
+) -> Option<usize> {
+    let sup_if =
+        |o: usize, sup: bool| (o & IN_SUP == 0).then_some(if sup { o | IN_SUP } else { o });
     match value {
-        AttributeValue::UnitRef(o) => o.to_debug_info_offset(&unit.header).map(|o| o.0),
-        AttributeValue::DebugInfoRef(o) => Some(o.0),
+        AttributeValue::UnitRef(o) => sup_if(o.to_debug_info_offset(&unit.header)?.0, in_sup),
+        AttributeValue::DebugInfoRef(o) => sup_if(o.0, in_sup),
+        // `DW_FORM_GNU_ref_alt`, `DW_FORM_ref_sup4/8`.
+        AttributeValue::DebugInfoRefSup(o) => sup_if(o.0, true),
         _ => None,
     }
 }

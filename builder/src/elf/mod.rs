@@ -26,7 +26,7 @@ pub(crate) mod symbols_go;
 pub(crate) mod symbols_llvm;
 mod symbols_nm;
 
-pub(crate) use debug_file::{check_debug_file, find_debug_file, missing_dwarf};
+pub(crate) use debug_file::{build_id_path, check_debug_file, find_debug_file, missing_dwarf};
 pub use image::{inspect_elf, ElfImage};
 pub(crate) use sections::{code_ranges, section_ranges};
 use symbols_nm::normalise_ranges;

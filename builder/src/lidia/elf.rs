@@ -38,6 +38,12 @@ pub struct ElfOptions {
     /// Read a separate debug file even when it does not belong to the binary (its build
     /// ID or `.gnu_debuglink` CRC differs): a warning instead of an error.
     pub debug_file_mismatch_ok: bool,
+    /// A split DWARF package (`.dwp`) for the binary's skeleton units (else
+    /// `<binary>.dwp` when it exists, else each unit's `.dwo` file).
+    pub dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) the DWARF refers to (else the file its
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    pub sup: Option<PathBuf>,
     /// Told how far a DWARF build is; the library draws nothing.
     pub progress: Progress,
 }
@@ -53,6 +59,8 @@ impl Default for ElfOptions {
             demangle: false,
             debug_file: None,
             debug_file_mismatch_ok: false,
+            dwp: None,
+            sup: None,
             progress: Progress::default(),
         }
     }
@@ -84,6 +92,8 @@ impl ElfOptions {
             demangle: self.demangle,
             debug_file: self.debug_file.clone(),
             debug_file_mismatch_ok: self.debug_file_mismatch_ok,
+            dwp: self.dwp.clone(),
+            sup: self.sup.clone(),
             symtab: self.symtab,
             lines: self.lines,
             files: self.files,
@@ -122,6 +132,8 @@ pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
     let mut inputs = vec![path];
     inputs.extend(options.debug_file.as_deref());
+    inputs.extend(options.dwp.as_deref());
+    inputs.extend(options.sup.as_deref());
     output::refuse_same_file(out, &inputs)?;
     let input = crate::input::open(path)?;
     let (writer, warnings) = collect_with_warnings(path, &input, options)?;

@@ -148,6 +148,17 @@ fn build_all() -> Fixtures {
             .arg("-o")
             .arg(d.join("cpp-gxx"))),
     );
+    // DWARF 4 type units (`.debug_types`): GCC leaves a declaration of each member
+    // function in the compilation unit, so names never need the type units.
+    add(
+        &mut bins,
+        "cpp-gxx-types",
+        run(Command::new("g++")
+            .args(["-O2", "-g", "-gdwarf-4", "-fdebug-types-section"])
+            .arg(src("shapes.cpp"))
+            .arg("-o")
+            .arg(d.join("cpp-gxx-types"))),
+    );
     add(
         &mut bins,
         "rust",
@@ -189,5 +200,128 @@ fn build_all() -> Fixtures {
             .env("GOFLAGS", "")
             .env("GO111MODULE", "off")),
     );
+    split_dwarf(d, asm_ok.then_some(asm.as_path()), &mut bins);
+    dwz_multifile(d, asm_ok.then_some(asm.as_path()), &mut bins);
     Fixtures { _dir: dir, bins }
+}
+
+/// The C program with `-gsplit-dwarf`, one directory per variant (the `.dwo` files of
+/// two variants would have the same names): `split-<compiler><version>/prog` with its
+/// loose `.dwo` files, and `dwp-clang<version>/prog` with a `prog.dwp` from `llvm-dwp-14`
+/// and no `.dwo` files left. GCC 12's DWARF 5 `.dwo` files make `llvm-dwp-14` hang, so
+/// only Clang's are packaged (and every tool runs under a time limit).
+fn split_dwarf(d: &Path, asm: Option<&Path>, bins: &mut BTreeMap<&'static str, PathBuf>) {
+    let Some(asm) = asm else { return };
+    let compile_as = |dir: &Path, compiler: &str, version: &str, split: bool, out: &str| {
+        std::fs::create_dir_all(dir).is_ok()
+            && run(Command::new(compiler)
+                .current_dir(dir)
+                .args(["-O2", "-g"])
+                .args(split.then_some("-gsplit-dwarf"))
+                .arg(format!("-gdwarf-{version}"))
+                .args([src("main.c"), src("other.c")])
+                .arg(asm)
+                .args(["-o", out]))
+    };
+    let compile = |dir: &Path, compiler: &str, version: &str| {
+        compile_as(dir, compiler, version, true, "prog")
+    };
+    // The same GCC programs without split DWARF (llvm-symbolizer-14 loses GCC's split
+    // inline frames; it reads these correctly).
+    for (name, version) in [("split-gcc4/twin", "4"), ("split-gcc5/twin", "5")] {
+        let dir = d.join(name).with_file_name("");
+        if compile_as(&dir, "gcc", version, false, "twin") {
+            bins.insert(name, d.join(name));
+        }
+    }
+    let variants: [(&'static str, &str, &str); 4] = [
+        ("split-gcc4/prog", "gcc", "4"),
+        ("split-gcc5/prog", "gcc", "5"),
+        ("split-clang4/prog", "clang-14", "4"),
+        ("split-clang5/prog", "clang-14", "5"),
+    ];
+    for (name, compiler, version) in variants {
+        let dir = d.join(name).with_file_name("");
+        if compile(&dir, compiler, version) {
+            bins.insert(name, d.join(name));
+        }
+    }
+    let Some(dwp) = crate::common::tool("llvm-dwp-14") else {
+        return;
+    };
+    let packaged: [(&'static str, &str); 2] = [("dwp-clang4/prog", "4"), ("dwp-clang5/prog", "5")];
+    for (name, version) in packaged {
+        let dir = d.join(name).with_file_name("");
+        let ok = compile(&dir, "clang-14", version)
+            && run(Command::new("timeout")
+                .current_dir(&dir)
+                .arg("120")
+                .arg(&dwp)
+                .args(["-e", "prog", "-o", "prog.dwp"]))
+            && remove_dwo_files(&dir);
+        if ok {
+            bins.insert(name, d.join(name));
+        }
+    }
+}
+
+/// Two programs from the same sources (GCC `-O2` and `-O1`, DWARF `version`) whose
+/// shared DIEs and strings `dwz -m common.debug` moved into a supplementary file, named
+/// relative to them by `.gnu_debugaltlink`: `dwz<version>/o2` and `dwz<version>/o1`,
+/// with `dwz<version>/o2-whole` and `dwz<version>/o1-whole`, the same programs before
+/// `dwz`.
+fn dwz_multifile(d: &Path, asm: Option<&Path>, bins: &mut BTreeMap<&'static str, PathBuf>) {
+    let Some(asm) = asm else { return };
+    let Some(dwz) = crate::common::tool("dwz") else {
+        return;
+    };
+    let variants: [(&'static str, &str, [&'static str; 4]); 2] = [
+        (
+            "dwz4",
+            "4",
+            ["dwz4/o2", "dwz4/o1", "dwz4/o2-whole", "dwz4/o1-whole"],
+        ),
+        (
+            "dwz5",
+            "5",
+            ["dwz5/o2", "dwz5/o1", "dwz5/o2-whole", "dwz5/o1-whole"],
+        ),
+    ];
+    for (dir, version, names) in variants {
+        let dir = d.join(dir);
+        let compile = |opt: &str, out: &str| {
+            run(Command::new("gcc")
+                .current_dir(&dir)
+                .args([opt, "-g"])
+                .arg(format!("-gdwarf-{version}"))
+                .args([src("main.c"), src("other.c")])
+                .arg(asm)
+                .args(["-o", out]))
+        };
+        let ok = std::fs::create_dir_all(&dir).is_ok()
+            && compile("-O2", "o2")
+            && compile("-O1", "o1")
+            && std::fs::copy(dir.join("o2"), dir.join("o2-whole")).is_ok()
+            && std::fs::copy(dir.join("o1"), dir.join("o1-whole")).is_ok()
+            && run(Command::new("timeout")
+                .current_dir(&dir)
+                .arg("120")
+                .arg(&dwz)
+                .args(["-m", "common.debug", "-r", "o2", "o1"]));
+        if ok {
+            for name in names {
+                bins.insert(name, d.join(name));
+            }
+        }
+    }
+}
+
+/// Deletes the `.dwo` files of `dir` (so that only the package can answer).
+fn remove_dwo_files(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().all(|e| {
+        e.path().extension().is_none_or(|x| x != "dwo") || std::fs::remove_file(e.path()).is_ok()
+    })
 }

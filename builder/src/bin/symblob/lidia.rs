@@ -86,6 +86,14 @@ pub struct BuildArgs {
     /// Read a debug file whose build ID (or .gnu_debuglink CRC) is not the binary's.
     #[arg(long, requires = "dwarf")]
     debug_file_mismatch_ok: bool,
+    /// A split DWARF package (`.dwp`) holding the split units (default: `<ELF>.dwp` when
+    /// it exists, else each unit's `.dwo` file).
+    #[arg(long, value_name = "PATH", requires = "dwarf")]
+    dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) the DWARF refers to (default: the file
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    #[arg(long, value_name = "PATH", requires = "dwarf")]
+    sup: Option<PathBuf>,
     /// Write a file even when no function is found (otherwise an error).
     #[arg(long)]
     allow_empty: bool,
@@ -136,6 +144,8 @@ pub fn run(command: Command) -> Result<Outcome> {
 fn build(args: BuildArgs) -> Result<()> {
     let mut inputs = vec![args.elf.as_path()];
     inputs.extend(args.debug_file.as_deref());
+    inputs.extend(args.dwp.as_deref());
+    inputs.extend(args.sup.as_deref());
     refuse_same_file(&args.output, &inputs)?;
     // DWARF builds report their compilation units through the library's callback.
     let bar = Bar::on_terminal(args.quiet || !args.dwarf);
@@ -148,6 +158,8 @@ fn build(args: BuildArgs) -> Result<()> {
         demangle: args.demangle,
         debug_file: args.debug_file.clone(),
         debug_file_mismatch_ok: args.debug_file_mismatch_ok,
+        dwp: args.dwp.clone(),
+        sup: args.sup.clone(),
         progress: bar.progress(),
     };
     let input_name = args.elf.display().to_string();
