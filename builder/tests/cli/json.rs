@@ -10,12 +10,14 @@ use crate::common::{run, s, success, testdata};
 
 /// A JSON type of the schemas.
 #[derive(Clone, Copy, Debug)]
-enum T {
+pub(crate) enum T {
     /// A `"0x…"` string of lowercase hex digits.
     Hex,
     Str,
     /// A non-negative integer.
     Uint,
+    /// An integer of either sign (size deltas).
+    Int,
     Float,
     Bool,
     Null,
@@ -34,6 +36,7 @@ fn has_type(v: &Value, t: T) -> bool {
         }),
         T::Str => v.is_string(),
         T::Uint => v.is_u64(),
+        T::Int => v.is_i64() || v.is_u64(),
         T::Float => v.is_f64() || v.is_u64(),
         T::Bool => v.is_boolean(),
         T::Null => v.is_null(),
@@ -43,7 +46,7 @@ fn has_type(v: &Value, t: T) -> bool {
 }
 
 /// Checks that `v` is an object with exactly the keys of `schema`, each of its type.
-fn check(v: &Value, schema: &[(&str, T)]) {
+pub(crate) fn check(v: &Value, schema: &[(&str, T)]) {
     let obj = v
         .as_object()
         .unwrap_or_else(|| panic!("not an object: {v}"));

@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::common::{root, run, testdata, tool};
+use crate::json::{check, T};
 
 fn ok(out: &Output) -> String {
     assert!(
@@ -246,4 +247,189 @@ fn size_errors_name_the_file_and_keep_inputs() {
         b"",
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("KEY=VALUE"));
+}
+
+/// A symbol line of a `*.dump.tsv` (Chromium's loader): section, address, size with
+/// padding, padding, name, source path.
+struct Dumped {
+    section: String,
+    address: u64,
+    size: i64,
+    padding: i64,
+    name: String,
+    source_path: String,
+}
+
+fn dumped_symbols(rel: &str) -> Vec<Dumped> {
+    parse_dump(&std::fs::read_to_string(testdata(rel)).unwrap())
+}
+
+fn parse_dump(text: &str) -> Vec<Dumped> {
+    text.lines()
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f.len() != 10 {
+                return None;
+            }
+            Some(Dumped {
+                section: f[0].to_string(),
+                address: f[1].parse().ok()?,
+                size: f[2].parse().ok()?,
+                padding: f[3].parse().ok()?,
+                name: f[4].to_string(),
+                source_path: f[7].to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Size of a symbol in a diff report: without its padding, except `Overhead:` symbols.
+fn diff_size(d: &Dumped) -> i64 {
+    if d.name.starts_with("Overhead: ") {
+        d.size
+    } else {
+        d.size - d.padding
+    }
+}
+
+fn json_of(args: &[&str]) -> Value {
+    serde_json::from_str(&ok(&run(args, b""))).unwrap()
+}
+
+fn array(v: &Value) -> &Vec<Value> {
+    let a = v.as_array().unwrap_or_else(|| panic!("not an array: {v}"));
+    assert!(
+        !a.is_empty(),
+        "empty array: the schema check would be vacuous"
+    );
+    a
+}
+
+#[test]
+fn size_show_json_schema_and_values_match_the_goldens_dump() {
+    let named = [("name", T::Str), ("size", T::Int)];
+    for golden in ["sizedemo-v1", "sizedemo-v2", "inl", "simple", "libdemo.so"] {
+        let file = testdata(&format!("supersize/{golden}.size"));
+        let v = json_of(&["size", "show", "--json", "--top", "1000", p(&file)]);
+        check(
+            &v,
+            &[
+                ("file_size", T::Uint),
+                ("sections", T::Array),
+                ("symbols", T::Array),
+                ("directories", T::Array),
+                ("files", T::Array),
+            ],
+        );
+        for table in ["sections", "directories", "files"] {
+            array(&v[table]).iter().for_each(|row| check(row, &named));
+        }
+        let dump = dumped_symbols(&format!("supersize/{golden}.size.dump.tsv"));
+        assert_eq!(array(&v["symbols"]).len(), dump.len(), "{golden}");
+        for s in array(&v["symbols"]) {
+            check(
+                s,
+                &[
+                    ("name", T::Str),
+                    ("section", T::Str),
+                    ("address", T::Hex),
+                    ("size", T::Int),
+                    ("padding", T::Int),
+                    ("source_path", T::Str),
+                ],
+            );
+            let expected = dump.iter().any(|d| {
+                s["name"] == d.name.as_str()
+                    && s["section"] == d.section.as_str()
+                    && s["address"] == format!("{:#x}", d.address).as_str()
+                    && s["size"] == d.size
+                    && s["padding"] == d.padding
+                    && s["source_path"] == d.source_path.as_str()
+            });
+            assert!(expected, "{golden}: {s} is not in Chromium's dump");
+        }
+    }
+}
+
+/// The symbols of each side of a `.sizediff` dump.
+fn dumped_sides(rel: &str) -> (Vec<Dumped>, Vec<Dumped>) {
+    let text = std::fs::read_to_string(testdata(rel)).unwrap();
+    let (before, after) = text.split_once("side\tafter\n").unwrap();
+    (parse_dump(before), parse_dump(after))
+}
+
+/// Checks a `size diff --json` report: exact keys and types of every object, and each
+/// symbol's sizes and status against the two sides as Chromium's loader read them.
+fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
+    check(
+        v,
+        &[
+            ("file_size", T::Object),
+            ("sections", T::Array),
+            ("symbols", T::Array),
+            ("files", T::Array),
+        ],
+    );
+    let before_after = [("before", T::Uint), ("after", T::Uint), ("delta", T::Int)];
+    check(&v["file_size"], &before_after);
+    for row in array(&v["sections"]) {
+        check(
+            row,
+            &[before_after.as_slice(), &[("name", T::Str)]].concat(),
+        );
+    }
+    for row in array(&v["files"]) {
+        check(row, &[("name", T::Str), ("delta", T::Int)]);
+    }
+    let find = |side: &[Dumped], s: &Value| {
+        side.iter()
+            .find(|d| s["name"] == d.name.as_str() && s["section"] == d.section.as_str())
+            .map(diff_size)
+    };
+    for s in array(&v["symbols"]) {
+        check(
+            s,
+            &[
+                ("status", T::Str),
+                ("name", T::Str),
+                ("section", T::Str),
+                ("address", T::Hex),
+                ("before", T::Uint),
+                ("after", T::Uint),
+                ("delta", T::Int),
+                ("source_path", T::Str),
+            ],
+        );
+        let (b, a) = (find(before, s), find(after, s));
+        let status = match (b, a) {
+            (None, Some(_)) => "added",
+            (Some(_), None) => "removed",
+            _ => "changed",
+        };
+        assert_eq!(s["status"], status, "{s}");
+        let (b, a) = (b.unwrap_or(0), a.unwrap_or(0));
+        assert_eq!(
+            (s["before"].as_i64(), s["after"].as_i64()),
+            (Some(b), Some(a)),
+            "{s}"
+        );
+        assert_eq!(s["delta"].as_i64(), Some(a - b), "{s}");
+    }
+}
+
+#[test]
+fn size_diff_json_schema_and_values_match_the_goldens_dump() {
+    let v1 = testdata("supersize/sizedemo-v1.size");
+    let v2 = testdata("supersize/sizedemo-v2.size");
+    let v = json_of(&["size", "diff", "--json", p(&v1), p(&v2)]);
+    check_diff_report(
+        &v,
+        &dumped_symbols("supersize/sizedemo-v1.size.dump.tsv"),
+        &dumped_symbols("supersize/sizedemo-v2.size.dump.tsv"),
+    );
+    // `show` on a .sizediff prints the same report, over its sparse sides.
+    let sizediff = testdata("supersize/sizedemo.sizediff");
+    let v = json_of(&["size", "show", "--json", p(&sizediff)]);
+    let (before, after) = dumped_sides("supersize/sizedemo.sizediff.dump.tsv");
+    check_diff_report(&v, &before, &after);
 }
