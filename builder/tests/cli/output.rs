@@ -283,12 +283,30 @@ fn dash_is_standard_output_for_every_builder() {
     }
 }
 
+/// Waits (at most 10 s) until `/proc/PID/maps` reads the same twice, 100 ms apart.
+fn wait_for_settled_maps(pid: u32) {
+    let maps = format!("/proc/{pid}/maps");
+    let mut last = fs::read(&maps).unwrap_or_default();
+    for _ in 0..100 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        let now = fs::read(&maps).unwrap_or_default();
+        if now == last && !now.is_empty() {
+            return;
+        }
+        last = now;
+    }
+    panic!("the mappings of process {pid} did not settle");
+}
+
 #[test]
 fn cif_capture_writes_the_same_bytes_to_a_file_and_to_standard_output() {
     let dir = tempfile::tempdir().unwrap();
     // A process whose mappings do not change while it is captured twice.
     let mut sleeper = Command::new("sleep").arg("60").spawn().expect("sleep");
     let pid = sleeper.id().to_string();
+    // `spawn` returns once the program is exec'd, while its loader may still be mapping
+    // shared libraries: wait until the mappings hold still.
+    wait_for_settled_maps(sleeper.id());
     let file = dir.path().join("capture.cif");
     success(run(&["cif", "capture", &pid, "-o", s(&file)], b""));
     let got = success(run(&["cif", "capture", &pid, "-o", "-"], b""));
