@@ -149,14 +149,8 @@ fn answer(
     let addr = match question {
         Question::Address(addr) => *addr,
         Question::Bad { input, error } => {
-            return if flags.json {
-                write_json_line(
-                    out,
-                    &json!({ "address": null, "found": false, "input": input, "error": error }),
-                )
-            } else {
-                out.write_all(b"?? ??\n")
-            };
+            let empty = ("found", json!(false));
+            return lookups::write_placeholder(out, flags, (input, error), empty, b"?? ??\n");
         }
     };
     let found = ksyms.and_then(|k| {

@@ -13,7 +13,9 @@ use std::path::Path;
 
 use clap::Args;
 
-use crate::common::{parse_address, parse_bias, stdout, stdout_error, Failure, Outcome, Result};
+use crate::common::{
+    parse_address, parse_bias, stdout, stdout_error, write_json_line, Failure, Outcome, Result,
+};
 
 /// Longest line read as a question; anything longer cannot be an address.
 pub const MAX_LINE: usize = 4096;
@@ -181,4 +183,22 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
             }
         }
     }
+}
+
+/// The answer to a bad line, so that answers stay aligned with questions: the format's
+/// `text` placeholder (`??` as addr2line prints it), or one JSON line with a null
+/// `address`, the line, its error, and `empty` (the format's key for "nothing found").
+pub fn write_placeholder(
+    out: &mut dyn Write,
+    flags: LookupFlags,
+    (input, error): (&str, &str),
+    empty: (&str, serde_json::Value),
+    text: &[u8],
+) -> io::Result<()> {
+    if !flags.json {
+        return out.write_all(text);
+    }
+    let mut answer = serde_json::json!({ "address": null, "input": input, "error": error });
+    answer[empty.0] = empty.1;
+    write_json_line(out, &answer)
 }

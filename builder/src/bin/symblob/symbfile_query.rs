@@ -48,14 +48,8 @@ fn answer<'a>(
     let addr = match question {
         Question::Address(addr) => *addr,
         Question::Bad { input, error } => {
-            return if flags.json {
-                write_json_line(
-                    out,
-                    &json!({ "address": null, "frames": [], "input": input, "error": error }),
-                )
-            } else {
-                out.write_all(b"??\t0\n")
-            };
+            let empty = ("frames", json!([]));
+            return lookups::write_placeholder(out, flags, (input, error), empty, b"??\t0\n");
         }
     };
     // A corrupt record is an error of the whole file, not of this address.
