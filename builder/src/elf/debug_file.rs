@@ -215,32 +215,10 @@ pub(crate) fn debuglink_candidates(path: &Path, name: &[u8]) -> Vec<PathBuf> {
 }
 
 /// The CRC-32 (IEEE, reflected, as zlib computes it) that `.gnu_debuglink` stores.
+/// `crc32fast` uses the CPU's carry-less multiply where it has one: a debug file can be
+/// hundreds of megabytes.
 pub(crate) fn crc32_ieee(data: &[u8]) -> u32 {
-    const fn table() -> [u32; 256] {
-        let mut t = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            t[i] = c;
-            i += 1;
-        }
-        t
-    }
-    static TABLE: [u32; 256] = table();
-    let mut crc = !0u32;
-    for &b in data {
-        crc = TABLE[usize::from((crc as u8) ^ b)] ^ (crc >> 8);
-    }
-    !crc
+    crc32fast::hash(data)
 }
 
 #[cfg(test)]
