@@ -124,7 +124,8 @@ pub struct EmbedReport {
 /// `.bss…` name), or its contents lie outside the file.
 pub fn find_section(elf: &[u8], input: &str, name: &str) -> Result<SectionPlace> {
     let fail = |message: String| Error::input(input, Location::Whole, message);
-    let file = object::File::parse(elf).map_err(|e| fail(format!("bad ELF file: {e}")))?;
+    let file = object::File::parse(elf)
+        .map_err(|e| Error::input_caused(input, Location::Whole, "bad ELF file", e))?;
     if file.format() != BinaryFormat::Elf {
         return Err(fail(format!("not an ELF file ({:?})", file.format())));
     }
