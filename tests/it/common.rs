@@ -3,6 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "../support/oracles.rs"]
+mod oracles;
+pub use oracles::*;
+
 /// The workspace root.
 pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -11,45 +15,4 @@ pub fn root() -> &'static Path {
 /// A file under the project's own `testdata/`.
 pub fn testdata(rel: &str) -> PathBuf {
     root().join("testdata").join(rel)
-}
-
-/// A file under the shared folder next to the repository (`../shared/testdata/…`), used
-/// for files that must not be committed (`upstream/`). `None` when it is absent, after
-/// [`missing_oracle`] (which fails the test under `SYMBLOB_REQUIRE_ORACLES=1`).
-pub fn shared_testdata(rel: &str) -> Option<PathBuf> {
-    let p = root().join("../shared/testdata").join(rel);
-    if !p.exists() {
-        missing_oracle(&format!("shared test data `{rel}`"));
-        return None;
-    }
-    Some(p)
-}
-
-/// Whether a missing oracle (an external tool, a fixture, the shared folder) must fail the
-/// test instead of skipping it. CI sets `SYMBLOB_REQUIRE_ORACLES=1`.
-pub fn oracles_required() -> bool {
-    std::env::var_os("SYMBLOB_REQUIRE_ORACLES").is_some_and(|v| v != "0" && !v.is_empty())
-}
-
-/// Reports a missing oracle: panics under `SYMBLOB_REQUIRE_ORACLES=1`, otherwise prints
-/// why the check is skipped. Call it on every path that would skip a check.
-pub fn missing_oracle(what: &str) {
-    if oracles_required() {
-        panic!("oracle missing (SYMBLOB_REQUIRE_ORACLES=1): {what}");
-    }
-    eprintln!("skipped: oracle missing: {what}");
-}
-
-/// The path of an external tool on `PATH` (for example `llvm-symbolizer-14`), or `None`
-/// after [`missing_oracle`] when it is absent.
-pub fn tool(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        missing_oracle(&format!("tool `{name}` not on PATH"));
-    }
-    found
 }

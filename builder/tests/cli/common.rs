@@ -2,7 +2,11 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+
+#[path = "../../../tests/support/oracles.rs"]
+mod oracles;
+pub use oracles::*;
 
 /// The workspace root.
 pub fn root() -> &'static Path {
@@ -19,16 +23,21 @@ pub fn symblob() -> Command {
     Command::new(env!("CARGO_BIN_EXE_symblob"))
 }
 
-/// Runs `symblob ARGS` with `stdin` as standard input and returns its output.
-pub fn run(args: &[&str], stdin: &[u8]) -> Output {
-    use std::io::Write;
-    let mut child = symblob()
+/// Starts `symblob ARGS` with its three standard streams piped.
+pub fn spawn(args: &[&str]) -> Child {
+    symblob()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("spawn symblob");
+        .expect("spawn symblob")
+}
+
+/// Runs `symblob ARGS` with `stdin` as standard input and returns its output.
+pub fn run(args: &[&str], stdin: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = spawn(args);
     child
         .stdin
         .take()
@@ -38,34 +47,6 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().expect("wait for symblob")
 }
 
-/// Whether a missing oracle (an external tool, a fixture, the shared folder) must fail the
-/// test instead of skipping it. CI sets `SYMBLOB_REQUIRE_ORACLES=1`.
-pub fn oracles_required() -> bool {
-    std::env::var_os("SYMBLOB_REQUIRE_ORACLES").is_some_and(|v| v != "0" && !v.is_empty())
-}
-
-/// Reports a missing oracle: panics under `SYMBLOB_REQUIRE_ORACLES=1`, otherwise prints
-/// why the check is skipped. Call it on every path that would skip a check.
-pub fn missing_oracle(what: &str) {
-    if oracles_required() {
-        panic!("oracle missing (SYMBLOB_REQUIRE_ORACLES=1): {what}");
-    }
-    eprintln!("skipped: oracle missing: {what}");
-}
-
-/// The path of an external tool on `PATH` (for example `llvm-symbolizer-14`), or `None`
-/// after [`missing_oracle`] when it is absent.
-pub fn tool(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    });
-    if found.is_none() {
-        missing_oracle(&format!("tool `{name}` not on PATH"));
-    }
-    found
-}
 
 /// The path of `p` as a `&str` (test paths are UTF-8).
 pub fn s(p: &Path) -> &str {

@@ -9,7 +9,7 @@ use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::common::{run, s, stderr_text, success, symblob, testdata};
+use crate::common::{run, s, spawn, stderr_text, success, symblob, testdata};
 
 /// How long an answer may take before the test fails instead of hanging.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
@@ -23,13 +23,7 @@ struct Session {
 
 impl Session {
     fn start(args: &[&str]) -> Session {
-        let mut child = symblob()
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn symblob");
+        let mut child = spawn(args);
         let stdout = child.stdout.take().unwrap();
         let (send, lines) = mpsc::channel();
         std::thread::spawn(move || {
