@@ -47,7 +47,6 @@ pub fn run(args: &[&str], stdin: &[u8]) -> Output {
     child.wait_with_output().expect("wait for symblob")
 }
 
-
 /// The path of `p` as a `&str` (test paths are UTF-8).
 pub fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
@@ -68,6 +67,12 @@ pub fn run_with_umask(mask: &str, args: &[&str]) -> Output {
 /// Standard error of a run as text.
 pub fn stderr_text(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts that a run succeeded and returns its standard output as text.
+pub fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "symblob failed: {}", stderr_text(out));
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
 }
 
 /// Asserts that a run succeeded and returns its standard output.

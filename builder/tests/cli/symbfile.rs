@@ -1,27 +1,26 @@
 //! `symblob symbfile …`: dump, lookup, fileid, convert, write, push and publish.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use symblob_build::symbfile::{decode, FileId, Record};
 
-use crate::common::{root, run, symblob, testdata, tool};
+use crate::common::{ok, root, run, s, symblob, testdata, tool};
 use crate::symbfile_server::Service;
 
-const ELFS: [&str; 3] = ["inl", "simple", "libdemo.so"];
+/// The Lidia test ELFs symblib wrote symbfiles for (gohello's Go functions are compared
+/// by the integration tests, which name its known difference).
+pub(crate) const ELFS: [&str; 3] = ["inl", "simple", "libdemo.so"];
 const KEY: &str = "k3y-Secret-7d1f";
 
-fn symblib(name: &str) -> PathBuf {
+/// A file symblib wrote, under `testdata/symbfile/symblib/`.
+pub(crate) fn symblib(name: &str) -> PathBuf {
     testdata(&format!("symbfile/symblib/{name}"))
 }
 
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
+/// `symblob symbfile convert FROM -o TO`, which must succeed.
+fn convert(from: &Path, to: &Path) {
+    ok(&run(&["symbfile", "convert", s(from), "-o", s(to)], b""));
 }
 
 fn sorted_lines(text: &str) -> Vec<String> {
@@ -35,7 +34,7 @@ fn symbfile_dump_lists_the_records_symblib_decoded() {
     for elf in ELFS {
         for kind in ["ranges", "retpads"] {
             let file = symblib(&format!("{elf}.{kind}.symbfile"));
-            let out = ok(&run(&["symbfile", "dump", file.to_str().unwrap()], b""));
+            let out = ok(&run(&["symbfile", "dump", s(&file)], b""));
             let expected = std::fs::read_to_string(symblib(&format!("{elf}.{kind}.txt"))).unwrap();
             assert_eq!(sorted_lines(&out), sorted_lines(&expected), "{elf}.{kind}");
         }
@@ -54,18 +53,11 @@ fn symbfile_dump_json_is_the_models_shape() {
     }
     for elf in ELFS {
         let file = symblib(&format!("{elf}.retpads.symbfile"));
-        let ours: serde_json::Value = serde_json::from_str(&ok(&run(
-            &["symbfile", "dump", "--json", file.to_str().unwrap()],
-            b"",
-        )))
-        .unwrap();
+        let ours: serde_json::Value =
+            serde_json::from_str(&ok(&run(&["symbfile", "dump", "--json", s(&file)], b"")))
+                .unwrap();
         let model = std::process::Command::new(&python)
-            .args([
-                script.to_str().unwrap(),
-                "dump",
-                "--json",
-                file.to_str().unwrap(),
-            ])
+            .args([s(&script), "dump", "--json", s(&file)])
             .output()
             .unwrap();
         let theirs: serde_json::Value = serde_json::from_slice(&ok(&model).into_bytes()).unwrap();
@@ -83,17 +75,11 @@ fn symbfile_dump_json_is_the_models_shape() {
         std::fs::write(&json, serde_json::to_vec(&theirs).unwrap()).unwrap();
         let ours_bin = dir.path().join("ours");
         ok(&run(
-            &[
-                "symbfile",
-                "write",
-                json.to_str().unwrap(),
-                "-o",
-                ours_bin.to_str().unwrap(),
-            ],
+            &["symbfile", "write", s(&json), "-o", s(&ours_bin)],
             b"",
         ));
         let model_bin = std::process::Command::new(&python)
-            .args([script.to_str().unwrap(), "write", json.to_str().unwrap()])
+            .args([s(&script), "write", s(&json)])
             .output()
             .unwrap();
         assert!(model_bin.status.success());
@@ -106,14 +92,7 @@ fn symbfile_lookup_gives_the_inline_chain_and_return_pads() {
     // symblib's inl.ranges: compute() at 0x1225 runs leaf inlined into middle into outer.
     let ranges = symblib("inl.ranges.symbfile");
     let out = ok(&run(
-        &[
-            "symbfile",
-            "lookup",
-            ranges.to_str().unwrap(),
-            "0x1225",
-            "1226",
-            "0x5",
-        ],
+        &["symbfile", "lookup", s(&ranges), "0x1225", "1226", "0x5"],
         b"",
     ));
     let lines: Vec<&str> = out.lines().collect();
@@ -125,10 +104,7 @@ fn symbfile_lookup_gives_the_inline_chain_and_return_pads() {
     assert_eq!(lines[2], "0x5\t0");
     // A return pad, from symblib's inl.retpads.txt: main calls atoi at ./inl.c:32.
     let pads = symblib("inl.retpads.symbfile");
-    let out = ok(&run(
-        &["symbfile", "lookup", pads.to_str().unwrap()],
-        b"0x10d4\n",
-    ));
+    let out = ok(&run(&["symbfile", "lookup", s(&pads)], b"0x10d4\n"));
     assert_eq!(
         out,
         "0x10d4\t2\tatoi\t/usr/include/stdlib.h\t364\tmain\t./inl.c\t32\n"
@@ -141,16 +117,7 @@ fn symbfile_converted_to_lidia_answers_like_the_symbfile() {
     for elf in ELFS {
         let ranges = symblib(&format!("{elf}.ranges.symbfile"));
         let lidia = dir.path().join(format!("{elf}.lidia"));
-        ok(&run(
-            &[
-                "symbfile",
-                "convert",
-                ranges.to_str().unwrap(),
-                "-o",
-                lidia.to_str().unwrap(),
-            ],
-            b"",
-        ));
+        convert(&ranges, &lidia);
         let mut addrs = String::new();
         for r in decode(&std::fs::read(&ranges).unwrap()).unwrap() {
             if let Record::Range(r) = r {
@@ -164,28 +131,13 @@ fn symbfile_converted_to_lidia_answers_like_the_symbfile() {
                 }
             }
         }
-        let from_symbfile = ok(&run(
-            &["symbfile", "lookup", ranges.to_str().unwrap()],
-            addrs.as_bytes(),
-        ));
-        let from_lidia = ok(&run(
-            &["lidia", "lookup", lidia.to_str().unwrap()],
-            addrs.as_bytes(),
-        ));
+        let from_symbfile = ok(&run(&["symbfile", "lookup", s(&ranges)], addrs.as_bytes()));
+        let from_lidia = ok(&run(&["lidia", "lookup", s(&lidia)], addrs.as_bytes()));
         assert_eq!(from_symbfile, from_lidia, "{elf}");
 
         // And back to a symbfile with the same records (Lidia orders them by VA, depth).
         let back = dir.path().join(format!("{elf}.symbfile"));
-        ok(&run(
-            &[
-                "symbfile",
-                "convert",
-                lidia.to_str().unwrap(),
-                "-o",
-                back.to_str().unwrap(),
-            ],
-            b"",
-        ));
+        convert(&lidia, &back);
         let mut expected = decode(&std::fs::read(&ranges).unwrap()).unwrap();
         expected.sort_by_key(|r| match r {
             Record::Range(r) => (r.va, r.depth),
@@ -206,15 +158,7 @@ fn symbfile_fileid_prints_hex_and_es_forms() {
     std::fs::write(&empty, b"").unwrap();
     let zeros = dir.path().join("zeros");
     std::fs::write(&zeros, [0u8; 123]).unwrap();
-    let out = ok(&run(
-        &[
-            "symbfile",
-            "fileid",
-            empty.to_str().unwrap(),
-            zeros.to_str().unwrap(),
-        ],
-        b"",
-    ));
+    let out = ok(&run(&["symbfile", "fileid", s(&empty), s(&zeros)], b""));
     // Spec §7 known answers.
     assert_eq!(
         out,
@@ -236,7 +180,7 @@ fn symbfile_bad_input_names_the_file_and_offset() {
     let mut bytes = std::fs::read(symblib("inl.ranges.symbfile")).unwrap();
     bytes.truncate(bytes.len() - 3);
     std::fs::write(&bad, &bytes).unwrap();
-    let out = run(&["symbfile", "dump", bad.to_str().unwrap()], b"");
+    let out = run(&["symbfile", "dump", s(&bad)], b"");
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -248,13 +192,7 @@ fn symbfile_bad_input_names_the_file_and_offset() {
 fn push(service: &Service, extra: &[&str], key_env: Option<&str>) -> Output {
     let elf = testdata("lidia/elf/inl");
     let mut cmd = symblob();
-    cmd.args([
-        "symbfile",
-        "push",
-        elf.to_str().unwrap(),
-        "--endpoint",
-        &service.url,
-    ]);
+    cmd.args(["symbfile", "push", s(&elf), "--endpoint", &service.url]);
     cmd.args(["--ranges", symblib("inl.ranges.symbfile").to_str().unwrap()]);
     cmd.args(["--retry-delay", "10"]).args(extra);
     cmd.env_remove("SYMBLOB_API_KEY");
@@ -279,12 +217,7 @@ fn symbfile_push_sends_self_contained_parts_with_the_headers() {
     let pads = symblib("inl.retpads.symbfile");
     let out = push(
         &service,
-        &[
-            "--return-pads",
-            pads.to_str().unwrap(),
-            "--max-part-size",
-            "200",
-        ],
+        &["--return-pads", s(&pads), "--max-part-size", "200"],
         Some(KEY),
     );
     ok(&out);
@@ -372,11 +305,7 @@ fn symbfile_push_needs_a_key_from_the_environment_or_a_file() {
     let dir = tempfile::tempdir().unwrap();
     let key_file = dir.path().join("key");
     std::fs::write(&key_file, format!("{KEY}\n")).unwrap();
-    let out = push(
-        &service,
-        &["--api-key-file", key_file.to_str().unwrap()],
-        None,
-    );
+    let out = push(&service, &["--api-key-file", s(&key_file)], None);
     ok(&out);
     assert_key_hidden(&out);
     assert_eq!(service.requests().len(), 1);
@@ -395,7 +324,7 @@ fn symbfile_push_retries_connection_errors() {
         .args([
             "symbfile",
             "push",
-            elf.to_str().unwrap(),
+            s(&elf),
             "--endpoint",
             &format!("http://127.0.0.1:{port}"),
         ])
@@ -422,10 +351,10 @@ fn symbfile_publish_writes_the_download_layout() {
         &[
             "symbfile",
             "publish",
-            elf.to_str().unwrap(),
+            s(&elf),
             dir.path().to_str().unwrap(),
             "--ranges",
-            ranges.to_str().unwrap(),
+            s(&ranges),
         ],
         b"",
     ));
@@ -457,12 +386,12 @@ fn symbfile_publish_writes_the_download_layout() {
         &[
             "symbfile",
             "publish",
-            elf.to_str().unwrap(),
+            s(&elf),
             dir.path().to_str().unwrap(),
             "--ranges",
-            ranges.to_str().unwrap(),
+            s(&ranges),
             "--debug-file",
-            debug.to_str().unwrap(),
+            s(&debug),
         ],
         b"",
     ));
@@ -486,11 +415,11 @@ fn built(dir: &std::path::Path, elf: &std::path::Path) -> (Vec<u8>, Vec<u8>) {
         &[
             "symbfile",
             "build",
-            elf.to_str().unwrap(),
+            s(elf),
             "-o",
-            ranges.to_str().unwrap(),
+            s(&ranges),
             "--return-pads",
-            pads.to_str().unwrap(),
+            s(&pads),
         ],
         b"",
     ));
@@ -507,7 +436,7 @@ fn symbfile_push_without_files_extracts_from_the_executable() {
         .args([
             "symbfile",
             "push",
-            elf.to_str().unwrap(),
+            s(&elf),
             "--endpoint",
             &service.url,
             "--max-part-size",
@@ -540,15 +469,7 @@ fn symbfile_publish_without_ranges_extracts_from_the_executable() {
     let elf = testdata("lidia/elf/simple");
     let (ranges, _) = built(dir.path(), &elf);
     let tree = dir.path().join("tree");
-    let out = ok(&run(
-        &[
-            "symbfile",
-            "publish",
-            elf.to_str().unwrap(),
-            tree.to_str().unwrap(),
-        ],
-        b"",
-    ));
+    let out = ok(&run(&["symbfile", "publish", s(&elf), s(&tree)], b""));
     let data = out.lines().nth(1).unwrap();
     let compressed = std::fs::read(data).unwrap();
     assert_eq!(zstd::decode_all(&compressed[..]).unwrap(), ranges);

@@ -8,27 +8,11 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::common::{root, run, s, testdata, tool};
-
-/// The Lidia test ELFs symblib wrote symbfiles for (gohello's Go functions are compared
-/// by the integration tests, which name its known difference).
-const ELFS: [&str; 3] = ["inl", "simple", "libdemo.so"];
+use crate::common::{ok, root, run, s, testdata, tool};
+use crate::symbfile::{symblib, ELFS};
 
 fn elf(name: &str) -> PathBuf {
     testdata(&format!("lidia/elf/{name}"))
-}
-
-fn symblib(name: &str) -> PathBuf {
-    testdata(&format!("symbfile/symblib/{name}"))
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 /// Builds the range and return-pad files of `name` into `dir`.
