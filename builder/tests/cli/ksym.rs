@@ -30,7 +30,7 @@ fn origin(rel: &str) -> String {
 }
 
 /// `addr` lines of a lookups.tsv as `(query, expected CLI line)`.
-fn expected_addr_lines(tsv: &str, kind: &str) -> Vec<(String, String)> {
+pub(crate) fn expected_addr_lines(tsv: &str, kind: &str) -> Vec<(String, String)> {
     tsv.lines()
         .filter(|l| l.starts_with(&format!("{kind}\t")))
         .map(|l| {

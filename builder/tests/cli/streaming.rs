@@ -10,6 +10,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::common::{run, s, spawn, stderr_text, success, symblob, testdata};
+use crate::ksym::expected_addr_lines;
 
 /// How long an answer may take before the test fails instead of hanging.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
@@ -77,19 +78,12 @@ fn go_lookups(stem: &str) -> Lookups {
 /// where no alias changes the name: (address, expected line).
 fn origin_ksym_lookups() -> Lookups {
     let tsv = std::fs::read_to_string(testdata("ksym/origin/edge-order.lookups.tsv")).unwrap();
-    tsv.lines()
-        .filter(|l| l.starts_with("addr\t") && !l.contains("tilde"))
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            let q = u64::from_str_radix(&f[1][2..], 16).unwrap();
-            let want = if f[2] == "none" {
-                format!("{q:#x} ??")
-            } else {
-                format!("{q:#x} {}+{}/{}", f[3], f[4], f[5])
-            };
-            (f[1].to_owned(), want)
-        })
-        .collect()
+    let kept: String = tsv
+        .lines()
+        .filter(|l| !l.contains("tilde"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    expected_addr_lines(&kept, "addr")
 }
 
 fn ksym_blob(dir: &Path) -> PathBuf {
