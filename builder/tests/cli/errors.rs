@@ -285,3 +285,37 @@ fn success_output(o: std::process::Output) -> std::process::Output {
     assert!(o.status.success(), "{}", stderr_text(&o));
     o
 }
+
+/// Runs `args` with standard error a pipe whose reader is already gone, and returns the
+/// exit status code.
+fn status_with_broken_stderr(args: &[&str]) -> Option<i32> {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    crate::common::symblob()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(writer)
+        .status()
+        .unwrap()
+        .code()
+}
+
+/// A reader of standard error that went away loses the messages, not the exit status:
+/// no panic (status 101) for an error or a warning.
+#[test]
+fn a_broken_standard_error_keeps_the_exit_status() {
+    assert_eq!(
+        status_with_broken_stderr(&["lidia", "dump", "/nonexistent/input"]),
+        Some(1)
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.lidia");
+    // A stripped library has no DWARF: the build warns, then succeeds.
+    let elf = testdata("lidia/elf/libdemo-stripped.so");
+    assert_eq!(
+        status_with_broken_stderr(&["lidia", "build", "--dwarf", s(&elf), "-o", s(&out)]),
+        Some(0)
+    );
+    assert!(out.exists());
+}

@@ -91,7 +91,7 @@ pub fn run(
             Ok(addr) => answer(&Question::Address(addr), out),
             Err(error) => {
                 bad = true;
-                eprintln!("symblob: {place}: {error}");
+                note!("symblob: {place}: {error}");
                 answer(
                     &Question::Bad {
                         input: text,

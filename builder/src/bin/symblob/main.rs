@@ -4,6 +4,15 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `eprintln!` that never panics: a closed or broken standard error (a reader that went
+/// away) loses the message instead of turning the exit status into a panic's 101.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cif;
 mod common;
 mod ksym;
@@ -72,7 +81,7 @@ fn main() -> ExitCode {
         Ok(Outcome::SomeInputsBad) => ExitCode::FAILURE,
         Err(e) if is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("symblob: {e}");
+            note!("symblob: {e}");
             ExitCode::FAILURE
         }
     }

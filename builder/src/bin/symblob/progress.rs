@@ -56,10 +56,10 @@ impl Progress {
     pub fn finish(mut self, warnings: &[String], summary: &str) {
         self.stop_spinner();
         for warning in warnings {
-            eprintln!("warning: {warning}");
+            note!("warning: {warning}");
         }
         if !self.quiet {
-            eprintln!("{summary}, {:.2} s", self.started.elapsed().as_secs_f64());
+            note!("{summary}, {:.2} s", self.started.elapsed().as_secs_f64());
         }
     }
 

@@ -196,7 +196,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             if bytes.starts_with(symblob::symbfile::MAGIC) {
                 let converted = convert::symbfile_to_lidia(&bytes).map_err(|e| named(&input, e))?;
                 write_atomic(&output, &converted.bytes)?;
-                eprintln!(
+                note!(
                     "{}: {} ranges to Lidia ({} return pads have no Lidia form)",
                     common::output_name(&output),
                     converted.ranges,
@@ -283,7 +283,7 @@ pub fn run(command: Command) -> Result<Outcome> {
                 }
             };
             for (kind, what, parts) in files {
-                eprintln!(
+                note!(
                     "{what}: {} part(s) to {}{} for FileID {}",
                     parts.len(),
                     options.endpoint,
@@ -292,10 +292,10 @@ pub fn run(command: Command) -> Result<Outcome> {
                 );
                 upload::push(&options, kind, id, &parts, |event| match event {
                     PushEvent::Accepted { part, attempts } => {
-                        eprintln!("  part {part}: accepted (attempt {attempts})")
+                        note!("  part {part}: accepted (attempt {attempts})")
                     }
                     PushEvent::Retry { part, reason, wait } => {
-                        eprintln!(
+                        note!(
                             "  part {part}: {reason}; retrying in {} ms",
                             wait.as_millis()
                         )
