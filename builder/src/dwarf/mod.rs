@@ -36,6 +36,7 @@ pub(crate) mod load;
 mod names;
 mod orphans;
 mod schedule;
+pub(crate) mod session;
 mod shadowing;
 mod split;
 mod sup;
@@ -45,10 +46,10 @@ mod units;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crate::elf::section_ranges;
 use crate::elf::symbols_llvm::SymbolMap;
-use crate::elf::{check_debug_file, find_debug_file, missing_dwarf, section_ranges};
 use crate::model::Group;
-use crate::{Error, Location, Progress, Result, Warning, WarningKind};
+use crate::{Progress, Result, Warning, WarningKind};
 
 /// gimli's view of one section.
 pub(crate) type Slice<'a> = gimli::EndianSlice<'a, gimli::RunTimeEndian>;
@@ -90,6 +91,16 @@ pub struct DwarfOptions {
 }
 
 impl DwarfOptions {
+    /// The files beside the ELF that a session reads.
+    pub(crate) fn session_files(&self) -> session::Files<'_> {
+        session::Files {
+            debug_file: self.debug_file.as_deref(),
+            debug_file_mismatch_ok: self.debug_file_mismatch_ok,
+            dwp: self.dwp.as_deref(),
+            sup: self.sup.as_deref(),
+        }
+    }
+
     /// Whether spans need line rows (for their lines or their files).
     fn need_rows(&self) -> bool {
         self.lines || self.files
@@ -121,142 +132,54 @@ pub(crate) fn build_groups(
     options: &DwarfOptions,
     finish: impl for<'g> FnOnce(Vec<Group<'g>>),
 ) -> Result<DwarfStats> {
-    let name = path.display().to_string();
-    let obj = object::File::parse(data)
-        .map_err(|e| Error::input_caused(&name, Location::Whole, "not an ELF file", e))?;
-    let debug = find_debug_file(path, &obj, options.debug_file.as_deref())?;
-    let debug_obj = match &debug {
-        Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
-            Error::input_caused(
-                d.path.display().to_string(),
-                Location::Whole,
-                "not an ELF file",
-                e,
-            )
-        })?),
-        None => None,
-    };
-    let mut warnings = Vec::new();
-    if let (Some(d), Some(d_obj)) = (&debug, &debug_obj) {
-        let mismatch_ok = options.debug_file_mismatch_ok;
-        warnings.extend(check_debug_file(path, &obj, d, d_obj, mismatch_ok)?);
-    }
-    let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
-    let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
-    warnings.extend(missing_dwarf(path, debug.as_ref(), dwarf_obj));
-    let mut stats = DwarfStats {
-        warnings,
-        ..DwarfStats::default()
-    };
-    let mut sup_looked_for = Vec::new();
-    let sup_file = sup::find(
-        dwarf_obj,
-        dwarf_path,
-        options.sup.as_deref(),
-        &mut sup_looked_for,
-    )?;
-    if !sup_looked_for.is_empty() {
-        let looked_for = sup_looked_for;
-        warn(
+    session::open(path, data, options.session_files(), |s| {
+        let mut stats = DwarfStats {
+            warnings: s.warnings,
+            ..DwarfStats::default()
+        };
+        let mut orphan_rows = Vec::new();
+        let mut exec = section_ranges(s.obj);
+        if exec.is_empty() {
+            exec = section_ranges(s.dwarf_obj);
+        }
+        let groups = read_units(
+            &s.dwarf,
+            &s.headers,
+            &s.split_units,
+            options,
+            &exec,
+            s.dwarf_path,
             &mut stats,
-            dwarf_path,
-            WarningKind::SupplementaryMissing { looked_for },
+            &mut orphan_rows,
         );
-    }
-    let sup_store = sup_file.as_ref().map(sup::SupFile::sections).transpose()?;
-    let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
-    let mut dwarf = store.dwarf();
-    if let Some(s) = &sup_store {
-        dwarf.set_sup(s.dwarf());
-    }
-    // Units of one crate or one object often share an abbreviation table (ripgrep: 914
-    // units, 184 tables): parse each shared table once instead of once per unit.
-    dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
-
-    let headers = unit_headers(&dwarf, dwarf_path, &mut stats);
-    let mut split_warnings = Vec::new();
-    let split_files = split::find(
-        &dwarf,
-        &headers,
-        path,
-        options.dwp.as_deref(),
-        &mut split_warnings,
-    )?;
-    let split_sections = split_files.sections()?;
-    let split_units = split_sections.units(&dwarf, &mut split_warnings)?;
-    for kind in split_warnings {
-        warn(&mut stats, dwarf_path, kind);
-    }
-    let mut orphan_rows = Vec::new();
-    let mut exec = section_ranges(&obj);
-    if exec.is_empty() {
-        exec = section_ranges(dwarf_obj);
-    }
-    let groups = read_units(
-        &dwarf,
-        &headers,
-        &split_units,
-        options,
-        &exec,
-        dwarf_path,
-        &mut stats,
-        &mut orphan_rows,
-    );
-    let mut groups = shadowing::remove_overlaps(groups);
-    if options.symtab {
-        let mut map = SymbolMap::from_elf(&obj);
-        if map.is_empty() && debug_obj.is_some() {
-            map = SymbolMap::from_elf(dwarf_obj);
-        }
-        groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
-        let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
-        if options.need_rows() {
-            let rows = orphans::as_unit_lines(orphan_rows);
-            let mut attached = Vec::with_capacity(fallback.len());
-            for g in fallback {
-                attach::attach_rows(g, &rows, options.files, &mut attached);
+        let mut groups = shadowing::remove_overlaps(groups);
+        if options.symtab {
+            let mut map = SymbolMap::from_elf(s.obj);
+            if map.is_empty() && s.separate {
+                map = SymbolMap::from_elf(s.dwarf_obj);
             }
-            fallback = attached;
-        }
-        stats.fallback_ranges = fallback.len();
-        groups.extend(fallback);
-        groups.sort_by_key(Group::start);
-    }
-    stats.dwarf_ranges = groups
-        .iter()
-        .map(|g| g.spans.len())
-        .sum::<usize>()
-        .saturating_sub(stats.fallback_ranges);
-    finish(groups);
-    Ok(stats)
-}
-
-/// The headers of every unit in `.debug_info` (up to the first that does not parse,
-/// reported as a warning).
-fn unit_headers<'a>(
-    dwarf: &gimli::Dwarf<Slice<'a>>,
-    path: &Path,
-    stats: &mut DwarfStats,
-) -> Vec<gimli::UnitHeader<Slice<'a>>> {
-    let mut headers = Vec::new();
-    let mut iter = dwarf.units();
-    loop {
-        match iter.next() {
-            Ok(Some(h)) => headers.push(h),
-            Ok(None) => break,
-            Err(e) => {
-                warn(
-                    stats,
-                    path,
-                    WarningKind::UnitListCut {
-                        reason: e.to_string(),
-                    },
-                );
-                break;
+            groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
+            let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
+            if options.need_rows() {
+                let rows = orphans::as_unit_lines(orphan_rows);
+                let mut attached = Vec::with_capacity(fallback.len());
+                for g in fallback {
+                    attach::attach_rows(g, &rows, options.files, &mut attached);
+                }
+                fallback = attached;
             }
+            stats.fallback_ranges = fallback.len();
+            groups.extend(fallback);
+            groups.sort_by_key(Group::start);
         }
-    }
-    headers
+        stats.dwarf_ranges = groups
+            .iter()
+            .map(|g| g.spans.len())
+            .sum::<usize>()
+            .saturating_sub(stats.fallback_ranges);
+        finish(groups);
+        Ok(stats)
+    })
 }
 
 /// Reads every unit in parallel; the groups come back in unit order.
@@ -274,7 +197,14 @@ fn read_units<'a>(
     stats.units = headers.len();
     let index = unit_index(headers);
     let sup_headers = match dwarf.sup() {
-        Some(sup) => unit_headers(sup, path, stats),
+        Some(sup) => {
+            let mut kinds = Vec::new();
+            let headers = session::unit_headers(sup, &mut kinds);
+            for kind in kinds {
+                warn(stats, path, kind);
+            }
+            headers
+        }
         None => Vec::new(),
     };
     let sup_index = unit_index(&sup_headers);

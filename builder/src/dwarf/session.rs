@@ -1,0 +1,150 @@
+//! Opening the DWARF of an ELF for one read: every file it needs found, checked, mapped
+//! and attached, for any writer (the Lidia groups of this module, symbfile's range walk).
+//!
+//! [`open`] finds the DWARF (the ELF, `--debug-file`, build ID, `.gnu_debuglink`),
+//! checks that a separate debug file belongs to the ELF, attaches the supplementary file
+//! `dwz` shares between debug files, and finds the split unit of every skeleton unit (a
+//! `.dwo` file or a `.dwp` package). Every file lives only as long as the call, so the
+//! caller works inside a closure; what it builds may borrow from the sections.
+
+use std::path::Path;
+
+use super::{load, split, sup, Slice};
+use crate::elf::{check_debug_file, find_debug_file, missing_dwarf};
+use crate::{Error, Location, Result, Warning, WarningKind};
+
+/// The files of one DWARF read, opened.
+pub(crate) struct Session<'s> {
+    /// The ELF as given.
+    pub obj: &'s object::File<'s>,
+    /// The file that holds the DWARF: the ELF or its separate debug file.
+    pub dwarf_obj: &'s object::File<'s>,
+    /// Where that file is.
+    pub dwarf_path: &'s Path,
+    /// Whether the DWARF comes from a separate debug file.
+    pub separate: bool,
+    /// Its DWARF, with the supplementary file's attached ([`gimli::Dwarf::sup`]).
+    pub dwarf: gimli::Dwarf<Slice<'s>>,
+    /// The headers of every unit in `.debug_info`, up to the first that does not parse.
+    pub headers: Vec<gimli::UnitHeader<Slice<'s>>>,
+    /// The split unit's sections of every skeleton unit, by skeleton offset.
+    pub split_units: split::SplitUnits<'s>,
+    /// What was missing or wrong but did not stop the read, in the order found.
+    pub warnings: Vec<Warning>,
+}
+
+/// Where a session's files come from beside the ELF itself.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Files<'o> {
+    /// A separate debug file named by the caller.
+    pub debug_file: Option<&'o Path>,
+    /// Read a separate debug file that does not belong to the ELF, with a warning.
+    pub debug_file_mismatch_ok: bool,
+    /// A split DWARF package named by the caller.
+    pub dwp: Option<&'o Path>,
+    /// A supplementary file named by the caller.
+    pub sup: Option<&'o Path>,
+}
+
+/// Opens the DWARF of the ELF `data` (read from `path`) and calls `work` with it.
+///
+/// # Errors
+///
+/// The ELF or a file it needs cannot be read or parsed, or a separate debug file does
+/// not belong to it (unless `files.debug_file_mismatch_ok`).
+pub(crate) fn open<R>(
+    path: &Path,
+    data: &[u8],
+    files: Files<'_>,
+    work: impl for<'s> FnOnce(Session<'s>) -> Result<R>,
+) -> Result<R> {
+    let name = path.display().to_string();
+    let obj = object::File::parse(data)
+        .map_err(|e| Error::input_caused(&name, Location::Whole, "not an ELF file", e))?;
+    let debug = find_debug_file(path, &obj, files.debug_file)?;
+    let debug_obj = match &debug {
+        Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
+            Error::input_caused(
+                d.path.display().to_string(),
+                Location::Whole,
+                "not an ELF file",
+                e,
+            )
+        })?),
+        None => None,
+    };
+    let mut warnings = Vec::new();
+    if let (Some(d), Some(d_obj)) = (&debug, &debug_obj) {
+        let mismatch_ok = files.debug_file_mismatch_ok;
+        warnings.extend(check_debug_file(path, &obj, d, d_obj, mismatch_ok)?);
+    }
+    let dwarf_obj = debug_obj.as_ref().unwrap_or(&obj);
+    let dwarf_path = debug.as_ref().map_or(path, |d| d.path.as_path());
+    warnings.extend(missing_dwarf(path, debug.as_ref(), dwarf_obj));
+    let warn = |warnings: &mut Vec<Warning>, kind| {
+        warnings.push(Warning {
+            input: dwarf_path.to_path_buf(),
+            kind,
+        });
+    };
+
+    let mut looked_for = Vec::new();
+    let sup_file = sup::find(dwarf_obj, dwarf_path, files.sup, &mut looked_for)?;
+    if !looked_for.is_empty() {
+        warn(
+            &mut warnings,
+            WarningKind::SupplementaryMissing { looked_for },
+        );
+    }
+    let sup_store = sup_file.as_ref().map(sup::SupFile::sections).transpose()?;
+    let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
+    let mut dwarf = store.dwarf();
+    if let Some(s) = &sup_store {
+        dwarf.set_sup(s.dwarf());
+    }
+    // Units of one crate or one object often share an abbreviation table (ripgrep: 914
+    // units, 184 tables): parse each shared table once instead of once per unit.
+    dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
+
+    let mut kinds = Vec::new();
+    let headers = unit_headers(&dwarf, &mut kinds);
+    let split_files = split::find(&dwarf, &headers, path, files.dwp, &mut kinds)?;
+    let split_sections = split_files.sections()?;
+    let split_units = split_sections.units(&dwarf, &mut kinds)?;
+    for kind in kinds {
+        warn(&mut warnings, kind);
+    }
+    work(Session {
+        obj: &obj,
+        dwarf_obj,
+        dwarf_path,
+        separate: debug.is_some(),
+        dwarf,
+        headers,
+        split_units,
+        warnings,
+    })
+}
+
+/// The headers of every unit of `dwarf` (up to the first that does not parse, reported
+/// in `warnings`).
+pub(crate) fn unit_headers<'a>(
+    dwarf: &gimli::Dwarf<Slice<'a>>,
+    warnings: &mut Vec<WarningKind>,
+) -> Vec<gimli::UnitHeader<Slice<'a>>> {
+    let mut headers = Vec::new();
+    let mut iter = dwarf.units();
+    loop {
+        match iter.next() {
+            Ok(Some(h)) => headers.push(h),
+            Ok(None) => break,
+            Err(e) => {
+                warnings.push(WarningKind::UnitListCut {
+                    reason: e.to_string(),
+                });
+                break;
+            }
+        }
+    }
+    headers
+}
