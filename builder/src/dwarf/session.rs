@@ -9,6 +9,7 @@
 
 use std::path::Path;
 
+pub(crate) use super::split::{split_unit, SplitUnits};
 use super::{load, split, sup, Slice};
 use crate::elf::{check_debug_file, find_debug_file, missing_dwarf};
 use crate::{Error, Location, Result, Warning, WarningKind};
@@ -28,7 +29,7 @@ pub(crate) struct Session<'s> {
     /// The headers of every unit in `.debug_info`, up to the first that does not parse.
     pub headers: Vec<gimli::UnitHeader<Slice<'s>>>,
     /// The split unit's sections of every skeleton unit, by skeleton offset.
-    pub split_units: split::SplitUnits<'s>,
+    pub split_units: SplitUnits<'s>,
     /// What was missing or wrong but did not stop the read, in the order found.
     pub warnings: Vec<Warning>,
 }
@@ -61,6 +62,9 @@ pub(crate) fn open<R>(
     let name = path.display().to_string();
     let obj = object::File::parse(data)
         .map_err(|e| Error::input_caused(&name, Location::Whole, "not an ELF file", e))?;
+    if obj.format() != object::BinaryFormat::Elf {
+        return Err(Error::input(&name, Location::Whole, "not an ELF file"));
+    }
     let debug = find_debug_file(path, &obj, files.debug_file)?;
     let debug_obj = match &debug {
         Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {

@@ -133,17 +133,27 @@ fn folded_addresses(bin: &Path) -> BTreeSet<u64> {
 }
 
 fn llvm_differential(name: &str) {
+    let Some(bin) = fixtures().get(name) else {
+        missing_oracle(&format!("fixture {name}"));
+        return;
+    };
+    let extraction = ranges(bin, &ExtractOptions::default()).unwrap();
+    assert!(
+        extraction.stats.warnings.is_empty(),
+        "{name}: {:?}",
+        extraction.stats.warnings
+    );
+    llvm_differential_of(name, bin, &extraction.records);
+}
+
+/// Our `records` of the program `bin` against llvm-symbolizer's frames of `bin`.
+fn llvm_differential_of(name: &str, bin: &Path, records: &[RangeRecord]) {
     let Some(symbolizer) = tool("llvm-symbolizer-14") else {
         return;
     };
     if tool("nm").is_none() {
         return;
     }
-    let Some(bin) = fixtures().get(name) else {
-        missing_oracle(&format!("fixture {name}"));
-        return;
-    };
-    let records = ranges(bin, &ExtractOptions::default()).unwrap().records;
     let funcs = oracle::functions(bin);
     assert!(!funcs.is_empty(), "{name}: nm lists functions");
     let addrs = oracle::sample(&funcs, 3000);
@@ -153,7 +163,7 @@ fn llvm_differential(name: &str) {
     let mut bad = Vec::new();
     let mut exact = 0;
     for ((a, link), short) in addrs.iter().zip(&linkage).zip(&short) {
-        let got = sweep(&records, *a);
+        let got = sweep(records, *a);
         let top_folded = records
             .iter()
             .any(|r| r.depth == 0 && r.contains(*a) && folded.contains(&r.va));
@@ -204,4 +214,55 @@ fn cpp_ranges_agree_with_llvm_symbolizer() {
 #[test]
 fn rust_ranges_agree_with_llvm_symbolizer() {
     llvm_differential("rust");
+}
+
+/// Split DWARF (Clang, DWARF 4 and 5): loose `.dwo` files beside the objects, and the
+/// same program's units in a `.dwp` package found beside the binary. The frames come from
+/// the split units, the line programs from the skeletons.
+#[test]
+fn split_dwarf_ranges_agree_with_llvm_symbolizer() {
+    for name in [
+        "split-clang4/prog",
+        "split-clang5/prog",
+        "dwp-clang4/prog",
+        "dwp-clang5/prog",
+    ] {
+        llvm_differential(name);
+    }
+}
+
+/// GCC's split DWARF: llvm-symbolizer-14 loses GCC's split inline frames, so the
+/// expectation is llvm-symbolizer on the same program compiled without `-gsplit-dwarf`
+/// (same code, same addresses).
+#[test]
+fn gcc_split_dwarf_ranges_agree_with_llvm_symbolizer_on_the_unsplit_twin() {
+    for (name, twin) in [
+        ("split-gcc4/prog", "split-gcc4/twin"),
+        ("split-gcc5/prog", "split-gcc5/twin"),
+    ] {
+        let (Some(bin), Some(twin)) = (fixtures().get(name), fixtures().get(twin)) else {
+            continue;
+        };
+        let extraction = ranges(bin, &ExtractOptions::default()).unwrap();
+        assert!(extraction.stats.warnings.is_empty(), "{name}");
+        llvm_differential_of(name, twin, &extraction.records);
+    }
+}
+
+/// `dwz -m`: names moved into the supplementary file are followed there
+/// (`DW_FORM_GNU_ref_alt`, `DW_FORM_GNU_strp_alt`, DWARF 5 `DW_FORM_ref_sup4`,
+/// `DW_FORM_strp_sup`). llvm-symbolizer-14 does not read supplementary files, so the
+/// expectation is its answer on the same program before `dwz`.
+#[test]
+fn dwz_multifile_ranges_agree_with_llvm_symbolizer_before_dwz() {
+    for name in ["dwz4/o2", "dwz4/o1", "dwz5/o2", "dwz5/o1"] {
+        let whole = format!("{name}-whole");
+        let (Some(bin), Some(whole)) = (fixtures().get(name), fixtures().get(&whole)) else {
+            continue;
+        };
+        let extraction = ranges(bin, &ExtractOptions::default()).unwrap();
+        assert!(extraction.stats.warnings.is_empty(), "{name}");
+        assert!(extraction.stats.dwarf.units_broken == 0, "{name}");
+        llvm_differential_of(name, whole, &extraction.records);
+    }
 }

@@ -53,6 +53,17 @@ pub struct ExtractArgs {
     /// through its build ID or .gnu_debuglink.
     #[arg(long, value_name = "PATH")]
     pub debug_file: Option<PathBuf>,
+    /// Read a debug file whose build ID (or .gnu_debuglink CRC) is not the binary's.
+    #[arg(long)]
+    pub debug_file_mismatch_ok: bool,
+    /// A split DWARF package (`.dwp`) holding the split units (default: `<ELF>.dwp` when
+    /// it exists, else each unit's `.dwo` file).
+    #[arg(long, value_name = "PATH")]
+    pub dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) the DWARF refers to (default: the file
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    #[arg(long, value_name = "PATH")]
+    pub sup: Option<PathBuf>,
 }
 
 impl ExtractArgs {
@@ -60,7 +71,17 @@ impl ExtractArgs {
         ExtractOptions {
             dwarf_only: self.dwarf_only,
             debug_file: self.debug_file.clone(),
+            debug_file_mismatch_ok: self.debug_file_mismatch_ok,
+            dwp: self.dwp.clone(),
+            sup: self.sup.clone(),
         }
+    }
+
+    /// The files read beside the ELF, which no output may replace.
+    pub fn inputs(&self) -> impl Iterator<Item = &Path> {
+        [&self.debug_file, &self.dwp, &self.sup]
+            .into_iter()
+            .filter_map(|p| p.as_deref())
     }
 }
 
@@ -274,14 +295,17 @@ pub fn extract_parts(
 ) -> Result<(Parts, Parts)> {
     let mut ranges = Destination::parts(max_part_size, None);
     let mut pads = Destination::parts(max_part_size, None);
-    extract_into(elf, &extract.options(), &mut ranges, Some(&mut pads), false)?;
+    let extracted = extract_into(elf, &extract.options(), &mut ranges, Some(&mut pads), false)?;
+    for warning in &extracted.stats.warnings {
+        note!("warning: {warning}");
+    }
     Ok((ranges.into_kept(), pads.into_kept()))
 }
 
 /// `symblob symbfile build`.
 pub fn build(args: BuildArgs) -> Result<()> {
     let mut inputs = vec![args.elf.as_path()];
-    inputs.extend(args.extract.debug_file.as_deref());
+    inputs.extend(args.extract.inputs());
     refuse_same_file(&args.output, &inputs)?;
     if let Some(pads) = &args.return_pads {
         refuse_same_file(pads, &inputs)?;
@@ -336,7 +360,13 @@ pub fn build(args: BuildArgs) -> Result<()> {
             parts_note(pads),
         ));
     }
-    progress.finish(&[], &summary);
+    let warnings: Vec<String> = extracted
+        .stats
+        .warnings
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    progress.finish(&warnings, &summary);
     Ok(())
 }
 

@@ -5,8 +5,10 @@ use rayon::prelude::*;
 
 use super::functree::{function_records, UnitContext};
 use super::lines::{read_lines, UnitError, UnitFiles};
-use super::walk::{UnitIndex, Walker};
+use super::walk::{Instance, Sources, UnitIndex, Walker};
+use super::DwarfInput;
 use crate::dwarf::fast_hash::fast_map;
+use crate::dwarf::session::{self, split_unit};
 use crate::dwarf::Slice;
 use crate::symbfile::record::RangeRecord;
 
@@ -24,37 +26,39 @@ pub struct DwarfStats {
 const BATCH_PER_THREAD: usize = 4;
 
 /// Hands `sink` the records of every unit, in unit order; each unit's records in pre-order.
-pub(crate) fn dwarf_records(
-    dwarf: &gimli::Dwarf<Slice<'_>>,
+/// A skeleton unit's DIEs are walked in its split unit (its line program stays the
+/// skeleton's); references into a supplementary file are followed.
+pub(super) fn dwarf_records(
+    input: &DwarfInput<'_, '_>,
     sink: &mut dyn FnMut(RangeRecord),
 ) -> DwarfStats {
     let mut stats = DwarfStats::default();
-    let mut headers = Vec::new();
-    let mut iter = dwarf.units();
-    loop {
-        match iter.next() {
-            Ok(Some(h)) => {
-                if let Some(start) = h.offset().to_debug_info_offset(&h) {
-                    let end = start.0.saturating_add(h.length_including_self());
-                    headers.push((start.0, end, h));
-                }
-            }
-            Ok(None) => break,
-            Err(_) => {
-                stats.units_broken += 1;
-                break;
-            }
+    let index = UnitIndex::new(input.headers);
+    let sup_headers = match input.dwarf.sup() {
+        Some(sup) => {
+            let mut cut = Vec::new();
+            let headers = session::unit_headers(sup, &mut cut);
+            stats.units_broken += cut.len();
+            headers
         }
-    }
-    let index = UnitIndex { headers };
+        None => Vec::new(),
+    };
+    let sup_index = UnitIndex::new(&sup_headers);
+    let sup = input.dwarf.sup().map(|d| (d, &sup_index));
     let batch = BATCH_PER_THREAD * rayon::current_num_threads().max(1);
     for chunk in index.headers.chunks(batch) {
         let results: Vec<(Vec<RangeRecord>, bool)> = chunk
             .par_iter()
             .with_max_len(1)
-            .map(|(_, _, header)| {
+            .map(|(start, _, header)| {
                 let mut out = Vec::new();
-                let ok = unit_records(dwarf, &index, *header, &mut out).is_ok();
+                let split = input.split_units.get(start);
+                let sources = Sources {
+                    dwarf: input.dwarf,
+                    index: &index,
+                    sup,
+                };
+                let ok = unit_records(&sources, *header, split, &mut out).is_ok();
                 (out, ok)
             })
             .collect();
@@ -71,12 +75,19 @@ pub(crate) fn dwarf_records(
 }
 
 fn unit_records<'a>(
-    dwarf: &gimli::Dwarf<Slice<'a>>,
-    index: &UnitIndex<'a>,
+    sources: &Sources<'_, 'a>,
     header: gimli::UnitHeader<Slice<'a>>,
+    split: Option<&gimli::Dwarf<Slice<'a>>>,
     out: &mut Vec<RangeRecord>,
 ) -> Result<(), UnitError> {
+    let dwarf = sources.dwarf;
     let unit = dwarf.unit(header).map_err(|e| format!("unit: {e}"))?;
+    let split_unit = match split {
+        Some(d) => split_unit(d, &unit)
+            .map_err(|e| format!("split unit: {e}"))?
+            .map(|u| (d, u)),
+        None => None,
+    };
     let mut files = UnitFiles::default();
     let Some(lines) = read_lines(dwarf, &unit, &mut files)? else {
         return Ok(());
@@ -97,8 +108,18 @@ fn unit_records<'a>(
         max_end: &max_end,
         names: &mut names,
     };
-    let mut walker = Walker::new(dwarf, index);
-    walker.walk(&unit, |instances| {
-        function_records(&mut cx, &instances, out)
-    })
+    let each = |instances: Vec<Instance<'a>>| function_records(&mut cx, &instances, out);
+    match &split_unit {
+        // References out of a split unit lead nowhere: it gets no index of the binary's.
+        Some((split_dwarf, split_unit)) => {
+            let none = UnitIndex::new(&[]);
+            let split_sources = Sources {
+                dwarf: split_dwarf,
+                index: &none,
+                sup: sources.sup,
+            };
+            Walker::new(&split_sources).walk(split_unit, each)
+        }
+        None => Walker::new(sources).walk(&unit, each),
+    }
 }

@@ -30,10 +30,11 @@ pub use self::merge::SourceStats;
 use self::merge::{CoverageMap, SourceMerge};
 pub use super::record::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 use crate::dwarf::load::SectionStore;
+use crate::dwarf::session::{self, SplitUnits};
+use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
-use crate::elf::find_debug_file;
 use crate::gopclntab;
-use crate::{Error, Location, Result};
+use crate::{Error, Location, Result, Warning};
 
 /// What to extract.
 #[derive(Clone, Debug, Default)]
@@ -43,6 +44,26 @@ pub struct ExtractOptions {
     /// The file that holds the DWARF, instead of the ELF itself or the debug file found
     /// through the build ID or `.gnu_debuglink`.
     pub debug_file: Option<PathBuf>,
+    /// Read a separate debug file even when it does not belong to the ELF (its build ID
+    /// or `.gnu_debuglink` CRC differs): a warning instead of an error.
+    pub debug_file_mismatch_ok: bool,
+    /// A split DWARF package (`.dwp`) for the ELF's skeleton units (else `<ELF>.dwp` when
+    /// it exists, else each unit's `.dwo` file).
+    pub dwp: Option<PathBuf>,
+    /// The supplementary debug file (`dwz -m`) the DWARF refers to (else the file its
+    /// `.gnu_debugaltlink` or `.debug_sup` names).
+    pub sup: Option<PathBuf>,
+}
+
+impl ExtractOptions {
+    fn session_files(&self) -> session::Files<'_> {
+        session::Files {
+            debug_file: self.debug_file.as_deref(),
+            debug_file_mismatch_ok: self.debug_file_mismatch_ok,
+            dwp: self.dwp.as_deref(),
+            sup: self.sup.as_deref(),
+        }
+    }
 }
 
 /// What each source contributed.
@@ -53,6 +74,10 @@ pub struct ExtractStats {
     /// Per source, in priority order: `dwarf`, `go`, `symtab`, `dynsym` (sources that did
     /// not run are absent).
     pub sources: Vec<(&'static str, SourceStats)>,
+    /// What was missing or wrong but did not stop the extraction (a debug file that does
+    /// not match under `debug_file_mismatch_ok`, no DWARF, a missing split unit or
+    /// supplementary file), in the order found.
+    pub warnings: Vec<Warning>,
 }
 
 /// The records and what each source contributed.
@@ -81,20 +106,17 @@ pub fn ranges_each(
     sink: &mut dyn FnMut(RangeRecord),
 ) -> Result<ExtractStats> {
     let bytes = crate::input::open(path)?;
-    let name = path.display().to_string();
-    let obj = parse(&bytes, &name)?;
-    let debug = find_debug_file(path, &obj, options.debug_file.as_deref())?;
-    match &debug {
-        Some(d) => {
-            let dobj = parse(&d.map, &d.path.display().to_string())?;
-            let store = SectionStore::load(&dobj, &d.path)?;
-            extract(&bytes, &obj, &store, &name, options, sink)
-        }
-        None => {
-            let store = SectionStore::load(&obj, path)?;
-            extract(&bytes, &obj, &store, &name, options, sink)
-        }
-    }
+    session::open(path, &bytes, options.session_files(), |s| {
+        let dwarf = DwarfInput {
+            dwarf: &s.dwarf,
+            headers: &s.headers,
+            split_units: &s.split_units,
+        };
+        let mut stats = extract(&bytes, s.obj, &dwarf, options, sink)
+            .map_err(|m| Error::input(path.display().to_string(), Location::Whole, m))?;
+        stats.warnings = s.warnings;
+        Ok(stats)
+    })
 }
 
 /// Extracts the range records of an ELF image in memory (its own DWARF only); `name`
@@ -102,8 +124,18 @@ pub fn ranges_each(
 pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Result<Extraction> {
     let obj = parse(elf, name)?;
     let store = SectionStore::load(&obj, Path::new(name))?;
+    let dwarf = store.dwarf();
+    let mut cut = Vec::new();
+    let headers = session::unit_headers(&dwarf, &mut cut);
+    let input = DwarfInput {
+        dwarf: &dwarf,
+        headers: &headers,
+        split_units: &SplitUnits::new(),
+    };
     let mut records = Vec::new();
-    let stats = extract(elf, &obj, &store, name, options, &mut |r| records.push(r))?;
+    let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r))
+        .map_err(|m| Error::input(name, Location::Whole, m))?;
+    stats.dwarf.units_broken += cut.len();
     Ok(Extraction { records, stats })
 }
 
@@ -116,18 +148,25 @@ fn parse<'a>(bytes: &'a [u8], name: &str) -> Result<object::File<'a>> {
     Ok(obj)
 }
 
+/// The DWARF the extraction walks.
+struct DwarfInput<'i, 'a> {
+    dwarf: &'i gimli::Dwarf<Slice<'a>>,
+    headers: &'i [gimli::UnitHeader<Slice<'a>>],
+    split_units: &'i SplitUnits<'a>,
+}
+
+/// The records of every source, merged; an error is a message about the ELF as a whole.
 fn extract(
     bytes: &[u8],
     obj: &object::File<'_>,
-    store: &SectionStore<'_>,
-    name: &str,
+    input: &DwarfInput<'_, '_>,
     options: &ExtractOptions,
     sink: &mut dyn FnMut(RangeRecord),
-) -> Result<ExtractStats> {
-    let mut map = CoverageMap::new(obj).map_err(|m| Error::input(name, Location::Whole, m))?;
+) -> std::result::Result<ExtractStats, String> {
+    let mut map = CoverageMap::new(obj)?;
     let mut stats = ExtractStats::default();
     let mut merge = SourceMerge::default();
-    stats.dwarf = dwarf::dwarf_records(&store.dwarf(), &mut |r| {
+    stats.dwarf = dwarf::dwarf_records(input, &mut |r| {
         if merge.accept(&mut map, &r) {
             sink(r);
         }

@@ -45,6 +45,40 @@ pub(crate) struct UnitIndex<'a> {
     pub headers: Vec<(usize, usize, gimli::UnitHeader<Slice<'a>>)>,
 }
 
+impl<'a> UnitIndex<'a> {
+    /// The index of `headers` (those whose start cannot be known are left out).
+    pub(crate) fn new(headers: &[gimli::UnitHeader<Slice<'a>>]) -> Self {
+        let headers = headers
+            .iter()
+            .filter_map(|h| {
+                let start = h.offset().to_debug_info_offset(h)?.0;
+                Some((start, start.saturating_add(h.length_including_self()), *h))
+            })
+            .collect();
+        UnitIndex { headers }
+    }
+}
+
+/// The DWARF a walk reads: the sections of the walked unit with the index of their
+/// units, and the supplementary file's (`dwz -m`) when the DWARF refers to one.
+pub(crate) struct Sources<'d, 'a> {
+    /// The sections of the walked unit.
+    pub dwarf: &'d gimli::Dwarf<Slice<'a>>,
+    /// Their units.
+    pub index: &'d UnitIndex<'a>,
+    /// The supplementary file's sections and units.
+    pub sup: Option<(&'d gimli::Dwarf<Slice<'a>>, &'d UnitIndex<'a>)>,
+}
+
+/// Which file a DIE is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Side {
+    /// The walked unit's file.
+    Main,
+    /// The supplementary file.
+    Sup,
+}
+
 /// Another unit a reference leads to: its `.debug_info` start and the parsed unit.
 type OtherUnit<'a> = (usize, Rc<Unit<'a>>);
 
@@ -54,20 +88,25 @@ type Names<'a> = (Option<Slice<'a>>, Option<Slice<'a>>);
 /// Per-unit state: the parsed units other units' references led to, and the names of the
 /// DIEs references led to (many inline instances share one abstract origin).
 pub(crate) struct Walker<'d, 'a> {
-    dwarf: &'d gimli::Dwarf<Slice<'a>>,
-    index: &'d UnitIndex<'a>,
-    others: HashMap<usize, Rc<Unit<'a>>>,
-    /// Keyed by (`.debug_info` start of the unit, offset in it).
-    referenced: FastMap<(usize, usize), Names<'a>>,
+    sources: &'d Sources<'d, 'a>,
+    others: HashMap<(Side, usize), Rc<Unit<'a>>>,
+    /// Keyed by (file, `.debug_info` start of the unit, offset in it).
+    referenced: FastMap<(Side, usize, usize), Names<'a>>,
 }
 
 impl<'d, 'a> Walker<'d, 'a> {
-    pub(crate) fn new(dwarf: &'d gimli::Dwarf<Slice<'a>>, index: &'d UnitIndex<'a>) -> Self {
+    pub(crate) fn new(sources: &'d Sources<'d, 'a>) -> Self {
         Walker {
-            dwarf,
-            index,
+            sources,
             others: HashMap::new(),
             referenced: fast_map(),
+        }
+    }
+
+    fn dwarf(&self, side: Side) -> &'d gimli::Dwarf<Slice<'a>> {
+        match (side, self.sources.sup) {
+            (Side::Sup, Some((sup, _))) => sup,
+            _ => self.sources.dwarf,
         }
     }
 
@@ -150,9 +189,10 @@ impl<'d, 'a> Walker<'d, 'a> {
                 _ => {}
             }
         }
-        let (link, name) = self.names(unit, die, 0)?;
+        let (link, name) = self.names(Side::Main, unit, die, 0)?;
         let mut ranges = Vec::new();
         let mut iter = self
+            .sources
             .dwarf
             .die_ranges(unit, die)
             .map_err(|e| format!("ranges: {e}"))?;
@@ -171,6 +211,7 @@ impl<'d, 'a> Walker<'d, 'a> {
     /// (linkage name, name) of `die`, the nearer DIE of the reference chain winning.
     fn names(
         &mut self,
+        side: Side,
         unit: &Unit<'a>,
         die: &gimli::DebuggingInformationEntry<Slice<'a>>,
         hops: usize,
@@ -192,8 +233,9 @@ impl<'d, 'a> Walker<'d, 'a> {
                 _ => {}
             }
         }
+        let dwarf = self.dwarf(side);
         let string = |v: Option<AV<Slice<'a>>>| -> Result<Option<Slice<'a>>, UnitError> {
-            v.map(|v| self.dwarf.attr_string(unit, v))
+            v.map(|v| dwarf.attr_string(unit, v))
                 .transpose()
                 .map_err(|e| format!("name: {e}"))
         };
@@ -202,10 +244,10 @@ impl<'d, 'a> Walker<'d, 'a> {
         refs.extend(origin);
         refs.extend(spec);
         for r in refs {
-            let (target, offset) = self.resolve(unit, r)?;
+            let (target_side, target, offset) = self.resolve(side, unit, r)?;
             let key = match &target {
-                Some((start, _)) => (*start, offset.0),
-                None => (unit_start(unit), offset.0),
+                Some((start, _)) => (target_side, *start, offset.0),
+                None => (target_side, unit_start(unit), offset.0),
             };
             let (l, n) = match self.referenced.get(&key) {
                 Some(found) => *found,
@@ -217,7 +259,7 @@ impl<'d, 'a> Walker<'d, 'a> {
                     let entry = target_unit
                         .entry(offset)
                         .map_err(|e| format!("referenced DIE: {e}"))?;
-                    let found = self.names(target_unit, &entry, hops + 1)?;
+                    let found = self.names(target_side, target_unit, &entry, hops + 1)?;
                     self.referenced.insert(key, found);
                     found
                 }
@@ -228,26 +270,35 @@ impl<'d, 'a> Walker<'d, 'a> {
         Ok((link, name))
     }
 
-    /// The unit (`None` = this one) and offset a reference points to.
+    /// The file, the unit (`None` = this one) and the offset a reference from `unit` (in
+    /// the file `side`) points to.
     fn resolve(
         &mut self,
+        side: Side,
         unit: &Unit<'a>,
         r: AV<Slice<'a>>,
-    ) -> Result<(Option<OtherUnit<'a>>, gimli::UnitOffset), UnitError> {
-        let offset = match r {
-            AV::UnitRef(o) => return Ok((None, o)),
-            AV::DebugInfoRef(o) => o,
-            AV::DebugInfoRefSup(_) => return Err("reference into a supplementary file".into()),
+    ) -> Result<(Side, Option<OtherUnit<'a>>, gimli::UnitOffset), UnitError> {
+        let (target_side, offset) = match r {
+            AV::UnitRef(o) => return Ok((side, None, o)),
+            AV::DebugInfoRef(o) => (side, o),
+            AV::DebugInfoRefSup(o) if side == Side::Main => (Side::Sup, o),
             _ => return Err("reference attribute of unexpected form".into()),
         };
-        if let Some(own) = unit.header.offset().to_debug_info_offset(&unit.header) {
-            if let Some(o) = offset.to_unit_offset(&unit.header) {
-                if own.0 <= offset.0 {
-                    return Ok((None, o));
+        let index = match (target_side, self.sources.sup) {
+            (Side::Main, _) => self.sources.index,
+            (Side::Sup, Some((_, index))) => index,
+            (Side::Sup, None) => return Err("reference into a missing supplementary file".into()),
+        };
+        if target_side == side {
+            if let Some(own) = unit.header.offset().to_debug_info_offset(&unit.header) {
+                if let Some(o) = offset.to_unit_offset(&unit.header) {
+                    if own.0 <= offset.0 {
+                        return Ok((side, None, o));
+                    }
                 }
             }
         }
-        let headers = &self.index.headers;
+        let headers = &index.headers;
         let i = headers.partition_point(|(start, _, _)| *start <= offset.0);
         let Some((start, end, header)) = i.checked_sub(1).and_then(|i| headers.get(i)) else {
             return Err("reference to a missing unit".into());
@@ -255,22 +306,22 @@ impl<'d, 'a> Walker<'d, 'a> {
         if offset.0 >= *end {
             return Err("reference to a missing unit".into());
         }
-        let target = match self.others.get(start) {
+        let target = match self.others.get(&(target_side, *start)) {
             Some(u) => u.clone(),
             None => {
                 let u = Rc::new(
-                    self.dwarf
+                    self.dwarf(target_side)
                         .unit(*header)
                         .map_err(|e| format!("referenced unit: {e}"))?,
                 );
-                self.others.insert(*start, u.clone());
+                self.others.insert((target_side, *start), u.clone());
                 u
             }
         };
         let o = offset
             .to_unit_offset(&target.header)
             .ok_or("reference to an offset outside its unit")?;
-        Ok((Some((*start, target)), o))
+        Ok((target_side, Some((*start, target)), o))
     }
 }
 
