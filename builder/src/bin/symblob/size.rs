@@ -80,8 +80,9 @@ pub struct DiffArgs {
     before: PathBuf,
     /// The later build (ELF or `.size`).
     after: PathBuf,
-    /// Write a `.sizediff` here (`-` for standard output) instead of printing a report.
-    #[arg(short = 'o', long = "output")]
+    /// Write a `.sizediff` here (`-` for standard output) instead of printing a report;
+    /// excludes --json and --csv, which format the report.
+    #[arg(short = 'o', long = "output", conflicts_with_all = ["json", "csv"])]
     output: Option<PathBuf>,
     #[command(flatten)]
     format: FormatArgs,
