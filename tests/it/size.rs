@@ -3,6 +3,7 @@
 
 mod beyond;
 mod crosscheck;
+mod decl_oracle;
 mod goldens;
 mod loader_checks;
 mod support;
