@@ -3,13 +3,15 @@
 //! optional name clean-up that sets the anonymous-namespace and clone flags
 //! (`_NormalizeNames`, which SuperSize itself applies only when loading).
 
+use std::borrow::Cow;
+
 use super::model::{FLAG_ANONYMOUS, FLAG_CLONE};
 
 /// Demangles `name` as SuperSize does with `llvm-cxxfilt`: only `_Z…` (and
 /// `.Lswitch.table._Z…`) names; a trailing `.cfi` or `$<32 hex>` is dropped first; LLVM's
 /// promoted-global suffix (`.llvm.123`) is removed. Names that fail stay as they are.
 pub fn demangle(name: &str) -> String {
-    if !(name.starts_with("_Z") || name.starts_with(".Lswitch.table._Z")) {
+    if !is_mangled(name) {
         return name.to_string();
     }
     let mut part = &name[name.find("_Z").unwrap_or(0)..];
@@ -33,6 +35,11 @@ pub fn demangle(name: &str) -> String {
     } else {
         demangled
     }
+}
+
+/// Whether [`demangle`] may change `name`.
+pub fn is_mangled(name: &str) -> bool {
+    name.starts_with("_Z") || name.starts_with(".Lswitch.table._Z")
 }
 
 /// The one place the C++ demangler is called. A suffix after the encoding (`.cold`,
@@ -239,9 +246,9 @@ pub fn normalize_name(full_name: &str, is_text: bool) -> (String, u32) {
 
 /// Makes a name or path safe for the line-based format (spec §9): tab, CR and LF become
 /// a space; other control and non-ASCII characters become `\u{XXXX}`.
-pub fn ascii_clean(text: &str) -> String {
+pub fn ascii_clean(text: &str) -> Cow<'_, str> {
     if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -251,7 +258,7 @@ pub fn ascii_clean(text: &str) -> String {
             _ => out.push_str(&format!("\\u{{{:04X}}}", u32::from(c))),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
