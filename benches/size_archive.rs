@@ -4,7 +4,11 @@
 //! Inputs (each is skipped when absent):
 //! * `SYMBLOB_BENCH_VMLINUX`: a kernel image with DWARF;
 //! * `SYMBLOB_BENCH_ELF`: any ELF with DWARF (default: this benchmark binary itself), e.g.
-//!   the `symblob` binary built with `cargo build --release`.
+//!   the `symblob` binary built with `cargo build --release`;
+//! * `SYMBLOB_BENCH_SQLITE`: a directory holding SQLite's amalgamation (`sqlite3.c`,
+//!   `sqlite3.h`, `shell.c`); the `sqlite3` shell is built from it with `gcc -g -O2`, the
+//!   input Chromium's SuperSize was timed on. The amalgamation ships in SQLite's
+//!   `sqlite-amalgamation-*.zip` and in sdists that bundle SQLite.
 //!
 //! Groups: `size_archive/<input>` (ELF → `SizeInfo`, in memory), `size_write/<input>`
 //! (text + gzip), `size_load/<input>` (gunzip + parse with SuperSize's checks).
@@ -17,8 +21,30 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, Criterion};
 use symblob_build::size::{archive_elf, loader, writer, ArchiveOptions, ElfArchiveInput};
 
-fn inputs() -> Vec<(String, PathBuf)> {
+/// The `sqlite3` shell built from the amalgamation in `dir`, in `build_dir`.
+fn sqlite_shell(dir: &std::path::Path, build_dir: &std::path::Path) -> Option<PathBuf> {
+    let shell = build_dir.join("sqlite3");
+    let status = std::process::Command::new("gcc")
+        .args(["-g", "-O2", "shell.c", "sqlite3.c", "-lm", "-o"])
+        .arg(&shell)
+        .current_dir(dir)
+        .status();
+    match status {
+        Ok(s) if s.success() => Some(shell),
+        other => {
+            eprintln!("skipping sqlite3: gcc in {} gave {other:?}", dir.display());
+            None
+        }
+    }
+}
+
+fn inputs(build_dir: &std::path::Path) -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
+    if let Some(dir) = std::env::var_os("SYMBLOB_BENCH_SQLITE").map(PathBuf::from) {
+        if let Some(shell) = sqlite_shell(&dir, build_dir) {
+            out.push(("sqlite3".to_string(), shell));
+        }
+    }
     if let Some(p) = std::env::var_os("SYMBLOB_BENCH_VMLINUX").map(PathBuf::from) {
         if p.is_file() {
             out.push(("vmlinux".to_string(), p));
@@ -39,7 +65,8 @@ fn inputs() -> Vec<(String, PathBuf)> {
 }
 
 fn bench(c: &mut Criterion) {
-    for (name, path) in inputs() {
+    let build_dir = tempfile::tempdir().expect("temporary directory");
+    for (name, path) in inputs(build_dir.path()) {
         let data = std::fs::read(&path).expect("read input");
         let input = ElfArchiveInput {
             data: &data,

@@ -3,6 +3,8 @@
 
 mod beyond;
 mod crosscheck;
+mod decl_oracle;
 mod goldens;
+mod gzip_oracle;
 mod loader_checks;
 mod support;

@@ -3,6 +3,7 @@
 //! identical-code-folding aliases, unattributed section tails, `** ELF Section: …`
 //! symbols, `Overhead: ELF file`, source paths from DWARF compile units.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rayon::prelude::*;
@@ -130,6 +131,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
         let mapper = scope.spawn(|| SourceMapper::from_elf(input.data));
         let mut raw = unique_symbols(&elf, &all_ranges);
         raw.par_iter_mut()
+            .filter(|s| names::is_mangled(&s.full_name))
             .for_each(|s| s.full_name = names::demangle(&s.full_name));
         let raw = add_nm_aliases(raw, &aliases_by_address(&elf));
         (raw, mapper.join().unwrap_or_default())
@@ -169,7 +171,9 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
     raw.append(&mut other);
     connect_aliases(&mut raw);
     for s in &mut raw {
-        s.full_name = names::ascii_clean(&s.full_name);
+        if let Cow::Owned(clean) = names::ascii_clean(&s.full_name) {
+            s.full_name = clean;
+        }
     }
 
     let container = container(input, &elf, &shipped_ranges, other_size + overhead);
@@ -248,7 +252,7 @@ fn assign_source_paths(
         } else {
             names::normalize_source_path_chromium(path)
         };
-        s.source_path = names::ascii_clean(&path);
+        s.source_path = names::ascii_clean(&path).into_owned();
         if generated && !s.source_path.is_empty() {
             s.flags |= FLAG_GENERATED_SOURCE;
         }
@@ -269,7 +273,7 @@ fn container(
     }
     metadata.insert(
         "elf_file_name".into(),
-        Json::Str(names::ascii_clean(&input.file_name)),
+        Json::Str(names::ascii_clean(&input.file_name).into_owned()),
     );
     if let Some(mtime) = input.mtime {
         metadata.insert("elf_mtime".into(), Json::Int(mtime));
@@ -288,7 +292,10 @@ fn container(
     );
     *section_sizes.entry(SECTION_OTHER.into()).or_insert(0) += other as i64;
     let mut metrics_by_file = BTreeMap::new();
-    metrics_by_file.insert(names::ascii_clean(&input.file_name), Json::Object(metrics));
+    metrics_by_file.insert(
+        names::ascii_clean(&input.file_name).into_owned(),
+        Json::Object(metrics),
+    );
     Container {
         name: String::new(),
         metadata,

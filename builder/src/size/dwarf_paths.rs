@@ -7,10 +7,12 @@ use object::Object;
 
 use super::elf_input::section_data;
 
-/// Sorted `(start, end, path)` ranges with SuperSize's lookup rule.
+/// Sorted `(start, end, unit)` ranges with SuperSize's lookup rule; `units` holds each
+/// unit's `(path, comp_dir)` once (a unit can have thousands of ranges).
 #[derive(Clone, Debug, Default)]
 pub struct SourceMapper {
-    ranges: Vec<(u64, u64, String, String)>,
+    ranges: Vec<(u64, u64, usize)>,
+    units: Vec<(String, String)>,
 }
 
 impl SourceMapper {
@@ -32,16 +34,20 @@ impl SourceMapper {
             return SourceMapper::default();
         };
         let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
-        let mut ranges = Vec::new();
-        let mut units = dwarf.units();
-        while let Ok(Some(header)) = units.next() {
+        let mut mapper = SourceMapper::default();
+        let mut headers = dwarf.units();
+        while let Ok(Some(header)) = headers.next() {
             let Ok(unit) = dwarf.unit(header) else {
                 continue;
             };
-            collect_unit(&dwarf, &unit, &mut ranges);
+            collect_unit(&dwarf, &unit, &mut mapper);
         }
-        ranges.sort();
-        SourceMapper { ranges }
+        // Equal ranges are ordered by path and directory, as sorting full tuples would.
+        let units = &mapper.units;
+        mapper
+            .ranges
+            .sort_unstable_by(|a, b| (a.0, a.1, &units[a.2]).cmp(&(b.0, b.1, &units[b.2])));
+        mapper
     }
 
     /// The compile unit name of the range SuperSize's bisection picks for `address`: the
@@ -49,8 +55,9 @@ impl SourceMapper {
     /// Returns `(path, comp_dir)`.
     pub fn find(&self, address: u64) -> Option<(&str, &str)> {
         let i = self.ranges.partition_point(|r| r.0 <= address);
-        match i.checked_sub(1).map(|j| &self.ranges[j]) {
-            Some((start, end, path, dir)) if *start <= address && address < *end => {
+        match i.checked_sub(1).map(|j| self.ranges[j]) {
+            Some((start, end, unit)) if start <= address && address < end => {
+                let (path, dir) = &self.units[unit];
                 Some((path, dir))
             }
             _ => None,
@@ -73,7 +80,7 @@ type Slice<'a> = EndianSlice<'a, RunTimeEndian>;
 fn collect_unit(
     dwarf: &gimli::Dwarf<Slice<'_>>,
     unit: &gimli::Unit<Slice<'_>>,
-    out: &mut Vec<(u64, u64, String, String)>,
+    out: &mut SourceMapper,
 ) {
     let mut entries = unit.entries();
     let Ok(Some(die)) = entries.next_dfs() else {
@@ -124,7 +131,10 @@ fn collect_unit(
             found.push((low, high));
         }
     }
-    for (start, end) in found {
-        out.push((start, end, path.clone(), comp_dir.clone()));
+    if !found.is_empty() {
+        let index = out.units.len();
+        out.units.push((path, comp_dir));
+        out.ranges
+            .extend(found.into_iter().map(|(start, end)| (start, end, index)));
     }
 }

@@ -3,13 +3,15 @@
 //! optional name clean-up that sets the anonymous-namespace and clone flags
 //! (`_NormalizeNames`, which SuperSize itself applies only when loading).
 
+use std::borrow::Cow;
+
 use super::model::{FLAG_ANONYMOUS, FLAG_CLONE};
 
 /// Demangles `name` as SuperSize does with `llvm-cxxfilt`: only `_Z…` (and
 /// `.Lswitch.table._Z…`) names; a trailing `.cfi` or `$<32 hex>` is dropped first; LLVM's
 /// promoted-global suffix (`.llvm.123`) is removed. Names that fail stay as they are.
 pub fn demangle(name: &str) -> String {
-    if !(name.starts_with("_Z") || name.starts_with(".Lswitch.table._Z")) {
+    if !is_mangled(name) {
         return name.to_string();
     }
     let mut part = &name[name.find("_Z").unwrap_or(0)..];
@@ -35,10 +37,18 @@ pub fn demangle(name: &str) -> String {
     }
 }
 
+/// Whether [`demangle`] may change `name`.
+pub fn is_mangled(name: &str) -> bool {
+    name.starts_with("_Z") || name.starts_with(".Lswitch.table._Z")
+}
+
 /// The one place the C++ demangler is called. A suffix after the encoding (`.cold`,
 /// `.constprop.0`, `.llvm.123`) is written as `llvm-cxxfilt` writes it, ` (.cold)`,
 /// not as GNU's ` [clone .cold]`.
 fn demangle_cpp(mangled: &str) -> Option<String> {
+    if let Some(plain) = demangle_plain_nested(mangled) {
+        return Some(plain);
+    }
     let sym = cpp_demangle::Symbol::new(mangled.as_bytes()).ok()?;
     let text = sym.demangle().ok()?;
     match text.find(" [clone ") {
@@ -50,6 +60,38 @@ fn demangle_cpp(mangled: &str) -> Option<String> {
             Some(format!("{} ({suffix})", &text[..i]))
         }
         None => Some(text),
+    }
+}
+
+/// The C++ demangling of a plain nested name, `_ZN` followed by two or more
+/// `<length><identifier>` source names and a final `E`: the identifiers joined by `::`.
+/// Rust's legacy mangling gives nearly every symbol of a Rust binary this shape; reading
+/// it here skips the demangler's syntax tree and its allocations. Anything else
+/// (templates, substitutions, qualifiers, `_GLOBAL__N` namespaces, a suffix) is `None`
+/// and goes to the full demangler.
+fn demangle_plain_nested(mangled: &str) -> Option<String> {
+    let mut rest = mangled.strip_prefix("_ZN")?.as_bytes();
+    let mut out = String::with_capacity(mangled.len());
+    let mut count = 0;
+    loop {
+        match rest {
+            [b'E'] if count >= 2 => return Some(out),
+            [b'1'..=b'9', ..] => {}
+            _ => return None,
+        }
+        let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let len: usize = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+        let end = digits.checked_add(len)?;
+        let identifier = std::str::from_utf8(rest.get(digits..end)?).ok()?;
+        if identifier.starts_with("_GLOBAL_") {
+            return None;
+        }
+        if count > 0 {
+            out.push_str("::");
+        }
+        out.push_str(identifier);
+        rest = &rest[end..];
+        count += 1;
     }
 }
 
@@ -204,9 +246,9 @@ pub fn normalize_name(full_name: &str, is_text: bool) -> (String, u32) {
 
 /// Makes a name or path safe for the line-based format (spec §9): tab, CR and LF become
 /// a space; other control and non-ASCII characters become `\u{XXXX}`.
-pub fn ascii_clean(text: &str) -> String {
+pub fn ascii_clean(text: &str) -> Cow<'_, str> {
     if text.bytes().all(|b| (b' '..=b'~').contains(&b)) {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -216,7 +258,7 @@ pub fn ascii_clean(text: &str) -> String {
             _ => out.push_str(&format!("\\u{{{:04X}}}", u32::from(c))),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 #[cfg(test)]
@@ -232,6 +274,32 @@ mod tests {
             "foo(int) (.constprop.0.isra.0)"
         );
         assert_eq!(demangle("_Z3fooi.llvm.123"), "foo(int)");
+    }
+
+    /// The plain-name shortcut agrees with `cpp_demangle` on every name it takes, checked
+    /// on the symbols of this test binary (Rust's legacy mangling: thousands of them).
+    #[test]
+    fn plain_nested_names_as_cpp_demangle_writes_them() {
+        use object::{Object, ObjectSymbol};
+        let exe = std::fs::read(std::env::current_exe().expect("test binary")).expect("read");
+        let file = object::File::parse(&*exe).expect("ELF");
+        let mut taken = 0;
+        for sym in file.symbols() {
+            let Ok(name) = sym.name() else { continue };
+            if let Some(fast) = demangle_plain_nested(name) {
+                let full = cpp_demangle::Symbol::new(name.as_bytes())
+                    .expect("cpp_demangle parses what the shortcut reads")
+                    .demangle()
+                    .expect("cpp_demangle writes what the shortcut reads");
+                assert_eq!(fast, full, "{name}");
+                taken += 1;
+            }
+        }
+        assert!(taken > 1000, "only {taken} plain nested names");
+        assert_eq!(demangle_plain_nested("_ZN3foo3barEv"), None);
+        assert_eq!(demangle_plain_nested("_ZN3fooE"), None);
+        assert_eq!(demangle_plain_nested("_ZN12_GLOBAL__N_13fooE"), None);
+        assert_eq!(demangle_plain_nested("_ZN3foo9barE"), None);
     }
 
     #[test]

@@ -164,27 +164,43 @@ pub fn show(info: &SizeInfo, top: usize, format: Format) -> String {
             doc
         }
         Format::Csv => {
-            let mut out = String::from("table,name,section,address,size,percent\n");
+            let mut rows = Vec::new();
             for (k, v) in &sections {
-                let _ = writeln!(out, "section,{},{k},,{v},{:.2}", csv(k), percent(*v, total));
+                rows.push(vec![
+                    "section".into(),
+                    k.clone(),
+                    k.clone(),
+                    String::new(),
+                    v.to_string(),
+                    format!("{:.2}", percent(*v, total)),
+                ]);
             }
             for s in &largest {
-                let _ = writeln!(
-                    out,
-                    "symbol,{},{},0x{:x},{},{:.2}",
-                    csv(&s.full_name),
-                    s.section,
-                    s.address,
-                    s.size,
-                    percent(s.size, total)
-                );
+                rows.push(vec![
+                    "symbol".into(),
+                    s.full_name.clone(),
+                    s.section.clone(),
+                    format!("0x{:x}", s.address),
+                    s.size.to_string(),
+                    format!("{:.2}", percent(s.size, total)),
+                ]);
             }
-            for (table, rows) in [("directory", &dirs), ("file", &files)] {
-                for (k, v) in rows {
-                    let _ = writeln!(out, "{table},{},,,{v},{:.2}", csv(k), percent(*v, total));
+            for (table, table_rows) in [("directory", &dirs), ("file", &files)] {
+                for (k, v) in table_rows {
+                    rows.push(vec![
+                        table.into(),
+                        k.clone(),
+                        String::new(),
+                        String::new(),
+                        v.to_string(),
+                        format!("{:.2}", percent(*v, total)),
+                    ]);
                 }
             }
-            out
+            csv_text(
+                &["table", "name", "section", "address", "size", "percent"],
+                rows,
+            )
         }
         Format::Text => {
             let mut out = String::new();
@@ -220,12 +236,19 @@ fn text_table(out: &mut String, title: &str, rows: &Rows, total: i64) {
     out.push('\n');
 }
 
-fn csv(field: &str) -> String {
-    if field.contains([',', '"', '\n']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_string()
+/// `rows` under `header` as CSV (RFC 4180 quoting of any field that needs it, `\n` line
+/// ends).
+fn csv_text(header: &[&str], rows: Vec<Vec<String>>) -> String {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing into a Vec cannot fail.
+    let _ = writer.write_record(header);
+    for row in rows {
+        let _ = writer.write_record(&row);
     }
+    let bytes = writer.into_inner().unwrap_or_default();
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn symbol_json(s: &Symbol) -> Json {
@@ -385,32 +408,44 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
             doc
         }
         Format::Csv => {
-            let mut out = String::from("table,status,name,section,address,before,after,delta\n");
+            let mut rows = Vec::new();
             for (k, b, a) in &sections {
-                let _ = writeln!(
-                    out,
-                    "section,,{},{k},,{b},{a},{}",
-                    csv(k),
-                    a.wrapping_sub(*b)
-                );
+                rows.push(vec![
+                    "section".into(),
+                    String::new(),
+                    k.clone(),
+                    k.clone(),
+                    String::new(),
+                    b.to_string(),
+                    a.to_string(),
+                    a.wrapping_sub(*b).to_string(),
+                ]);
             }
             for c in &changes {
-                let _ = writeln!(
-                    out,
-                    "symbol,{},{},{},0x{:x},{},{},{}",
-                    status_name(c.status),
-                    csv(&c.symbol.full_name),
-                    c.symbol.section,
-                    c.symbol.address,
-                    c.before,
-                    c.after,
-                    c.after.wrapping_sub(c.before)
-                );
+                rows.push(vec![
+                    "symbol".into(),
+                    status_name(c.status).into(),
+                    c.symbol.full_name.clone(),
+                    c.symbol.section.clone(),
+                    format!("0x{:x}", c.symbol.address),
+                    c.before.to_string(),
+                    c.after.to_string(),
+                    c.after.wrapping_sub(c.before).to_string(),
+                ]);
             }
             for (k, v) in &files {
-                let _ = writeln!(out, "file,,{},,,,,{v}", csv(k));
+                let mut row = vec![String::new(); 8];
+                row[0] = "file".into();
+                row[2] = k.clone();
+                row[7] = v.to_string();
+                rows.push(row);
             }
-            out
+            csv_text(
+                &[
+                    "table", "status", "name", "section", "address", "before", "after", "delta",
+                ],
+                rows,
+            )
         }
         Format::Text => {
             let mut out = String::new();

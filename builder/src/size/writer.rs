@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Write as _;
 
 use super::json::Json;
 use super::model::{SizeInfo, Symbol};
@@ -87,23 +86,27 @@ pub fn size_text(info: &SizeInfo, sparse: bool) -> String {
         json.len()
     );
 
-    // Segments in order of first appearance; symbols grouped by segment.
+    // Segments in order of first appearance; symbols grouped by segment. Symbols come
+    // mostly in runs of one segment and segments are few: a look at the last segment
+    // and a short scan beat a map keyed by section names.
     let mut segment_order: Vec<(usize, &str)> = Vec::new();
-    let mut by_segment: BTreeMap<(usize, &str), Vec<&Symbol>> = BTreeMap::new();
+    let mut by_segment: Vec<Vec<&Symbol>> = Vec::new();
+    let mut last = usize::MAX;
     for s in &info.symbols {
         let key = (s.container, s.section.as_str());
-        by_segment
-            .entry(key)
-            .or_insert_with(|| {
-                segment_order.push(key);
-                Vec::new()
-            })
-            .push(s);
+        if segment_order.get(last) != Some(&key) {
+            last = match segment_order.iter().position(|k| *k == key) {
+                Some(i) => i,
+                None => {
+                    segment_order.push(key);
+                    by_segment.push(Vec::new());
+                    segment_order.len() - 1
+                }
+            };
+        }
+        by_segment[last].push(s);
     }
-    let ordered: Vec<&Symbol> = segment_order
-        .iter()
-        .flat_map(|k| by_segment[k].iter().copied())
-        .collect();
+    let ordered: Vec<&Symbol> = by_segment.iter().flatten().copied().collect();
 
     let (paths, path_ids) = sorted_table(
         ordered
@@ -130,34 +133,31 @@ pub fn size_text(info: &SizeInfo, sparse: bool) -> String {
         })
         .collect();
     let _ = writeln!(out, "{}", names.join("\t"));
-    let counts: Vec<String> = segment_order
-        .iter()
-        .map(|k| by_segment[k].len().to_string())
-        .collect();
+    let counts: Vec<String> = by_segment.iter().map(|v| v.len().to_string()).collect();
     let _ = writeln!(out, "{}", counts.join("\t"));
 
-    let path_index =
-        |s: &Symbol| path_ids[&(s.object_path.as_str(), s.source_path.as_str())] as i64;
-    let component_index = |s: &Symbol| component_ids[s.component.as_str()] as i64;
-    let mut block = |value: &dyn Fn(&Symbol) -> i64, delta: bool| {
-        for key in &segment_order {
+    // One line per segment of a value per symbol (index into `ordered`), as deltas from
+    // the previous symbol of the segment or as they are.
+    let mut block = |value: &dyn Fn(usize) -> i64, delta: bool| {
+        let mut index = 0;
+        for segment in &by_segment {
             let mut prev = 0i64;
-            let mut line = String::new();
-            for (i, s) in by_segment[key].iter().enumerate() {
-                let v = value(s);
+            for i in 0..segment.len() {
+                let v = value(index);
+                index += 1;
                 if i > 0 {
-                    line.push(' ');
+                    out.push(' ');
                 }
-                let _ = write!(line, "{}", if delta { v.wrapping_sub(prev) } else { v });
+                let _ = write!(out, "{}", if delta { v.wrapping_sub(prev) } else { v });
                 prev = v;
             }
-            out.push_str(&line);
             out.push('\n');
         }
     };
-    block(&|s| s.address as i64, true);
+    block(&|i| ordered[i].address as i64, true);
     block(
-        &|s| {
+        &|i| {
+            let s = ordered[i];
             if s.is_overhead() {
                 s.size
             } else {
@@ -167,10 +167,10 @@ pub fn size_text(info: &SizeInfo, sparse: bool) -> String {
         false,
     );
     if sparse {
-        block(&|s| s.padding, false);
+        block(&|i| ordered[i].padding, false);
     }
-    block(&path_index, true);
-    block(&component_index, true);
+    block(&|i| path_ids[i] as i64, true);
+    block(&|i| component_ids[i] as i64, true);
 
     let mut group_seen: Option<usize> = None;
     let mut disassembly = Vec::new();
@@ -200,41 +200,51 @@ pub fn size_text(info: &SizeInfo, sparse: bool) -> String {
     out
 }
 
-/// The compression level SuperSize writes with (Python's `GzipFile` default).
-pub const DEFAULT_GZIP_LEVEL: u32 = 9;
+/// The compression level written by default. SuperSize writes 9 (Python's `GzipFile`
+/// default) with zlib; zlib-rs at 6 gives files within 1 % of zlib's or miniz_oxide's at
+/// 9 on archive text (see BENCHMARKS.md) in a third of the time.
+pub const DEFAULT_GZIP_LEVEL: u32 = 6;
 
-/// The sorted distinct values and each value's index among them.
-fn sorted_table<'a, K: Ord + std::hash::Hash + Copy + 'a>(
+/// The sorted distinct values of `values` and, for each value in turn, its index in that
+/// table. Each value is hashed once (runs of equal values not at all).
+fn sorted_table<K: Ord + std::hash::Hash + Copy>(
     values: impl Iterator<Item = K>,
-) -> (Vec<K>, std::collections::HashMap<K, usize>) {
-    let mut ids: std::collections::HashMap<K, usize> = values.map(|v| (v, 0)).collect();
-    let mut table: Vec<K> = ids.keys().copied().collect();
-    table.sort_unstable();
-    for (i, v) in table.iter().enumerate() {
-        ids.insert(*v, i);
+) -> (Vec<K>, Vec<usize>) {
+    let mut first_seen: std::collections::HashMap<K, usize> = std::collections::HashMap::new();
+    let mut table: Vec<K> = Vec::new();
+    let mut previous: Option<(K, usize)> = None;
+    let provisional: Vec<usize> = values
+        .map(|v| {
+            let id = match previous {
+                Some((p, id)) if p == v => id,
+                _ => *first_seen.entry(v).or_insert_with(|| {
+                    table.push(v);
+                    table.len() - 1
+                }),
+            };
+            previous = Some((v, id));
+            id
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..table.len()).collect();
+    order.sort_unstable_by(|&a, &b| table[a].cmp(&table[b]));
+    let mut rank = vec![0; table.len()];
+    for (r, &i) in order.iter().enumerate() {
+        rank[i] = r;
     }
-    (table, ids)
+    let sorted = order.iter().map(|&i| table[i]).collect();
+    (sorted, provisional.into_iter().map(|p| rank[p]).collect())
 }
 
-/// Gzips `text` as Python's `GzipFile(filename='', mtime=0)` does at level 9: one member,
-/// header `1f 8b 08 00 00 00 00 00 02 ff`.
+/// Gzips `text` at [`DEFAULT_GZIP_LEVEL`] with the header Python's
+/// `GzipFile(filename='', mtime=0)` writes (`1f 8b 08 00 00 00 00 00 02 ff`), as one member.
 pub fn gzip(text: &[u8]) -> Vec<u8> {
     gzip_level(text, DEFAULT_GZIP_LEVEL)
 }
 
-/// Like [`gzip`] at another level (0-9; 1 is several times faster on large archives).
-/// The header's XFL byte follows the level as zlib sets it.
+/// Like [`gzip`] at another level (0-9); the bytes depend only on `text` and `level`.
 pub fn gzip_level(text: &[u8], level: u32) -> Vec<u8> {
-    let mut encoder = flate2::GzBuilder::new()
-        .mtime(0)
-        .operating_system(255)
-        .write(
-            Vec::with_capacity(text.len() / 4 + 64),
-            flate2::Compression::new(level.min(9)),
-        );
-    // Writing into a Vec cannot fail.
-    let _ = encoder.write_all(text);
-    encoder.finish().unwrap_or_default()
+    super::gzip::gzip(text, level)
 }
 
 /// A gzipped `.size` file.

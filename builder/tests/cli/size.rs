@@ -433,3 +433,100 @@ fn size_diff_json_schema_and_values_match_the_goldens_dump() {
     let (before, after) = dumped_sides("supersize/sizedemo.sizediff.dump.tsv");
     check_diff_report(&v, &before, &after);
 }
+
+/// `simple.size` with its `.rodata` renamed to a section name holding a comma and quotes
+/// (a `.size` names sections freely; SuperSize's loader and `size_ref.py` accept it).
+const ODD_SECTION: &str = ".ro,\"da\"ta";
+
+fn odd_section_file(dir: &Path) -> PathBuf {
+    let text = gunzip(&std::fs::read(testdata("supersize/simple.size")).unwrap());
+    let mut lines = text.splitn(4, '\n');
+    let (vanity, version) = (lines.next().unwrap(), lines.next().unwrap());
+    let json_len: usize = lines.next().unwrap().parse().unwrap();
+    let rest = lines.next().unwrap();
+    let json = rest[..json_len].replace(".rodata", &ODD_SECTION.replace('"', "\\\""));
+    let body = rest[json_len..].replace(".rodata", ODD_SECTION);
+    let text = format!("{vanity}\n{version}\n{}\n{json}{body}", json.len());
+    let path = dir.join("odd.size");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut gz, text.as_bytes()).unwrap();
+    std::fs::write(&path, gz.finish().unwrap()).unwrap();
+    path
+}
+
+/// Rows of CSV text as Python's `csv` module reads them.
+fn python_csv_rows(csv_text: &str) -> Option<Vec<Vec<String>>> {
+    let python = tool("python3")?;
+    let mut child = Command::new(python)
+        .args([
+            "-c",
+            "import csv, json, sys; print(json.dumps(list(csv.reader(sys.stdin))))",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), csv_text.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    Some(serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn size_csv_quotes_every_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let odd = odd_section_file(dir.path());
+    strict(&odd);
+    let show = ok(&run(
+        &["size", "show", p(&odd), "--csv", "--top", "1000"],
+        b"",
+    ));
+    let Some(rows) = python_csv_rows(&show) else {
+        return;
+    };
+    assert!(rows.iter().all(|r| r.len() == 6), "{show}");
+    assert!(rows
+        .iter()
+        .any(|r| r[0] == "section" && r[1] == ODD_SECTION && r[2] == ODD_SECTION));
+    let symbols_there = rows
+        .iter()
+        .filter(|r| r[0] == "symbol" && r[2] == ODD_SECTION)
+        .count();
+    assert!(symbols_there > 0, "{show}");
+
+    let simple = testdata("supersize/simple.size");
+    let diff = ok(&run(&["size", "diff", p(&simple), p(&odd), "--csv"], b""));
+    let rows = python_csv_rows(&diff).unwrap();
+    assert!(rows.iter().all(|r| r.len() == 8), "{diff}");
+    assert!(rows
+        .iter()
+        .any(|r| r[0] == "section" && r[2] == ODD_SECTION && r[3] == ODD_SECTION));
+    assert!(rows
+        .iter()
+        .any(|r| r[0] == "symbol" && r[1] == "added" && r[3] == ODD_SECTION));
+}
+
+#[test]
+fn size_diff_output_refuses_report_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    let simple = testdata("supersize/simple.size");
+    let out_file = dir.path().join("out.sizediff");
+    for format in ["--json", "--csv"] {
+        let out = run(
+            &[
+                "size",
+                "diff",
+                p(&simple),
+                p(&simple),
+                "-o",
+                p(&out_file),
+                format,
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(2), "{format}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--output") && err.contains(format), "{err}");
+        assert!(!out_file.exists());
+    }
+}
