@@ -9,8 +9,7 @@
 //! the return-pad strings used only once (per pad all functions, then all files); range
 //! strings used once are written inline.
 
-use std::collections::HashMap;
-
+use crate::dwarf::fast_hash::{fast_map, FastMap};
 use crate::{Error, Location, Result};
 
 use super::record::{LineRow, RangeRecord, Record, ReturnPadRecord};
@@ -74,8 +73,9 @@ pub struct SymbfileWriter {
     out: Vec<u8>,
     window: Vec<Pending>,
     /// The distinct strings of the window, each stored once, with its id: ids count up
-    /// in first-use order.
-    ids: HashMap<Box<str>, u32>,
+    /// in first-use order. Fx-hashed: the strings are names from the input, and the map is
+    /// bounded by a window.
+    ids: FastMap<Box<str>, u32>,
     /// Uses of each string id.
     uses: Vec<StringUse>,
     /// The encoded line tables of the window's ranges.
@@ -109,7 +109,7 @@ impl SymbfileWriter {
             },
             out,
             window: Vec::new(),
-            ids: HashMap::new(),
+            ids: fast_map(),
             uses: Vec::new(),
             line_tables: Vec::new(),
             table_estimate: 0,
@@ -311,7 +311,7 @@ impl SymbfileWriter {
 struct WindowStrings<'w> {
     texts: &'w [&'w str],
     uses: &'w [StringUse],
-    ids: &'w HashMap<Box<str>, u32>,
+    ids: &'w FastMap<Box<str>, u32>,
 }
 
 impl WindowStrings<'_> {
