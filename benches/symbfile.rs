@@ -106,7 +106,7 @@ fn bench(c: &mut Criterion) {
         _ => None,
     });
     let last = last.unwrap();
-    let mut scratch = vec![0u32; 1 << 17];
+    let mut scratch = vec![""; 1 << 17];
     eprintln!(
         "symbfile bench file: {} records, {} bytes, {} string tables",
         records.len(),

@@ -17,10 +17,10 @@ pub fn read(bytes: &[u8], probes: &[u64]) -> Option<Vec<Record>> {
     }
     let verdicts: Vec<_> = [0usize, 1, 64]
         .iter()
-        .map(|&n| file.validate(&mut vec![0; n]))
+        .map(|&n| file.validate(&mut vec![""; n]))
         .collect();
     assert!(verdicts.windows(2).all(|w| w[0] == w[1]), "{verdicts:?}");
-    let mut scratch = vec![0u32; 64];
+    let mut scratch = vec![""; 64];
     let mut records = file.records(&mut scratch);
     let mut owned = Vec::new();
     loop {

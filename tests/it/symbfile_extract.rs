@@ -2,6 +2,7 @@
 //! reference implementation) wrote for the same ELF files, with llvm-symbolizer, and with
 //! the call sites objdump lists.
 
+mod go;
 mod golden;
 mod oracles;
 mod retpads;

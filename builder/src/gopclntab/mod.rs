@@ -5,8 +5,12 @@
 //! access by returning no functions at all; here every access is checked and any failure
 //! gives the same "no functions".
 
+mod pcvalue;
+
 use crate::elf::file::{ElfFile, SectionData};
 use crate::error::Problem;
+
+pub(crate) use pcvalue::{LineSpan, PcTables};
 
 /// One function of the table: `[entry, end)` and its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +21,11 @@ pub(crate) struct GoFunc<'a> {
     pub end: u64,
     /// Name as stored in the function-name table.
     pub name: &'a [u8],
+    /// The function's `_func` record from its `nameOff` field on (Go 1.16+ tables only;
+    /// read on demand by [`GoFunc::line_span`], never needed to list the functions).
+    record: &'a [u8],
+    /// The pc-value, compilation-unit and file tables (Go 1.16+ tables only).
+    tables: Option<PcTables<'a>>,
 }
 
 /// Why the build must fail (the errors Pyroscope returns rather than recovers from).
@@ -121,6 +130,7 @@ struct Table<'a> {
     func_data: &'a [u8],
     functab: &'a [u8],
     text_start: u64,
+    tables: Option<PcTables<'a>>,
 }
 
 /// The `size`-byte (at most 8) unsigned integer at the start of `b`.
@@ -180,23 +190,35 @@ impl<'a> Table<'a> {
             func_data: &[],
             functab: &[],
             text_start,
+            tables: None,
         };
         let word = |k: usize| uint(big_endian, data.get(8 + k * ptr_size..)?, ptr_size);
         let from_word = |k: usize| data.get(usize::try_from(word(k)?).ok()?..);
         // nfunctab is a uint32 in Go: the word is truncated.
         t.count = word(0)? as u32 as usize;
+        let tables = |cu: usize| {
+            Some(PcTables {
+                cutab: from_word(cu)?,
+                filetab: from_word(cu + 1)?,
+                pctab: from_word(cu + 2)?,
+                quantum: header[6],
+                big_endian,
+            })
+        };
         let (names, func_data) = match magic {
             GO118_MAGIC | GO120_MAGIC => {
                 // Every table Go slices must be in range, even those not used here.
                 for k in 4..=6 {
                     from_word(k)?;
                 }
+                t.tables = tables(4);
                 (from_word(3)?, from_word(7)?)
             }
             GO116_MAGIC => {
                 for k in 3..=5 {
                     from_word(k)?;
                 }
+                t.tables = tables(3);
                 (from_word(2)?, from_word(6)?)
             }
             // Go 1.2: names and func data are relative to the table start, functab follows
@@ -267,6 +289,8 @@ impl<'a> Table<'a> {
             entry,
             end,
             name: tail.get(..len)?,
+            record: record.get(first_field..)?,
+            tables: self.tables,
         })
     }
 }
@@ -319,19 +343,12 @@ mod tests {
     fn reads_a_go118_table() {
         let data = table118(&[(0, "main.a"), (0x20, "main.b")], 0x48);
         let funcs = parse(&data, 0x1000).unwrap();
+        let funcs: Vec<_> = funcs.iter().map(|f| (f.entry, f.end, f.name)).collect();
         assert_eq!(
             funcs,
             vec![
-                GoFunc {
-                    entry: 0x1000,
-                    end: 0x1020,
-                    name: b"main.a"
-                },
-                GoFunc {
-                    entry: 0x1020,
-                    end: 0x1048,
-                    name: b"main.b"
-                },
+                (0x1000, 0x1020, b"main.a".as_slice()),
+                (0x1020, 0x1048, b"main.b".as_slice())
             ]
         );
     }

@@ -30,7 +30,7 @@ pub struct ToLidia {
 /// Converts the range records of a symbfile into a Lidia file with files and lines.
 pub fn symbfile_to_lidia(symbfile: &[u8]) -> Result<ToLidia> {
     let file = SymbFile::parse(symbfile)?;
-    let mut scratch = vec![0u32; SCRATCH_SLOTS];
+    let mut scratch = vec![""; SCRATCH_SLOTS];
     let mut records = file.records(&mut scratch);
     let mut writer = LidiaWriter::new(Flags {
         files: true,

@@ -141,7 +141,7 @@ pub(crate) const SCRATCH_SLOTS: usize = 1 << 20;
 /// Decodes a whole symbfile into owned records, checking every rule of the reader.
 pub fn decode(bytes: &[u8]) -> Result<Vec<Record>> {
     let file = SymbFile::parse(bytes)?;
-    let mut scratch = vec![0u32; SCRATCH_SLOTS];
+    let mut scratch = vec![""; SCRATCH_SLOTS];
     let mut records = file.records(&mut scratch);
     let mut out = Vec::new();
     while let Some(r) = records.next()? {

@@ -9,8 +9,7 @@
 //! the return-pad strings used only once (per pad all functions, then all files); range
 //! strings used once are written inline.
 
-use std::collections::HashMap;
-
+use crate::dwarf::fast_hash::{fast_map, FastMap};
 use crate::{Error, Location, Result};
 
 use super::record::{LineRow, RangeRecord, Record, ReturnPadRecord};
@@ -41,6 +40,7 @@ impl Default for WriterOptions {
 }
 
 /// Per-string bookkeeping of the current window.
+#[derive(Clone, Copy)]
 struct StringUse {
     /// Number of uses (each field occurrence counts).
     count: u32,
@@ -48,14 +48,38 @@ struct StringUse {
     index: Option<u32>,
 }
 
+/// A buffered range record: strings as window string ids, the line table already encoded
+/// (a fraction of the memory of the owned record, which the window holds 2^18 of).
+struct PendingRange {
+    va: u64,
+    length: u64,
+    func: u32,
+    file: Option<u32>,
+    call_file: Option<u32>,
+    call_line: Option<u32>,
+    depth: u32,
+    /// The `lineTable` payload in [`SymbfileWriter::line_tables`].
+    lines: std::ops::Range<usize>,
+}
+
+enum Pending {
+    Range(PendingRange),
+    ReturnPad(ReturnPadRecord),
+}
+
 /// Writes records into a symbfile in memory.
 pub struct SymbfileWriter {
     options: WriterOptions,
     out: Vec<u8>,
-    window: Vec<Record>,
-    uses: HashMap<String, StringUse>,
-    /// Distinct strings of the window in first-use order.
-    order: Vec<String>,
+    window: Vec<Pending>,
+    /// The distinct strings of the window, each stored once, with its id: ids count up
+    /// in first-use order. Fx-hashed: the strings are names from the input, and the map is
+    /// bounded by a window.
+    ids: FastMap<Box<str>, u32>,
+    /// Uses of each string id.
+    uses: Vec<StringUse>,
+    /// The encoded line tables of the window's ranges.
+    line_tables: Vec<u8>,
     table_estimate: usize,
     prev_va: Option<u64>,
     records: u64,
@@ -85,8 +109,9 @@ impl SymbfileWriter {
             },
             out,
             window: Vec::new(),
-            uses: HashMap::new(),
-            order: Vec::new(),
+            ids: fast_map(),
+            uses: Vec::new(),
+            line_tables: Vec::new(),
             table_estimate: 0,
             prev_va: None,
             records: 0,
@@ -106,27 +131,77 @@ impl SymbfileWriter {
 
     /// Adds one record (a copy of it). Fails on a line table not sorted by offset.
     pub fn add(&mut self, record: &Record) -> Result<()> {
-        self.push(record.clone())
+        match record {
+            Record::Range(r) => self.push_range(r),
+            Record::ReturnPad(p) => self.push_pad(p.clone()),
+        }
     }
 
     /// Adds one record, taking it over (what an extractor producing records calls).
     pub fn push(&mut self, record: Record) -> Result<()> {
-        if let Record::Range(r) = &record {
-            if r.lines.windows(2).any(|w| w[1].offset < w[0].offset) {
-                return Err(Error::input(
-                    "symbfile writer",
-                    Location::Index(self.records),
-                    format!(
-                        "line table of {:?} at {:#x} is not sorted by offset",
-                        r.func, r.va
-                    ),
-                ));
-            }
+        match record {
+            Record::Range(r) => self.push_range(&r),
+            Record::ReturnPad(p) => self.push_pad(p),
         }
-        for s in strings_of(&record) {
-            self.use_string(s);
+    }
+
+    fn push_range(&mut self, r: &RangeRecord) -> Result<()> {
+        if r.lines.windows(2).any(|w| w[1].offset < w[0].offset) {
+            return Err(Error::input(
+                "symbfile writer",
+                Location::Index(self.records),
+                format!(
+                    "line table of {:?} at {:#x} is not sorted by offset",
+                    r.func, r.va
+                ),
+            ));
         }
-        self.window.push(record);
+        // First use is decided in this order: function, file, call file (spec §4).
+        let func = self.use_string(&r.func);
+        let file = r.file.as_deref().map(|s| self.use_string(s));
+        let call_file = r.call_file.as_deref().map(|s| self.use_string(s));
+        let start = self.line_tables.len();
+        if !r.lines.is_empty() {
+            let mut last = 0;
+            packed(
+                &mut self.line_tables,
+                1,
+                r.lines.iter().map(|row: &LineRow| {
+                    let delta = row.offset - last;
+                    last = row.offset;
+                    u64::from(delta)
+                }),
+            );
+            packed(
+                &mut self.line_tables,
+                2,
+                r.lines.iter().map(|row| u64::from(row.line)),
+            );
+        }
+        self.window.push(Pending::Range(PendingRange {
+            va: r.va,
+            length: r.length,
+            func,
+            file,
+            call_file,
+            call_line: r.call_line,
+            depth: r.depth,
+            lines: start..self.line_tables.len(),
+        }));
+        self.pushed()
+    }
+
+    fn push_pad(&mut self, p: ReturnPadRecord) -> Result<()> {
+        for e in &p.entries {
+            self.use_string(&e.func);
+            self.use_string(e.file.as_deref().unwrap_or(""));
+        }
+        self.window.push(Pending::ReturnPad(p));
+        self.pushed()
+    }
+
+    /// Counts the record just buffered and flushes a full window.
+    fn pushed(&mut self) -> Result<()> {
         self.records += 1;
         if self.window.len() >= self.options.window_records
             || self.table_estimate >= TABLE_ESTIMATE_LIMIT
@@ -141,43 +216,44 @@ impl SymbfileWriter {
         records.into_iter().try_for_each(|r| self.add(r))
     }
 
-    fn use_string(&mut self, s: &str) {
-        if let Some(u) = self.uses.get_mut(s) {
-            u.count += 1;
-            return;
+    /// Counts a use of `s` and returns its id in the window.
+    fn use_string(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            self.uses[id as usize].count += 1;
+            return id;
         }
+        let id = self.uses.len() as u32;
         self.table_estimate += 5 + s.len();
-        self.uses.insert(
-            s.to_owned(),
-            StringUse {
-                count: 1,
-                index: None,
-            },
-        );
-        self.order.push(s.to_owned());
+        self.ids.insert(s.into(), id);
+        self.uses.push(StringUse {
+            count: 1,
+            index: None,
+        });
+        id
     }
 
     /// Writes the buffered window: its string table, then its records.
     fn flush(&mut self) -> Result<()> {
+        let ids = std::mem::take(&mut self.ids);
+        let mut texts = vec![""; self.uses.len()];
+        for (s, &id) in &ids {
+            texts[id as usize] = s;
+        }
         let mut table: Vec<&str> = Vec::new();
-        for s in &self.order {
-            let u = self
-                .uses
-                .get_mut(s.as_str())
-                .expect("every ordered string is counted");
+        for (u, s) in self.uses.iter_mut().zip(&texts) {
             if u.count > 1 {
                 u.index = Some(table.len() as u32);
                 table.push(s);
             }
         }
         for record in &self.window {
-            let Record::ReturnPad(p) = record else {
+            let Pending::ReturnPad(p) = record else {
                 continue;
             };
             let funcs = p.entries.iter().map(|e| e.func.as_str());
             let files = p.entries.iter().map(|e| e.file.as_deref().unwrap_or(""));
             for s in funcs.chain(files) {
-                let u = self.uses.get_mut(s).expect("pad strings are counted");
+                let u = &mut self.uses[ids[s] as usize];
                 if u.index.is_none() {
                     u.index = Some(table.len() as u32);
                     table.push(s);
@@ -189,112 +265,30 @@ impl SymbfileWriter {
             len_delim(&mut body, 1, s.as_bytes());
         }
         checked_message(&mut self.out, MT_STRING_TABLE_V1, &body)?;
+        let strings = WindowStrings {
+            texts: &texts,
+            uses: &self.uses,
+            ids: &ids,
+        };
         for record in std::mem::take(&mut self.window) {
             body.clear();
-            match &record {
-                Record::Range(r) => self.encode_range(&mut body, r),
-                Record::ReturnPad(p) => self.encode_pad(&mut body, p),
-            }
-            let kind = match record {
-                Record::Range(_) => MT_RANGE_V1,
-                Record::ReturnPad(_) => MT_RETURN_PAD_V1,
+            let kind = match &record {
+                Pending::Range(r) => {
+                    encode_range(&mut body, &mut self.prev_va, &strings, r, &self.line_tables);
+                    MT_RANGE_V1
+                }
+                Pending::ReturnPad(p) => {
+                    encode_pad(&mut body, &mut self.prev_va, &strings, p);
+                    MT_RETURN_PAD_V1
+                }
             };
             checked_message(&mut self.out, kind, &body)?;
         }
         self.uses.clear();
-        self.order.clear();
+        self.line_tables.clear();
         self.table_estimate = 0;
         self.flushed = true;
         Ok(())
-    }
-
-    /// `deltaElfVA` (field 1) when the signed difference fits i64, else the absolute VA in
-    /// `set_field`, as symblib chooses (spec §3.1).
-    fn elf_va(&mut self, body: &mut Vec<u8>, va: u64, set_field: u32) {
-        let delta = self
-            .prev_va
-            .and_then(|prev| i64::try_from(i128::from(va) - i128::from(prev)).ok());
-        match delta {
-            Some(d) => {
-                tag(body, 1, 0);
-                varint(body, ((d << 1) ^ (d >> 63)) as u64);
-            }
-            None => {
-                tag(body, set_field, 0);
-                varint(body, va);
-            }
-        }
-        self.prev_va = Some(va);
-    }
-
-    fn string_field(&self, body: &mut Vec<u8>, inline_field: u32, ref_field: u32, s: &str) {
-        match self
-            .uses
-            .get(s)
-            .and_then(|u| if u.count > 1 { u.index } else { None })
-        {
-            Some(i) => {
-                tag(body, ref_field, 0);
-                varint(body, u64::from(i));
-            }
-            None => len_delim(body, inline_field, s.as_bytes()),
-        }
-    }
-
-    fn encode_range(&mut self, body: &mut Vec<u8>, r: &RangeRecord) {
-        self.elf_va(body, r.va, 12);
-        if r.length != 0 {
-            tag(body, 2, 0);
-            varint(body, r.length);
-        }
-        self.string_field(body, 3, 9, &r.func);
-        if let Some(file) = &r.file {
-            self.string_field(body, 4, 10, file);
-        }
-        if let Some(line) = r.call_line.filter(|&l| l != 0) {
-            tag(body, 5, 0);
-            varint(body, u64::from(line));
-        }
-        if let Some(call_file) = &r.call_file {
-            self.string_field(body, 6, 11, call_file);
-        }
-        if r.depth != 0 {
-            tag(body, 7, 0);
-            varint(body, u64::from(r.depth));
-        }
-        if !r.lines.is_empty() {
-            let mut table = Vec::new();
-            let mut last = 0;
-            packed(
-                &mut table,
-                1,
-                r.lines.iter().map(|row: &LineRow| {
-                    let delta = row.offset - last;
-                    last = row.offset;
-                    u64::from(delta)
-                }),
-            );
-            packed(&mut table, 2, r.lines.iter().map(|row| u64::from(row.line)));
-            len_delim(body, 8, &table);
-        }
-    }
-
-    fn encode_pad(&mut self, body: &mut Vec<u8>, p: &ReturnPadRecord) {
-        self.elf_va(body, p.va, 5);
-        let index = |s: &str| u64::from(self.uses.get(s).and_then(|u| u.index).unwrap_or(0));
-        let funcs: Vec<u64> = p.entries.iter().map(|e| index(&e.func)).collect();
-        let files: Vec<u64> = p
-            .entries
-            .iter()
-            .map(|e| index(e.file.as_deref().unwrap_or("")))
-            .collect();
-        packed(body, 2, funcs.into_iter());
-        packed(body, 3, files.into_iter());
-        packed(
-            body,
-            4,
-            p.entries.iter().map(|e| u64::from(e.line.unwrap_or(0))),
-        );
     }
 
     /// Takes the bytes of the windows written so far, so that a long file can be streamed
@@ -313,23 +307,103 @@ impl SymbfileWriter {
     }
 }
 
-/// The strings a record uses, in the order that decides first use (spec §4).
-fn strings_of(record: &Record) -> Vec<&str> {
-    match record {
-        Record::Range(r) => [
-            Some(r.func.as_str()),
-            r.file.as_deref(),
-            r.call_file.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect(),
-        Record::ReturnPad(p) => p
-            .entries
-            .iter()
-            .flat_map(|e| [e.func.as_str(), e.file.as_deref().unwrap_or("")])
-            .collect(),
+/// The window's strings as the record encoders see them.
+struct WindowStrings<'w> {
+    texts: &'w [&'w str],
+    uses: &'w [StringUse],
+    ids: &'w FastMap<Box<str>, u32>,
+}
+
+impl WindowStrings<'_> {
+    /// A range's string field: a table reference when the string is used more than once,
+    /// else inline.
+    fn field(&self, body: &mut Vec<u8>, inline_field: u32, ref_field: u32, id: u32) {
+        let u = self.uses[id as usize];
+        match u.index.filter(|_| u.count > 1) {
+            Some(i) => {
+                tag(body, ref_field, 0);
+                varint(body, u64::from(i));
+            }
+            None => len_delim(body, inline_field, self.texts[id as usize].as_bytes()),
+        }
     }
+
+    /// A return-pad string's table index.
+    fn index(&self, s: &str) -> u64 {
+        let u = self.ids.get(s).map(|&id| self.uses[id as usize]);
+        u64::from(u.and_then(|u| u.index).unwrap_or(0))
+    }
+}
+
+/// `deltaElfVA` (field 1) when the signed difference fits i64, else the absolute VA in
+/// `set_field`, as symblib chooses (spec §3.1).
+fn elf_va(body: &mut Vec<u8>, prev_va: &mut Option<u64>, va: u64, set_field: u32) {
+    let delta = prev_va.and_then(|prev| i64::try_from(i128::from(va) - i128::from(prev)).ok());
+    match delta {
+        Some(d) => {
+            tag(body, 1, 0);
+            varint(body, ((d << 1) ^ (d >> 63)) as u64);
+        }
+        None => {
+            tag(body, set_field, 0);
+            varint(body, va);
+        }
+    }
+    *prev_va = Some(va);
+}
+
+fn encode_range(
+    body: &mut Vec<u8>,
+    prev_va: &mut Option<u64>,
+    strings: &WindowStrings<'_>,
+    r: &PendingRange,
+    line_tables: &[u8],
+) {
+    elf_va(body, prev_va, r.va, 12);
+    if r.length != 0 {
+        tag(body, 2, 0);
+        varint(body, r.length);
+    }
+    strings.field(body, 3, 9, r.func);
+    if let Some(file) = r.file {
+        strings.field(body, 4, 10, file);
+    }
+    if let Some(line) = r.call_line.filter(|&l| l != 0) {
+        tag(body, 5, 0);
+        varint(body, u64::from(line));
+    }
+    if let Some(call_file) = r.call_file {
+        strings.field(body, 6, 11, call_file);
+    }
+    if r.depth != 0 {
+        tag(body, 7, 0);
+        varint(body, u64::from(r.depth));
+    }
+    if !r.lines.is_empty() {
+        len_delim(body, 8, &line_tables[r.lines.clone()]);
+    }
+}
+
+fn encode_pad(
+    body: &mut Vec<u8>,
+    prev_va: &mut Option<u64>,
+    strings: &WindowStrings<'_>,
+    p: &ReturnPadRecord,
+) {
+    elf_va(body, prev_va, p.va, 5);
+    let funcs: Vec<u64> = p.entries.iter().map(|e| strings.index(&e.func)).collect();
+    let files: Vec<u64> = p
+        .entries
+        .iter()
+        .map(|e| strings.index(e.file.as_deref().unwrap_or("")))
+        .collect();
+    packed(body, 2, funcs.into_iter());
+    packed(body, 3, files.into_iter());
+    packed(
+        body,
+        4,
+        p.entries.iter().map(|e| u64::from(e.line.unwrap_or(0))),
+    );
 }
 
 /// Encodes every record into a complete symbfile with default options.

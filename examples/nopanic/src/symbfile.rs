@@ -26,7 +26,7 @@ pub fn check(input: &[u8], out: &mut Console) {
             }
         }
     }
-    let mut scratch = [0u32; 256];
+    let mut scratch = [""; 256];
     match file.validate(&mut []) {
         Ok(c) => {
             let _ = writeln!(

@@ -18,10 +18,11 @@ pub(crate) enum VarintError {
 /// Bits beyond the 64th (in the tenth byte) are dropped, as protobuf's decoders do.
 #[inline(always)]
 pub(crate) fn read(bytes: &[u8]) -> Result<(u64, usize), VarintError> {
-    // One-byte values are by far the most common (tags, small lengths, deltas): keep
-    // that path inline at every call site and the loop out of line.
-    match bytes.first() {
-        Some(&b) if b < 0x80 => Ok((u64::from(b), 1)),
+    // One- and two-byte values are by far the most common (tags, small lengths, deltas,
+    // line numbers): keep those paths inline at every call site and the loop out of line.
+    match *bytes {
+        [b0, ..] if b0 < 0x80 => Ok((u64::from(b0), 1)),
+        [b0, b1, ..] if b1 < 0x80 => Ok((u64::from(b0 & 0x7f) | u64::from(b1).wrapping_shl(7), 2)),
         _ => read_long(bytes),
     }
 }

@@ -15,7 +15,7 @@ impl<'a> SymbFile<'a> {
     pub fn lookup_ranges(
         &self,
         addr: u64,
-        scratch: &mut [u32],
+        scratch: &mut [&'a str],
         out: &mut [Range<'a>],
     ) -> Result<usize, Error> {
         let mut records = Records::new(self.messages(), scratch, false);
@@ -51,7 +51,7 @@ impl<'a> SymbFile<'a> {
     pub fn lookup_return_pad<'s>(
         &self,
         addr: u64,
-        scratch: &'s mut [u32],
+        scratch: &'s mut [&'a str],
     ) -> Result<Option<ReturnPad<'a, 's>>, Error> {
         let mut records = Records::new(self.messages(), scratch, false);
         while let Some(p) = records.next_pending()? {
@@ -66,8 +66,13 @@ impl<'a> SymbFile<'a> {
             records.prev_va = Some(va);
             if pad && va == addr {
                 let len = records.index_table()?;
-                let Records { scratch, table, .. } = records;
-                let strings = Strings::new(table, len, scratch);
+                let Records {
+                    scratch,
+                    table,
+                    table_resume,
+                    ..
+                } = records;
+                let strings = Strings::new(table, len, scratch, table_resume);
                 return records::decode_return_pad(
                     p.message.offset,
                     p.message.body,

@@ -14,9 +14,9 @@
 //! # String tables and the scratch
 //!
 //! Records refer to strings of the most recent table by index. Give the decoder a scratch
-//! of `u32` slots at least as long as the largest table (the writer's tables hold at most a
-//! few hundred thousand strings) and each index is resolved in O(1) after one pass over
-//! the table; with an empty or short scratch the missing part is found by scanning the
+//! of `&str` slots at least as long as the largest table (the writer's tables hold at most
+//! a few hundred thousand strings) and each index is resolved by a slot read after one pass
+//! over the table, which checks each string's UTF-8 once; with an empty or short scratch the missing part is found by scanning the
 //! table body, which is correct but costs O(table size) per lookup.
 //!
 //! # Lookups: a symbfile is a stream, not an index
@@ -48,7 +48,7 @@
 //! let mut bytes = b"symbfile\x00\x01\x05\x04\x0a\x03f.c".to_vec();
 //! bytes.extend(b"\x17\x02\x60\x80\x20\x10\x20\x1a\x04main\x50\x00\x42\x08\x0a\x02\x00\x10\x12\x02\x0a\x0c");
 //! let file = SymbFile::parse(&bytes)?;
-//! let mut scratch = [0u32; 16];
+//! let mut scratch = [""; 16];
 //! let mut records = file.records(&mut scratch);
 //! let Some(Record::Range(range)) = records.next()? else { panic!() };
 //! assert_eq!((range.va, range.length, range.func, range.file), (0x1000, 0x20, "main", Some("f.c")));
@@ -179,12 +179,12 @@ impl<'a> SymbFile<'a> {
 
     /// Decodes the records in file order, every message checked; `scratch` speeds up
     /// string-table access (see the module documentation; `&mut []` for none).
-    pub fn records<'s>(&self, scratch: &'s mut [u32]) -> Records<'a, 's> {
+    pub fn records<'s>(&self, scratch: &'s mut [&'a str]) -> Records<'a, 's> {
         Records::new(self.messages(), scratch, true)
     }
 
     /// Decodes the whole file, checking every rule; returns the record counts.
-    pub fn validate(&self, scratch: &mut [u32]) -> Result<Counts, Error> {
+    pub fn validate(&self, scratch: &mut [&'a str]) -> Result<Counts, Error> {
         let mut counts = Counts::default();
         let mut records = self.records(scratch);
         while let Some(r) = records.next()? {
@@ -243,6 +243,7 @@ impl<'a> Messages<'a> {
         }
     }
 
+    #[inline(always)]
     fn message(&mut self) -> Result<Message<'a>, Error> {
         let start = self.pos;
         let offset = to_u64(start);
@@ -261,24 +262,28 @@ impl<'a> Messages<'a> {
         let kind = u32::try_from(kind)
             .ok()
             .filter(|&k| k <= 0x7fff_ffff)
-            .ok_or(error(
-                "message type",
-                offset,
-                ErrorKind::OutOfRange {
-                    value: kind,
-                    limit: 0x8000_0000,
-                },
-            ))?;
+            .ok_or_else(|| {
+                error(
+                    "message type",
+                    offset,
+                    ErrorKind::OutOfRange {
+                        value: kind,
+                        limit: 0x8000_0000,
+                    },
+                )
+            })?;
         let rest = self.data.get(self.pos..).unwrap_or(&[]);
         let len = usize::try_from(len).unwrap_or(usize::MAX);
-        let (body, _) = rest.split_at_checked(len).ok_or(error(
-            "message body",
-            offset,
-            ErrorKind::Truncated {
-                needed: to_u64(len),
-                available: to_u64(rest.len()),
-            },
-        ))?;
+        let (body, _) = rest.split_at_checked(len).ok_or_else(|| {
+            error(
+                "message body",
+                offset,
+                ErrorKind::Truncated {
+                    needed: to_u64(len),
+                    available: to_u64(rest.len()),
+                },
+            )
+        })?;
         self.pos = self.pos.saturating_add(len);
         Ok(Message { offset, kind, body })
     }
@@ -320,7 +325,7 @@ struct Pending<'a> {
 #[derive(Debug)]
 pub struct Records<'a, 's> {
     messages: Messages<'a>,
-    scratch: &'s mut [u32],
+    scratch: &'s mut [&'a str],
     /// Index each table as soon as it arrives (full validation) or when first used.
     eager: bool,
     prev_va: Option<u64>,
@@ -328,12 +333,14 @@ pub struct Records<'a, 's> {
     table_offset: u64,
     /// Number of strings in the current table, once it has been indexed.
     table_len: Option<u32>,
+    /// Body position past the last string of the current table stored in the scratch.
+    table_resume: u32,
     string_tables: u64,
     unknown: u64,
 }
 
 impl<'a, 's> Records<'a, 's> {
-    fn new(messages: Messages<'a>, scratch: &'s mut [u32], eager: bool) -> Self {
+    fn new(messages: Messages<'a>, scratch: &'s mut [&'a str], eager: bool) -> Self {
         Records {
             messages,
             scratch,
@@ -342,12 +349,14 @@ impl<'a, 's> Records<'a, 's> {
             table: StringTable::default(),
             table_offset: 0,
             table_len: Some(0),
+            table_resume: 0,
             string_tables: 0,
             unknown: 0,
         }
     }
 
     /// The next record message, string tables and unknown messages handled on the way.
+    #[inline(always)]
     fn next_pending(&mut self) -> Result<Option<Pending<'a>>, Error> {
         while let Some(message) = self.messages.next() {
             let message = message?;
@@ -385,19 +394,26 @@ impl<'a, 's> Records<'a, 's> {
         if let Some(n) = self.table_len {
             return Ok(n);
         }
-        let n = self
+        let (n, resume) = self
             .table
-            .index(self.scratch)
+            .index_with_resume(self.scratch)
             .map_err(|e| error("string table", self.table_offset, ErrorKind::Malformed(e)))?;
         self.table_len = Some(n);
+        self.table_resume = resume;
         Ok(n)
     }
 
     fn strings(&self) -> Strings<'a, '_> {
-        Strings::new(self.table, self.table_len.unwrap_or(0), self.scratch)
+        Strings::new(
+            self.table,
+            self.table_len.unwrap_or(0),
+            self.scratch,
+            self.table_resume,
+        )
     }
 
     /// Fully decodes a pending record and advances the VA chain to it.
+    #[inline(always)]
     fn decode(&mut self, p: Pending<'a>) -> Result<Record<'a, '_>, Error> {
         self.index_table()?;
         let offset = p.message.offset;
@@ -423,9 +439,10 @@ impl<'a, 's> Records<'a, 's> {
                 prev_va,
                 table,
                 table_len,
+                table_resume,
                 ..
             } = self;
-            let strings = Strings::new(*table, table_len.unwrap_or(0), scratch);
+            let strings = Strings::new(*table, table_len.unwrap_or(0), scratch, *table_resume);
             let pad = records::decode_return_pad(offset, p.message.body, p.prev_va, strings)
                 .map_err(at)?;
             *prev_va = Some(pad.va);

@@ -39,7 +39,7 @@ impl<'a> Fields<'a> {
         self.rest
     }
 
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, n: usize) -> Result<&'a [u8], &'static str> {
         let (head, tail) = self
             .rest
@@ -49,11 +49,11 @@ impl<'a> Fields<'a> {
         Ok(head)
     }
 
-    #[inline]
+    #[inline(always)]
     fn varint(&mut self, what: &'static str) -> Result<u64, &'static str> {
         match leb128::read(self.rest) {
             Ok((v, n)) => {
-                self.rest = self.rest.get(n..).unwrap_or(&[]);
+                self.rest = self.rest.split_at_checked(n).map_or(&[], |(_, t)| t);
                 Ok(v)
             }
             Err(VarintError::TooLong) => Err("varint longer than 10 bytes"),
@@ -61,7 +61,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn field(&mut self) -> Result<Field<'a>, &'static str> {
         let key = self.varint("truncated field key")?;
         let number = key >> 3;
@@ -92,7 +92,7 @@ impl<'a> Fields<'a> {
 impl<'a> Iterator for Fields<'a> {
     type Item = Result<Field<'a>, &'static str>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
             return None;
@@ -120,14 +120,14 @@ impl<'a> Packed<'a> {
 impl Iterator for Packed<'_> {
     type Item = Result<u64, &'static str>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.rest.is_empty() {
             return None;
         }
         match leb128::read(self.rest) {
             Ok((v, n)) => {
-                self.rest = self.rest.get(n..).unwrap_or(&[]);
+                self.rest = self.rest.split_at_checked(n).map_or(&[], |(_, t)| t);
                 Some(Ok(v))
             }
             Err(e) => {

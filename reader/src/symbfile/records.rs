@@ -294,7 +294,48 @@ impl Iterator for LineColumn<'_> {
     }
 }
 
+const TOO_MANY_ROWS: Fail = (LINE_TABLE, ErrorKind::Malformed("too many rows"));
+const OFFSET_OVERFLOW: Fail = (
+    LINE_TABLE,
+    ErrorKind::Malformed("cumulative offset overflows u32"),
+);
+
+/// A packed column whose values all take one byte (the usual offset deltas): its count and
+/// sum, found without decoding; `None` otherwise. A body holds at most 16 MiB, so neither
+/// the count nor the sum (at most 127 per byte) can overflow `u32`.
+#[inline]
+fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
+    if !bytes.iter().all(|&b| b < 0x80) {
+        return None;
+    }
+    let count = u32::try_from(bytes.len()).ok()?;
+    let sum = bytes
+        .iter()
+        .fold(0u32, |acc, &b| acc.wrapping_add(u32::from(b)));
+    Some((count, sum))
+}
+
+/// The number of values in a packed column when every value certainly fits `u32` (at most
+/// four bytes, so below 2^28) and the last one is complete; `None` when the column needs
+/// the full decoder to decide. Counts the final bytes (top bit clear) without decoding.
+#[inline]
+fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
+    if bytes.last().is_some_and(|&b| b >= 0x80) {
+        return None;
+    }
+    let (mut count, mut run, mut longest) = (0u32, 0u32, 0u32);
+    for &b in bytes {
+        let more = u32::from(b >> 7);
+        // Length of the current run of continuation bytes (reset by a final byte).
+        run = run.wrapping_add(more).wrapping_mul(more);
+        longest = longest.max(run);
+        count = count.wrapping_add(more ^ 1);
+    }
+    (longest <= 3).then_some(count)
+}
+
 /// Decodes a `RangeV1` body. `resolve` turns a string-table index into its string.
+#[inline(always)]
 pub(crate) fn decode_range<'a>(
     offset: u64,
     body: &'a [u8],
@@ -340,8 +381,15 @@ pub(crate) fn decode_range<'a>(
                         (_, _) if inner.number <= 2 => plain = false,
                         _ => {}
                     }
-                    match inner.number {
-                        1 => repeated_values(inner.value, |v| {
+                    match (inner.number, inner.value) {
+                        (1, Value::Bytes(b)) if let Some((n, s)) = packed_small(b) => {
+                            offsets = offsets.checked_add(n).ok_or(TOO_MANY_ROWS)?;
+                            sum = sum.checked_add(s).ok_or(OFFSET_OVERFLOW)?;
+                        }
+                        (2, Value::Bytes(b)) if let Some(n) = packed_count_u32(b) => {
+                            lines = lines.checked_add(n).ok_or(TOO_MANY_ROWS)?;
+                        }
+                        (1, value) => repeated_values(value, |v| {
                             let v = u32::try_from(v).map_err(|_| "offset does not fit u32")?;
                             sum = sum
                                 .checked_add(v)
@@ -350,7 +398,7 @@ pub(crate) fn decode_range<'a>(
                             Ok(())
                         })
                         .map_err(malformed(LINE_TABLE))?,
-                        2 => repeated_values(inner.value, |v| {
+                        (2, value) => repeated_values(value, |v| {
                             u32::try_from(v).map_err(|_| "line does not fit u32")?;
                             lines = lines.checked_add(1).ok_or("too many rows")?;
                             Ok(())

@@ -1,14 +1,14 @@
 //! String tables: a `StringTableV1` message body read in place.
 //!
 //! A table is never copied. Without help, finding string `i` scans the body (O(table
-//! size)); with a caller-provided scratch of `u32` slots, one pass records where each
-//! string starts and every later access is O(1). Strings past the scratch's capacity are
-//! found by scanning on from the last recorded one, so a small scratch still works, only
-//! slower.
+//! size)); with a caller-provided scratch of `&str` slots, one pass validates each string
+//! once (UTF-8) and stores it, and every later access is a slot read. Strings past the
+//! scratch's capacity are found by scanning on from the last stored one, so a small scratch
+//! still works, only slower.
 
 use core::str;
 
-use super::proto::{Field, Fields, Value};
+use super::proto::{Fields, Value};
 
 /// Field number of `strings` in `StringTableV1`.
 const STRINGS: u64 = 1;
@@ -65,45 +65,41 @@ impl<'a> StringTable<'a> {
         Ok(None)
     }
 
-    /// Checks the whole body (wire format, UTF-8) and counts the strings, recording the
-    /// position of the first `scratch.len()` of them in `scratch`.
-    pub fn index(&self, scratch: &mut [u32]) -> Result<u32, TableError> {
+    /// Checks the whole body (wire format, UTF-8) and counts the strings, storing the
+    /// first `scratch.len()` of them in `scratch`: each string is validated once here and
+    /// later uses of its index are a slot read.
+    pub fn index(&self, scratch: &mut [&'a str]) -> Result<u32, TableError> {
+        self.index_with_resume(scratch).map(|(count, _)| count)
+    }
+
+    /// [`StringTable::index`], also returning the body position just past the last string
+    /// stored in the scratch (where a scan for later strings starts).
+    pub(crate) fn index_with_resume(
+        &self,
+        scratch: &mut [&'a str],
+    ) -> Result<(u32, u32), TableError> {
         let mut count = 0u32;
+        let mut resume = 0u32;
         let mut slots = scratch.iter_mut();
-        for s in self.iter() {
-            let (at, _) = s?;
+        let mut strings = self.iter();
+        while let Some(s) = strings.next() {
+            let (_, s) = s?;
             if let Some(slot) = slots.next() {
-                *slot = at;
+                *slot = s;
+                resume = strings.body_position();
             }
             count = count.checked_add(1).ok_or("string table too large")?;
         }
-        Ok(count)
+        Ok((count, resume))
     }
 
-    /// String `index` given the first `index.len()` positions recorded by
-    /// [`StringTable::index`] on this table: O(1) when `index` covers it.
-    pub(crate) fn get_indexed(&self, positions: &[u32], index: u32) -> Option<&'a str> {
-        let i = usize::try_from(index).ok()?;
-        if let Some(&at) = positions.get(i) {
-            let mut fields = Fields::new(self.body.get(usize::try_from(at).ok()?..)?);
-            return match fields.next()?.ok()? {
-                Field {
-                    number: STRINGS,
-                    value: Value::Bytes(b),
-                } => str::from_utf8(b).ok(),
-                _ => None,
-            };
-        }
-        // Past the scratch: continue scanning from the last recorded string.
-        let (start, skip) = match positions.last() {
-            Some(&at) => (at, u32::try_from(positions.len().saturating_sub(1)).ok()?),
-            None => (0, 0),
-        };
+    /// String `skip + n` where string `skip` is the first one at body position `resume`.
+    fn scan_from(&self, resume: u32, n: u32) -> Option<&'a str> {
         let strings = TableStrings {
-            fields: Fields::new(self.body.get(usize::try_from(start).ok()?..)?),
+            fields: Fields::new(self.body.get(usize::try_from(resume).ok()?..)?),
             base: self.body.len(),
         };
-        self.get_from(strings, index.checked_sub(skip)?).ok()?
+        self.get_from(strings, n).ok()?
     }
 }
 
@@ -152,23 +148,31 @@ impl<'a> Iterator for TableStrings<'a> {
 }
 
 /// The current string table as the record decoder sees it: the table, how many strings it
-/// holds, and the positions recorded in the caller's scratch.
+/// holds, the strings already validated into the caller's scratch, and where a scan for the
+/// strings past the scratch starts.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Strings<'a, 's> {
     table: StringTable<'a>,
     count: u32,
-    positions: &'s [u32],
+    slots: &'s [&'a str],
+    resume: u32,
 }
 
 impl<'a, 's> Strings<'a, 's> {
-    pub(crate) fn new(table: StringTable<'a>, count: u32, positions: &'s [u32]) -> Self {
-        let used = positions
+    pub(crate) fn new(
+        table: StringTable<'a>,
+        count: u32,
+        slots: &'s [&'a str],
+        resume: u32,
+    ) -> Self {
+        let used = slots
             .len()
             .min(usize::try_from(count).unwrap_or(usize::MAX));
         Strings {
             table,
             count,
-            positions: positions.get(..used).unwrap_or(&[]),
+            slots: slots.get(..used).unwrap_or(&[]),
+            resume,
         }
     }
 
@@ -187,11 +191,17 @@ impl<'a, 's> Strings<'a, 's> {
         self.count == 0
     }
 
-    /// String `index`: O(1) within the scratch's capacity, else a scan.
+    /// String `index`: a slot read within the scratch's capacity, else a scan.
+    #[inline]
     pub fn get(&self, index: u32) -> Option<&'a str> {
+        let i = usize::try_from(index).ok()?;
+        if let Some(&s) = self.slots.get(i) {
+            return Some(s);
+        }
         if index >= self.count {
             return None;
         }
-        self.table.get_indexed(self.positions, index)
+        let skip = u32::try_from(self.slots.len()).ok()?;
+        self.table.scan_from(self.resume, index.checked_sub(skip)?)
     }
 }

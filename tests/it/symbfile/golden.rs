@@ -257,7 +257,7 @@ fn symbfile_scratch_sizes_give_the_same_records() {
     let bytes = symblob_build::symbfile::writer::encode(&records).unwrap();
     let file = SymbFile::parse(&bytes).unwrap();
     for slots in [0usize, 1, 10, 1000] {
-        let mut scratch = vec![0u32; slots];
+        let mut scratch = vec![""; slots];
         let mut it = file.records(&mut scratch);
         let mut n = 0;
         while let Some(View::Range(r)) = it.next().unwrap() {
@@ -279,7 +279,7 @@ fn symbfile_lookups_find_ranges_in_depth_order_and_pads() {
     let records = sample_records();
     let bytes = symblob_build::symbfile::writer::encode(&records).unwrap();
     let file = SymbFile::parse(&bytes).unwrap();
-    let mut scratch = [0u32; 64];
+    let mut scratch = [""; 64];
     let mut out = [symblob::symbfile::Range::EMPTY; 8];
     let n = file.lookup_ranges(0x100a, &mut scratch, &mut out).unwrap();
     let names: Vec<&str> = out[..n].iter().map(|r| r.func).collect();

@@ -29,7 +29,7 @@ fn probes(records: &[Record]) -> Vec<u64> {
 
 /// (function, depth, line) of the frames a symbfile sweep gives, outermost first.
 fn sweep(file: &SymbFile<'_>, addr: u64) -> Vec<(String, u64)> {
-    let mut scratch = vec![0u32; 4096];
+    let mut scratch = vec![""; 4096];
     let mut out = [Range::EMPTY; 64];
     let n = file.lookup_ranges(addr, &mut scratch, &mut out).unwrap();
     out[..n]

@@ -319,7 +319,7 @@ pub fn run(command: Command) -> Result<Outcome> {
                 Some(path) => {
                     let bytes = load(path)?;
                     SymbFile::parse(&bytes)
-                        .and_then(|f| f.validate(&mut vec![0; 1 << 16]))
+                        .and_then(|f| f.validate(&mut vec![""; 1 << 16]))
                         .map_err(|e| blob_error(path, e))?;
                     bytes
                 }
@@ -338,7 +338,7 @@ pub fn run(command: Command) -> Result<Outcome> {
 /// with the file): text lines, or `{"records": [...]}` with one record a line and each
 /// `elf_va` a "0x…" string.
 fn dump(path: &Path, file: &SymbFile<'_>, as_json: bool) -> Result<()> {
-    let mut scratch = vec![0u32; 1 << 20];
+    let mut scratch = vec![""; 1 << 20];
     let mut records = file.records(&mut scratch);
     let mut out = common::stdout();
     let mut first = true;

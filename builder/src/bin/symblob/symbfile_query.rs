@@ -28,7 +28,7 @@ pub fn answer_all(
     flags: LookupFlags,
     addresses: &[String],
 ) -> Result<Outcome> {
-    let mut scratch = vec![0u32; 1 << 16];
+    let mut scratch = vec![""; 1 << 16];
     let mut ranges = vec![Range::EMPTY; MAX_DEPTH];
     lookups::run(addresses, |question, out| {
         answer(file, flags, question, &mut scratch, &mut ranges, out)
@@ -41,7 +41,7 @@ fn answer<'a>(
     file: &SymbFile<'a>,
     flags: LookupFlags,
     question: &Question<'_>,
-    scratch: &mut [u32],
+    scratch: &mut [&'a str],
     ranges: &mut [Range<'a>],
     out: &mut dyn Write,
 ) -> io::Result<()> {

@@ -22,7 +22,7 @@ pub struct DwarfStats {
 }
 
 /// Units processed in parallel at a time: each batch's records are handed on, in unit
-/// order, before the next batch starts, so memory stays bounded by a batch.
+/// order, while the next batch is extracted, so memory stays bounded by two batches.
 const BATCH_PER_THREAD: usize = 4;
 
 /// Hands `sink` the records of every unit, in unit order; each unit's records in pre-order.
@@ -46,8 +46,8 @@ pub(super) fn dwarf_records(
     let sup_index = UnitIndex::new(&sup_headers);
     let sup = input.dwarf.sup().map(|d| (d, &sup_index));
     let batch = BATCH_PER_THREAD * rayon::current_num_threads().max(1);
-    for chunk in index.headers.chunks(batch) {
-        let results: Vec<(Vec<RangeRecord>, bool)> = chunk
+    let extract = |chunk: &[_]| -> Vec<(Vec<RangeRecord>, bool)> {
+        chunk
             .par_iter()
             .with_max_len(1)
             .map(|(start, _, header)| {
@@ -61,7 +61,9 @@ pub(super) fn dwarf_records(
                 let ok = unit_records(&sources, *header, split, &mut out).is_ok();
                 (out, ok)
             })
-            .collect();
+            .collect()
+    };
+    let mut deliver = |results: Vec<(Vec<RangeRecord>, bool)>| {
         for (records, ok) in results {
             if ok {
                 stats.units_ok += 1;
@@ -70,7 +72,26 @@ pub(super) fn dwarf_records(
             }
             records.into_iter().for_each(&mut *sink);
         }
-    }
+    };
+    // A pipeline of two stages: while the pool extracts one batch, this thread hands the
+    // previous batch's records to the sink (merge and writer), so neither waits for the
+    // other; the records still reach the sink in unit order.
+    std::thread::scope(|scope| {
+        let mut previous = None;
+        for chunk in index.headers.chunks(batch) {
+            let next = scope.spawn(|| extract(chunk));
+            if let Some(results) = previous.take() {
+                deliver(results);
+            }
+            match next.join() {
+                Ok(results) => previous = Some(results),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        if let Some(results) = previous {
+            deliver(results);
+        }
+    });
     stats
 }
 

@@ -6,9 +6,12 @@
 //! records at a change of source file has each piece followed by its own inline records,
 //! so none is dropped by the merge (symblib keeps only those of the last piece).
 //!
-//! Known difference: Go functions span `[entry, next entry)` of the function table and
-//! have no file, where symblib ends them at the end of their line table and names the
-//! first file of their file table. It only shows for Go executables without DWARF.
+//! Go functions follow symblib: they end where their line table ends (alignment padding
+//! before the next function is left out) and carry the first file of their file table.
+//! Where symblib reads nothing we still give records: tables older than Go 1.16 give
+//! `[entry, next entry)` without a file, big-endian tables are read like little-endian
+//! ones, and a function whose name or file table is broken is skipped or has no file,
+//! where symblib abandons the whole Go source.
 //!
 //! Entry points: [`ranges`] (records collected), [`ranges_each`] (records streamed, memory
 //! bounded by a batch of units), [`ranges_from_bytes`] (an image in memory).
@@ -33,7 +36,7 @@ use crate::dwarf::load::SectionStore;
 use crate::dwarf::session::{self, SplitUnits};
 use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
-use crate::gopclntab;
+use crate::gopclntab::{self, LineSpan};
 use crate::{Error, Location, Result, Warning};
 
 /// What to extract.
@@ -192,7 +195,10 @@ fn extract(
     Ok(stats)
 }
 
-/// Depth-0 records of the Go functions, `[entry, next entry)`, names as stored.
+/// Depth-0 records of the Go functions as symblib makes them: `[entry, end of the line
+/// table)` with the first file of the file table, functions with an empty line table or a
+/// bad line number skipped. Tables older than Go 1.16, which symblib does not read, give
+/// `[entry, next entry)` without a file (see the module documentation).
 fn go_records(bytes: &[u8]) -> Vec<RangeRecord> {
     let mut out = Vec::new();
     let Ok(elf) = ElfFile::parse(bytes) else {
@@ -206,10 +212,17 @@ fn go_records(bytes: &[u8]) -> Vec<RangeRecord> {
         let Ok(func) = std::str::from_utf8(f.name) else {
             return;
         };
-        if f.end <= f.entry {
+        let (end, file) = match f.line_span() {
+            LineSpan::Range { end, file } => (end, file),
+            LineSpan::Skipped => return,
+            LineSpan::Unknown => (f.end, None),
+        };
+        if end <= f.entry {
             return;
         }
-        out.push(symbol_record(f.entry, f.end - f.entry, func.to_string()));
+        let mut record = symbol_record(f.entry, end - f.entry, func.to_string());
+        record.file = file.map(str::to_string);
+        out.push(record);
     });
     out
 }

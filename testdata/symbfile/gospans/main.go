@@ -1,0 +1,54 @@
+// Command gospans prints, for every function of an ELF's .gopclntab, the span and file
+// symblib's Go extractor gives it, computed with Go's own debug/gosym: the function ends
+// after the last PC its line table maps (alignment padding before the next function is
+// not covered), and its file is the file of its entry PC. A function with a PC whose line
+// is 0 or below -1, or with no mapped PC, is left out, as symblib skips it.
+//
+// Output: one line per function, "<entry hex> <end hex> <name>\t<file>".
+package main
+
+import (
+	"bufio"
+	"debug/elf"
+	"debug/gosym"
+	"fmt"
+	"os"
+)
+
+func main() {
+	f, err := elf.Open(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	pcln, err := f.Section(".gopclntab").Data()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	table, err := gosym.NewTable(nil, gosym.NewLineTable(pcln, f.Section(".text").Addr))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	for _, fn := range table.Funcs {
+		end, bad := fn.Entry, false
+		for pc := fn.Entry; pc < fn.End; pc++ {
+			// go12PCToLine answers -1 for a PC its table does not map.
+			_, line, _ := table.PCToLine(pc)
+			if line != -1 {
+				end = pc + 1
+			}
+			if line == 0 || line < -1 {
+				bad = true
+			}
+		}
+		if bad || end == fn.Entry {
+			continue
+		}
+		file, _, _ := table.PCToLine(fn.Entry)
+		fmt.Fprintf(out, "%x %x %s\t%s\n", fn.Entry, end, fn.Name, file)
+	}
+}
