@@ -139,6 +139,17 @@ fn build_all() -> Fixtures {
         add(&mut bins, "c-stripped", ok);
         add(&mut bins, "c-stripped.debug", ok);
     }
+    // The C program for AArch64 (its assembly function rewritten for it), for its PLT.
+    add(
+        &mut bins,
+        "c-aarch64",
+        run(Command::new("aarch64-linux-gnu-gcc")
+            .args(["-O2", "-g"])
+            .args(&c_sources)
+            .arg(src("asm_double_aarch64.S"))
+            .arg("-o")
+            .arg(d.join("c-aarch64"))),
+    );
     add(
         &mut bins,
         "cpp-gxx",
