@@ -127,8 +127,12 @@ const KNOWN_DISAGREEMENTS: &[(&str, &str, &str)] = &[(
 /// [`KNOWN_DISAGREEMENTS`] for test program `name` allows: same frames, except that the
 /// innermost one, a listed function at line 0, has a file where llvm-symbolizer has none.
 fn known_disagreement(name: &str, ours: &[Frame], llvm: &[Frame]) -> bool {
-    // The same program with its types in `.debug_types` has the same line program.
-    let name = name.strip_suffix("-types").unwrap_or(name);
+    // The same GCC program with its types in type units (DWARF 4 or 5) has the same line
+    // program.
+    let name = match name {
+        "cpp-gxx-types" | "cpp-gxx5-types" => "cpp-gxx",
+        other => other,
+    };
     let (Some((o, o_rest)), Some((l, l_rest))) = (ours.split_first(), llvm.split_first()) else {
         return false;
     };
@@ -167,6 +171,14 @@ fn split_dwarf_gcc_agrees_with_llvm_symbolizer_on_the_unsplit_twin() {
     }
 }
 
+/// C++ split by Clang with its type units in the `.dwo` files and in a package.
+#[test]
+fn split_dwarf_type_units_agree_with_llvm_symbolizer() {
+    for name in ["split-types4/prog", "split-types5/prog", "dwp-types5/prog"] {
+        differential(name);
+    }
+}
+
 #[test]
 fn split_dwarf_packages_agree_with_llvm_symbolizer() {
     for name in ["dwp-clang4/prog", "dwp-clang5/prog"] {
@@ -199,9 +211,24 @@ fn cpp_agrees_with_llvm_symbolizer() {
     differential("cpp-gxx");
 }
 
+/// C++ with type units, DWARF 4 (`.debug_types`) and 5 (`.debug_info`), GCC and Clang.
 #[test]
 fn cpp_type_units_agree_with_llvm_symbolizer() {
-    differential("cpp-gxx-types");
+    for name in [
+        "cpp-gxx-types",
+        "cpp-gxx5-types",
+        "cpp-clang4-types",
+        "cpp-clang5-types",
+    ] {
+        let Some(bin) = fixtures().get(name) else {
+            continue;
+        };
+        assert!(
+            oracle::has_type_units(bin),
+            "{name}: llvm-dwarfdump shows type units"
+        );
+        differential(name);
+    }
 }
 
 #[test]

@@ -159,17 +159,26 @@ fn build_all() -> Fixtures {
             .arg("-o")
             .arg(d.join("cpp-gxx"))),
     );
-    // DWARF 4 type units (`.debug_types`): GCC leaves a declaration of each member
-    // function in the compilation unit, so names never need the type units.
-    add(
-        &mut bins,
-        "cpp-gxx-types",
-        run(Command::new("g++")
-            .args(["-O2", "-g", "-gdwarf-4", "-fdebug-types-section"])
+    // Type units: DWARF 4 puts them in `.debug_types`, DWARF 5 in `.debug_info`. The
+    // compilation unit keeps a declaration of each class (`DW_AT_signature`, a
+    // `DW_FORM_ref_sig8` into its type unit) and, in it, a declaration of each member
+    // function that a definition's `DW_AT_specification` refers to: GCC 12 and Clang 14
+    // never make a function's name go through a type unit.
+    let type_units = [
+        ("cpp-gxx-types", "g++", "4"),
+        ("cpp-gxx5-types", "g++", "5"),
+        ("cpp-clang4-types", "clang++-14", "4"),
+        ("cpp-clang5-types", "clang++-14", "5"),
+    ];
+    for (name, compiler, version) in type_units {
+        let ok = run(Command::new(compiler)
+            .args(["-O2", "-g", "-fdebug-types-section"])
+            .arg(format!("-gdwarf-{version}"))
             .arg(src("shapes.cpp"))
             .arg("-o")
-            .arg(d.join("cpp-gxx-types"))),
-    );
+            .arg(d.join(name)));
+        add(&mut bins, name, ok);
+    }
     add(
         &mut bins,
         "rust",
@@ -212,6 +221,7 @@ fn build_all() -> Fixtures {
             .env("GO111MODULE", "off")),
     );
     split_dwarf(d, asm_ok.then_some(asm.as_path()), &mut bins);
+    split_type_units(d, &mut bins);
     dwz_multifile(d, asm_ok.then_some(asm.as_path()), &mut bins);
     Fixtures { _dir: dir, bins }
 }
@@ -270,6 +280,42 @@ fn split_dwarf(d: &Path, asm: Option<&Path>, bins: &mut BTreeMap<&'static str, P
                 .arg(&dwp)
                 .args(["-e", "prog", "-o", "prog.dwp"]))
             && remove_dwo_files(&dir);
+        if ok {
+            bins.insert(name, d.join(name));
+        }
+    }
+}
+
+/// The C++ program split by Clang with type units, which then live in the `.dwo` files
+/// (`.debug_types.dwo` for DWARF 4, `.debug_info.dwo` for DWARF 5):
+/// `split-types<version>/prog` with loose `.dwo` files, `dwp-types5/prog` with a package.
+fn split_type_units(d: &Path, bins: &mut BTreeMap<&'static str, PathBuf>) {
+    let variants: [(&'static str, &str, bool); 3] = [
+        ("split-types4/prog", "4", false),
+        ("split-types5/prog", "5", false),
+        ("dwp-types5/prog", "5", true),
+    ];
+    for (name, version, package) in variants {
+        let dir = d.join(name).with_file_name("");
+        let mut ok = std::fs::create_dir_all(&dir).is_ok()
+            && run(Command::new("clang++-14")
+                .current_dir(&dir)
+                .args(["-O2", "-g", "-gsplit-dwarf", "-fdebug-types-section"])
+                .arg(format!("-gdwarf-{version}"))
+                .arg(src("shapes.cpp"))
+                .args(["-o", "prog"]));
+        if package {
+            let Some(dwp) = crate::common::tool("llvm-dwp-14") else {
+                continue;
+            };
+            ok = ok
+                && run(Command::new("timeout")
+                    .current_dir(&dir)
+                    .arg("120")
+                    .arg(&dwp)
+                    .args(["-e", "prog", "-o", "prog.dwp"]))
+                && remove_dwo_files(&dir);
+        }
         if ok {
             bins.insert(name, d.join(name));
         }
