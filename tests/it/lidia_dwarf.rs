@@ -152,22 +152,27 @@ fn section_bytes(bin: &Path, name: &str) -> Vec<u8> {
     data[start..start + len].to_vec()
 }
 
+/// llvm-symbolizer-14 reads split units but loses the inline frames of some (it answers
+/// the outermost function with the innermost line): all of GCC's, and Clang's inlined
+/// calls with `DW_AT_ranges` (DWARF 4: it does not add the skeleton's
+/// `DW_AT_GNU_ranges_base` and reports "invalid range list offset"; DWARF 5: it does not
+/// resolve `DW_FORM_rnglistx` in the split unit; the original C program had no such call).
+/// The expectation is therefore its answer on `twin`, the same program built without
+/// `-gsplit-dwarf`, whose code is checked to be identical.
 #[test]
-fn split_dwarf_loose_dwo_files_agree_with_llvm_symbolizer() {
-    for name in ["split-clang4/prog", "split-clang5/prog"] {
-        differential(name);
+fn split_dwarf_loose_dwo_files_agree_with_llvm_symbolizer_on_the_unsplit_twin() {
+    for dir in ["split-gcc4", "split-gcc5", "split-clang4", "split-clang5"] {
+        differential_against(&format!("{dir}/prog"), &format!("{dir}/twin"));
     }
 }
 
-/// llvm-symbolizer-14 reads GCC's split units but loses their inline frames (it answers
-/// the outermost function with the innermost line). The expectation is therefore its
-/// answer on `twin`, the same program built without `-gsplit-dwarf`, whose code is
-/// checked to be identical.
+/// Packages by `llvm-dwp-14` (of Clang's `.dwo` files), as
+/// [`split_dwarf_loose_dwo_files_agree_with_llvm_symbolizer_on_the_unsplit_twin`].
 #[test]
-fn split_dwarf_gcc_agrees_with_llvm_symbolizer_on_the_unsplit_twin() {
+fn split_dwarf_packages_agree_with_llvm_symbolizer_on_the_unsplit_twin() {
     for version in ["4", "5"] {
-        let dir = format!("split-gcc{version}");
-        differential_against(&format!("{dir}/prog"), &format!("{dir}/twin"));
+        let twin = format!("split-clang{version}/twin");
+        differential_against(&format!("dwp-clang{version}/prog"), &twin);
     }
 }
 
@@ -175,13 +180,6 @@ fn split_dwarf_gcc_agrees_with_llvm_symbolizer_on_the_unsplit_twin() {
 #[test]
 fn split_dwarf_type_units_agree_with_llvm_symbolizer() {
     for name in ["split-types4/prog", "split-types5/prog", "dwp-types5/prog"] {
-        differential(name);
-    }
-}
-
-#[test]
-fn split_dwarf_packages_agree_with_llvm_symbolizer() {
-    for name in ["dwp-clang4/prog", "dwp-clang5/prog"] {
         differential(name);
     }
 }
