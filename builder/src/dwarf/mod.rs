@@ -70,7 +70,8 @@ pub struct DwarfOptions {
     /// build ID and `.gnu_debuglink` name).
     pub debug_file: Option<PathBuf>,
     /// Read a separate debug file even when it does not belong to the binary (its build
-    /// ID or `.gnu_debuglink` CRC differs): a warning instead of an error.
+    /// ID or `.gnu_debuglink` CRC differs), and a supplementary file named by [`Self::sup`]
+    /// whose build ID is not the one the link names: a warning instead of an error.
     pub debug_file_mismatch_ok: bool,
     /// A split DWARF package (`.dwp`) holding the split units of the binary's skeleton
     /// units (else `<binary>.dwp` when it exists, else each unit's `.dwo` file).
@@ -148,20 +149,16 @@ pub(crate) fn build_groups(
         warnings,
         ..DwarfStats::default()
     };
-    let mut sup_looked_for = Vec::new();
+    let mut sup_warnings = Vec::new();
     let sup_file = sup::find(
         dwarf_obj,
         dwarf_path,
         options.sup.as_deref(),
-        &mut sup_looked_for,
+        options.debug_file_mismatch_ok,
+        &mut sup_warnings,
     )?;
-    if !sup_looked_for.is_empty() {
-        let looked_for = sup_looked_for;
-        warn(
-            &mut stats,
-            dwarf_path,
-            WarningKind::SupplementaryMissing { looked_for },
-        );
+    for kind in sup_warnings {
+        warn(&mut stats, dwarf_path, kind);
     }
     let sup_store = sup_file.as_ref().map(sup::SupFile::sections).transpose()?;
     let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
