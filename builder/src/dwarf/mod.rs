@@ -24,7 +24,8 @@
 //!    sections and the overlaps inside one unit, resolved as LLVM's address map does,
 //!    already run per unit in step 2);
 //! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
-//!    the line rows no unit's function covers (`orphans`);
+//!    the line rows no unit's function covers (`orphans`), and nameless ranges for rows
+//!    that no symbol covers either;
 //! 5. the groups go to the caller (the writer) in address order, spans in (start, depth)
 //!    order.
 
@@ -214,6 +215,10 @@ pub(crate) fn build_groups(
                 attach::attach_rows(g, &rows, options.files, &mut attached);
             }
             fallback = attached;
+            // Rows no function and no symbol covers: a range with no name.
+            let covered = groups.iter().chain(&fallback).map(|g| (g.start(), g.end()));
+            let nameless = orphans::nameless_groups(&rows, covered.collect(), &exec, options.files);
+            fallback.extend(nameless);
         }
         stats.fallback_ranges = fallback.len();
         groups.extend(fallback);
