@@ -254,6 +254,33 @@ fn cpp_type_units_agree_with_llvm_symbolizer() {
     }
 }
 
+/// Rust with `split-debuginfo = "unpacked"`: the `.dwo` files rustc leaves are read (the
+/// check that they exist keeps this from passing on the standard library's units alone).
+#[test]
+fn rust_unpacked_split_debuginfo_agrees_with_llvm_symbolizer() {
+    let Some(bin) = fixtures().get("rust-split/prog") else {
+        return;
+    };
+    let dwo_files = std::fs::read_dir(bin.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "dwo"))
+        .count();
+    assert!(dwo_files > 0, "rustc left .dwo files");
+    differential("rust-split/prog");
+    // Most sampled code is the standard library's: also every byte of the program's own
+    // functions, whose DIEs are all in the `.dwo` files.
+    let Some(tool) = oracle::symbolizer() else {
+        return;
+    };
+    let own: Vec<_> = oracle::functions(bin)
+        .into_iter()
+        .filter(|f| f.2.starts_with("_ZN5iters"))
+        .collect();
+    assert!(own.len() >= 3, "{own:?}");
+    compare_with_symbolizer(&tool, "rust-split/prog", bin, bin, &own);
+}
+
 #[test]
 fn rust_agrees_with_llvm_symbolizer() {
     differential("rust");

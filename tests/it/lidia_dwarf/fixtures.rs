@@ -189,6 +189,29 @@ fn build_all() -> Fixtures {
             .arg("-o")
             .arg(d.join("rust"))),
     );
+    // Cargo's `split-debuginfo = "unpacked"`: rustc leaves one `.dwo` file per codegen
+    // unit of the crate next to the program (DWARF 4, GNU split units); the standard
+    // library's units stay whole in the program.
+    let rust_split = d.join("rust-split");
+    add(
+        &mut bins,
+        "rust-split/prog",
+        std::fs::create_dir_all(&rust_split).is_ok()
+            && run(Command::new("rustc")
+                .current_dir(&rust_split)
+                .args([
+                    "-C",
+                    "opt-level=2",
+                    "-C",
+                    "debuginfo=2",
+                    "--edition",
+                    "2021",
+                ])
+                .args(["-C", "split-debuginfo=unpacked"])
+                .arg(src("iters.rs"))
+                .arg("-o")
+                .arg(rust_split.join("prog"))),
+    );
     // Overlapping functions in hand-written DWARF; without symbols, so that the DWARF
     // names show (llvm-symbolizer names outermost frames after symbols otherwise).
     let nested_ok = run(Command::new("gcc")
