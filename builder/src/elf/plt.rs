@@ -40,10 +40,13 @@ const ENDBR64: [u8; 4] = [0xf3, 0x0f, 0x1e, 0xfa];
 /// `bti c`, which starts the entries of BTI-enabled AArch64 PLTs.
 const BTI_C: u32 = 0xd503_245f;
 
+/// (entry start, GOT address) of every entry of a PLT section's bytes at an address.
+type JumpFinder = fn(&[u8], u64) -> Vec<(u64, u64)>;
+
 /// How the PLT of one architecture is read.
 struct PltKind {
-    /// (entry start, GOT address) of every entry of a PLT section's bytes at an address.
-    jumps: fn(&[u8], u64) -> Vec<(u64, u64)>,
+    /// Finds the entries and the GOT slots they jump through.
+    jumps: JumpFinder,
     /// The relocation types that fill a GOT slot a PLT entry jumps through.
     slot_relocations: [RelocationType; 2],
 }
