@@ -107,7 +107,8 @@ pub struct DwarfStats {
     pub failed_units: usize,
     /// Ranges from DWARF (all depths).
     pub dwarf_ranges: usize,
-    /// Depth-0 ranges added from the symbol table.
+    /// Depth-0 ranges added from the symbol table, and nameless ones for line rows that
+    /// no function and no symbol covers.
     pub fallback_ranges: usize,
     /// Non-fatal problems, in input order: the build went on with less information (a
     /// corrupt unit's code is described by the symbol table only). The library prints
