@@ -40,7 +40,8 @@ all_targets=(
   ksym_parse lidia_parse cif_decode symbfile_parse
   ksym_mutated ksym_roundtrip lidia_mutated lidia_roundtrip cif_roundtrip
   symbfile_mutated symbfile_roundtrip
-  build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf size_load
+  build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf build_lidia_dwarf_companion
+  size_load
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
@@ -63,6 +64,8 @@ flags_for() {
     # closed (libFuzzer keeps reporting on a duplicate of it).
     build_lidia_dwarf)
       echo "${common[*]} -dict=$here/dicts/elf.dict -max_len=32768 -rss_limit_mb=2048 -timeout=10 -close_fd_mask=2" ;;
+    build_lidia_dwarf_companion)
+      echo "${common[*]} -dict=$here/dicts/elf.dict -max_len=65536 -rss_limit_mb=2048 -timeout=10 -close_fd_mask=2" ;;
     *) echo "unknown target $1" >&2; return 1 ;;
   esac
 }

@@ -73,6 +73,15 @@ pub enum WarningKind {
         /// Every file looked in, in order.
         looked_for: Vec<PathBuf>,
     },
+    /// A supplementary file whose build ID is not the one the link names was read
+    /// because the caller named it and allowed mismatches (`--sup` with
+    /// `--debug-file-mismatch-ok`): names kept there may be wrong.
+    SupplementaryMismatchRead {
+        /// The supplementary file.
+        sup: PathBuf,
+        /// How the build IDs differ.
+        reason: String,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -128,6 +137,12 @@ impl fmt::Display for Warning {
                 write_paths(f, looked_for)?;
                 write!(f, "); names kept only there are missing")
             }
+            WarningKind::SupplementaryMismatchRead { sup, reason } => write!(
+                f,
+                "read {} although it is not its supplementary file: {reason}; names kept \
+                 there may be wrong",
+                sup.display()
+            ),
         }
     }
 }

@@ -24,7 +24,8 @@
 //!    sections and the overlaps inside one unit, resolved as LLVM's address map does,
 //!    already run per unit in step 2);
 //! 4. `symtab_fill`: depth-0 names from the symbol table, fallback ranges, which get
-//!    the line rows no unit's function covers (`orphans`);
+//!    the line rows no unit's function covers (`orphans`), and nameless ranges for rows
+//!    that no symbol covers either;
 //! 5. the groups go to the caller (the writer) in address order, spans in (start, depth)
 //!    order.
 
@@ -71,7 +72,8 @@ pub struct DwarfOptions {
     /// build ID and `.gnu_debuglink` name).
     pub debug_file: Option<PathBuf>,
     /// Read a separate debug file even when it does not belong to the binary (its build
-    /// ID or `.gnu_debuglink` CRC differs): a warning instead of an error.
+    /// ID or `.gnu_debuglink` CRC differs), and a supplementary file named by [`Self::sup`]
+    /// whose build ID is not the one the link names: a warning instead of an error.
     pub debug_file_mismatch_ok: bool,
     /// A split DWARF package (`.dwp`) holding the split units of the binary's skeleton
     /// units (else `<binary>.dwp` when it exists, else each unit's `.dwo` file).
@@ -116,7 +118,8 @@ pub struct DwarfStats {
     pub failed_units: usize,
     /// Ranges from DWARF (all depths).
     pub dwarf_ranges: usize,
-    /// Depth-0 ranges added from the symbol table.
+    /// Depth-0 ranges added from the symbol table, and nameless ones for line rows that
+    /// no function and no symbol covers.
     pub fallback_ranges: usize,
     /// Non-fatal problems, in input order: the build went on with less information (a
     /// corrupt unit's code is described by the symbol table only). The library prints
@@ -167,6 +170,11 @@ pub(crate) fn build_groups(
                     attach::attach_rows(g, &rows, options.files, &mut attached);
                 }
                 fallback = attached;
+                // Rows no function and no symbol covers: a range with no name.
+                let covered = groups.iter().chain(&fallback).map(|g| (g.start(), g.end()));
+                let nameless =
+                    orphans::nameless_groups(&rows, covered.collect(), &exec, options.files);
+                fallback.extend(nameless);
             }
             stats.fallback_ranges = fallback.len();
             groups.extend(fallback);

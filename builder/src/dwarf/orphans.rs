@@ -1,14 +1,18 @@
 //! Line rows that no DWARF function covers. Assembly units (and code whose subprogram DIE
 //! the compiler left out) have line rows but no `DW_TAG_subprogram`; `llvm-symbolizer`
 //! still reports their file and line, under the symbol table's name. The fallback ranges
-//! of [`super::symtab_fill`] get these rows, so they answer the same.
+//! of [`super::symtab_fill`] get these rows, so they answer the same. Where no symbol
+//! covers such rows either (a local function of a stripped library whose subprogram DIE
+//! is missing), `llvm-symbolizer` reports the file and line with no function name:
+//! [`nameless_groups`] gives these addresses a depth-0 range with an empty name.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use super::attach::attach_rows;
 use super::inlines::{normalize, subtract};
 use super::lines::{LineRow, UnitLines};
-use crate::model::Group;
+use crate::model::{Bytes, Group, Span};
 
 /// One row, its file resolved (rows from different units meet here).
 #[derive(Clone, Debug)]
@@ -67,4 +71,40 @@ pub(crate) fn as_unit_lines(mut rows: Vec<OrphanRow>) -> UnitLines {
         });
     }
     UnitLines { files, rows: out }
+}
+
+/// Depth-0 groups with an empty name for the parts of `rows` inside executable sections
+/// (`exec`, sorted) that no range of `covered` (start, end) covers, with their rows (and,
+/// when `files`, their files) attached.
+pub(crate) fn nameless_groups<'a>(
+    rows: &UnitLines,
+    covered: Vec<(u64, u64)>,
+    exec: &[(u64, u64)],
+    files: bool,
+) -> Vec<Group<'a>> {
+    let spans = normalize(rows.rows.iter().map(|r| (r.start, r.end)).collect());
+    let covered = normalize(covered);
+    let mut out = Vec::new();
+    for (start, end) in subtract(&spans, &covered) {
+        for &(sec_start, sec_end) in exec {
+            let (s, e) = (start.max(sec_start), end.min(sec_end));
+            if s >= e {
+                continue;
+            }
+            let group = Group {
+                spans: vec![Span {
+                    start: s,
+                    end: e,
+                    depth: 0,
+                    name: Bytes::default(),
+                    file: None,
+                    call_file: None,
+                    call_line: 0,
+                    rows: Vec::new(),
+                }],
+            };
+            attach_rows(group, rows, files, &mut out);
+        }
+    }
+    out
 }

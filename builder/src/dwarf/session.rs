@@ -92,13 +92,16 @@ pub(crate) fn open<R>(
         });
     };
 
-    let mut looked_for = Vec::new();
-    let sup_file = sup::find(dwarf_obj, dwarf_path, files.sup, &mut looked_for)?;
-    if !looked_for.is_empty() {
-        warn(
-            &mut warnings,
-            WarningKind::SupplementaryMissing { looked_for },
-        );
+    let mut kinds = Vec::new();
+    let sup_file = sup::find(
+        dwarf_obj,
+        dwarf_path,
+        files.sup,
+        files.debug_file_mismatch_ok,
+        &mut kinds,
+    )?;
+    for kind in kinds.drain(..) {
+        warn(&mut warnings, kind);
     }
     let sup_store = sup_file.as_ref().map(sup::SupFile::sections).transpose()?;
     let store = load::SectionStore::load(dwarf_obj, dwarf_path)?;
@@ -110,7 +113,6 @@ pub(crate) fn open<R>(
     // units, 184 tables): parse each shared table once instead of once per unit.
     dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
 
-    let mut kinds = Vec::new();
     let headers = unit_headers(&dwarf, &mut kinds);
     let split_files = split::find(&dwarf, &headers, path, files.dwp, &mut kinds)?;
     let split_sections = split_files.sections()?;

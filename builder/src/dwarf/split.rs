@@ -5,8 +5,9 @@
 //! subprograms and inlined calls are in the split unit with the same DWO ID. The split
 //! unit is looked up in a package (`--dwp`, else `<binary>.dwp` when it exists), else in
 //! its `.dwo` file: `DW_AT_dwo_name` (`DW_AT_GNU_dwo_name`) as an absolute path, relative
-//! to `DW_AT_comp_dir`, or next to the binary. A split unit found nowhere is a
-//! [`WarningKind::SplitUnitMissing`]; its code then falls back to the symbol table.
+//! to `DW_AT_comp_dir`, or next to the binary. A split unit found nowhere (nor in the
+//! package) is a [`WarningKind::SplitUnitMissing`]; its code then falls back to the symbol
+//! table. A package without a unit index is an error.
 //!
 //! Three steps, so that every borrowed section outlives the groups: [`find`] maps the
 //! files, [`SplitFiles::sections`] reads their sections, [`SplitSections::units`] gives
@@ -211,6 +212,13 @@ impl<'m> SplitSections<'m> {
     ) -> Result<SplitUnits<'s>> {
         let mut out = BTreeMap::new();
         if let (Some(store), Some((path, _))) = (&self.package, &self.files.package) {
+            if store.get(gimli::SectionId::DebugCuIndex).is_empty() {
+                return Err(Error::input(
+                    path.display().to_string(),
+                    Location::Whole,
+                    "not a DWARF package: no .debug_cu_index section",
+                ));
+            }
             let endian = store.endian;
             let package = gimli::DwarfPackage::load(
                 |id| -> gimli::Result<_> { Ok(gimli::EndianSlice::new(store.get(id), endian)) },

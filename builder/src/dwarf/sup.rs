@@ -8,6 +8,10 @@
 //! The file is `--sup` when given, else the link's path: as it is when absolute, else
 //! relative to the debug file's directory; then its file name under
 //! `/usr/lib/debug/.dwz/`; then the build ID under `/usr/lib/debug/.build-id/`.
+//!
+//! A GNU link names the file's build ID: a file found with another build ID is not the
+//! one (the search goes on), and `--sup` naming one is an error (a warning when the
+//! caller accepts mismatched debug files), since its DIEs would give wrong names.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -19,7 +23,7 @@ use object::{Object, ObjectSection};
 use super::load::SectionStore;
 use crate::elf::build_id_path;
 use crate::input::map_file;
-use crate::{Error, Location, Result};
+use crate::{Error, Location, Result, WarningKind};
 
 /// Where distributions install the supplementary files of their debug packages.
 const DWZ_ROOT: &str = "/usr/lib/debug/.dwz";
@@ -59,20 +63,43 @@ struct Link<'a> {
 
 /// The supplementary file the debug file `obj` (at `path`) links to, or `explicit`.
 /// `Ok(None)` when there is no link or the file is found nowhere (the names it held
-/// then stay unresolved: `looked_for` lists where it was looked for).
+/// then stay unresolved: a [`WarningKind::SupplementaryMissing`] lists where it was
+/// looked for). `explicit` with another build ID than the link names is an error, or a
+/// [`WarningKind::SupplementaryMismatchRead`] when `mismatch_ok`.
 pub(crate) fn find(
     obj: &object::File<'_>,
     path: &Path,
     explicit: Option<&Path>,
-    looked_for: &mut Vec<PathBuf>,
+    mismatch_ok: bool,
+    warnings: &mut Vec<WarningKind>,
 ) -> Result<Option<SupFile>> {
+    let link = link(obj);
+    let wanted_id = link.as_ref().and_then(|l| l.build_id);
     if let Some(p) = explicit {
-        return Ok(Some(SupFile {
+        let file = SupFile {
             map: map_file(p)?,
             path: p.to_path_buf(),
-        }));
+        };
+        if let Some(reason) = id_mismatch(&file, wanted_id) {
+            if !mismatch_ok {
+                return Err(Error::input(
+                    p.display().to_string(),
+                    Location::Whole,
+                    format!(
+                        "not the supplementary file of {}: {reason} (--debug-file-mismatch-ok \
+                         reads it anyway)",
+                        path.display()
+                    ),
+                ));
+            }
+            warnings.push(WarningKind::SupplementaryMismatchRead {
+                sup: p.to_path_buf(),
+                reason,
+            });
+        }
+        return Ok(Some(file));
     }
-    let Some(link) = link(obj) else {
+    let Some(link) = link else {
         return Ok(None);
     };
     let name = Path::new(OsStr::from_bytes(link.name));
@@ -91,16 +118,43 @@ pub(crate) fn find(
     {
         candidates.push(p);
     }
+    let mut looked_for = Vec::new();
     for c in candidates {
         if c.is_file() {
-            return Ok(Some(SupFile {
+            let file = SupFile {
                 map: map_file(&c)?,
-                path: c,
-            }));
+                path: c.clone(),
+            };
+            if id_mismatch(&file, wanted_id).is_none() {
+                return Ok(Some(file));
+            }
         }
         looked_for.push(c);
     }
+    warnings.push(WarningKind::SupplementaryMissing { looked_for });
     Ok(None)
+}
+
+/// How `file`'s build ID differs from `wanted` (`None` when it matches, or when the
+/// link names no build ID: nothing to check).
+fn id_mismatch(file: &SupFile, wanted: Option<&[u8]>) -> Option<String> {
+    let wanted = wanted?;
+    let hex = |id: &[u8]| id.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let id = object::File::parse(&*file.map)
+        .ok()
+        .and_then(|o| o.build_id().ok().flatten());
+    match id {
+        Some(id) if id == wanted => None,
+        Some(id) => Some(format!(
+            "its build ID is {}, the link names {}",
+            hex(id),
+            hex(wanted)
+        )),
+        None => Some(format!(
+            "it has no build ID, the link names {}",
+            hex(wanted)
+        )),
+    }
 }
 
 /// Where the linked file lies under `/usr/lib/debug/.dwz/`: what follows the link's
@@ -180,10 +234,10 @@ mod tests {
             std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../testdata/lidia/elf/inl"))
                 .expect("test program");
         let obj = object::File::parse(&*data).expect("ELF");
-        let mut looked = Vec::new();
-        assert!(find(&obj, Path::new("x"), None, &mut looked)
+        let mut warnings = Vec::new();
+        assert!(find(&obj, Path::new("x"), None, false, &mut warnings)
             .expect("no error")
             .is_none());
-        assert!(looked.is_empty());
+        assert!(warnings.is_empty());
     }
 }

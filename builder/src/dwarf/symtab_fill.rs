@@ -13,7 +13,7 @@
 //!   Zero-size function symbols reach up to the next symbol (as in LLVM's model) but never
 //!   past the end of their section. A local symbol's range gets as its file the name of
 //!   the `STT_FILE` symbol before it, as LLVM reports when DWARF has no file.
-//! * **PLT entries** (x86-64) count as function symbols named `name@plt` after the
+//! * **PLT entries** (x86-64, AArch64) count as function symbols named `name@plt` after the
 //!   relocation of the GOT slot they jump through, as `objdump -d` and perf name them
 //!   (LLVM 14 names them after the zero-size symbol before, usually `_init`).
 

@@ -6,7 +6,7 @@
 //! wins; the symbol for an address is the last one at or below it, if its size is 0 or
 //! reaches the address. Mapping symbols follow [`MappingSymbols::Llvm`].
 //!
-//! PLT entries (x86-64, `plt.rs`) count as function symbols named `name@plt` after the
+//! PLT entries (x86-64 and AArch64, `plt.rs`) count as function symbols named `name@plt` after the
 //! relocation of the GOT slot they jump through, as `objdump -d` and perf name them
 //! (LLVM 14 names them after the zero-size symbol before, usually `_init`).
 

@@ -1,7 +1,11 @@
-//! `symblob lidia build --dwarf`: separate debug files are checked against the binary, and
-//! the library's warnings reach standard error.
+//! `symblob lidia build --dwarf`: separate debug files are checked against the binary,
+//! `--dwp` and `--sup` name split DWARF packages and supplementary files, and the
+//! library's warnings reach standard error.
 
-use crate::common::{run, testdata};
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{run, s, testdata, tool};
 
 #[test]
 fn a_debug_file_of_another_binary_is_an_error_naming_both() {
@@ -57,4 +61,188 @@ fn no_dwarf_is_a_warning() {
     assert!(err.starts_with("warning: "), "{err}");
     assert!(err.contains("no DWARF"), "{err}");
     assert!(err.contains("libdemo-stripped.so"), "{err}");
+}
+
+/// Runs `cmd` in `dir`; true when it succeeded (its stderr is shown otherwise).
+fn run_in(dir: &Path, cmd: &mut Command) -> bool {
+    let out = cmd.current_dir(dir).output().expect("spawn a build tool");
+    if !out.status.success() {
+        eprintln!("{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    out.status.success()
+}
+
+/// Compiles the C test program (with its assembly function) in `dir` as `out`.
+fn compile_c(dir: &Path, compiler: &Path, flags: &[&str], out: &str) -> bool {
+    let src = |f: &str| testdata(&format!("dwarf/{f}"));
+    run_in(
+        dir,
+        Command::new(compiler)
+            .args(["-O2", "-g"])
+            .args(flags)
+            .args([src("main.c"), src("other.c"), src("asm_double.S")])
+            .args(["-o", out]),
+    )
+}
+
+/// `symblob lidia build --dwarf BIN -o OUT EXTRA…`: (exit status, stderr, output bytes).
+fn build_dwarf(bin: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String, Vec<u8>) {
+    let _ = std::fs::remove_file(out);
+    let args = [&["lidia", "build", "--dwarf", s(bin), "-o", s(out)], extra].concat();
+    let done = run(&args, b"");
+    let bytes = std::fs::read(out).unwrap_or_default();
+    (
+        done.status.code(),
+        String::from_utf8(done.stderr).unwrap(),
+        bytes,
+    )
+}
+
+/// `--dwp` names a package that is not at `<ELF>.dwp`: the build reads it, as it reads
+/// one at the default place; without it, each split unit is a warning naming its `.dwo`
+/// file. A package of another program leaves the units missing; an ELF file that is no
+/// package is an error.
+#[test]
+fn dwp_names_a_package_kept_elsewhere() {
+    let (Some(clang), Some(dwp)) = (tool("clang-14"), tool("llvm-dwp-14")) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let packaged = compile_c(d, &clang, &["-gsplit-dwarf", "-gdwarf-5"], "prog")
+        && run_in(d, Command::new(&dwp).args(["-e", "prog", "-o", "kept.dwp"]))
+        && compile_c(d, &clang, &["-gdwarf-5"], "plain");
+    assert!(packaged, "the split program and its package build");
+    for f in ["main.dwo", "other.dwo"] {
+        std::fs::remove_file(d.join(f)).unwrap();
+    }
+    let out = d.join("out.lidia");
+    let package = d.join("kept.dwp");
+
+    let (status, err, without) = build_dwarf(&d.join("prog"), &out, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    for unit in ["main.dwo", "other.dwo"] {
+        assert!(
+            err.lines()
+                .any(|l| l.starts_with("warning: ") && l.contains(&format!("split unit {unit} "))),
+            "{err}"
+        );
+    }
+
+    let (status, err, with) = build_dwarf(&d.join("prog"), &out, &["--dwp", s(&package)]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_ne!(with, without, "the package adds the split units' functions");
+    std::fs::copy(&package, d.join("prog.dwp")).unwrap();
+    let (status, err, default) = build_dwarf(&d.join("prog"), &out, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(
+        with, default,
+        "--dwp reads the package as <ELF>.dwp is read"
+    );
+    std::fs::remove_file(d.join("prog.dwp")).unwrap();
+
+    // A package of other units (the same sources at -O1).
+    std::fs::create_dir(d.join("twin")).unwrap();
+    let other = compile_c(
+        &d.join("twin"),
+        &clang,
+        &["-gsplit-dwarf", "-gdwarf-5", "-O1"],
+        "prog",
+    ) && run_in(
+        &d.join("twin"),
+        Command::new(&dwp).args(["-e", "prog", "-o", "prog.dwp"]),
+    );
+    assert!(other, "another package builds");
+    let foreign = d.join("twin/prog.dwp");
+    let (status, err, _) = build_dwarf(&d.join("prog"), &out, &["--dwp", s(&foreign)]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        err.lines().any(|l| l.contains("split unit main.dwo ")
+            && l.contains(&format!("looked for {}", foreign.display()))),
+        "{err}"
+    );
+
+    let (status, err, _) = build_dwarf(&d.join("prog"), &out, &["--dwp", s(&d.join("plain"))]);
+    assert_eq!(status, Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(s(&d.join("plain"))), "{err}");
+    assert!(err.contains("not a DWARF package"), "{err}");
+    assert!(!out.exists());
+}
+
+/// `--sup` names the supplementary file of a `dwz -m` program that is not where its
+/// `.gnu_debugaltlink` says: the build reads it as it reads one found there; without it,
+/// a warning names where it was looked for. The supplementary file of other programs
+/// (another build ID) is an error naming both, read with a warning under
+/// `--debug-file-mismatch-ok`.
+#[test]
+fn sup_names_a_supplementary_file_kept_elsewhere() {
+    let (Some(gcc), Some(dwz)) = (tool("gcc"), tool("dwz")) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dwz_pair = |sub: &str, version: &str| {
+        let w = d.join(sub);
+        std::fs::create_dir(&w).unwrap();
+        let flag = format!("-gdwarf-{version}");
+        compile_c(&w, &gcc, &[&flag], "o2")
+            && compile_c(&w, &gcc, &[&flag, "-O1"], "o1")
+            && run_in(
+                &w,
+                Command::new(&dwz).args(["-m", "common.debug", "-r", "o2", "o1"]),
+            )
+    };
+    assert!(
+        dwz_pair("a", "5") && dwz_pair("b", "4"),
+        "dwz programs build"
+    );
+    let bin = d.join("a/o2");
+    let kept = d.join("kept.debug");
+    std::fs::rename(d.join("a/common.debug"), &kept).unwrap();
+    let out = d.join("out.lidia");
+
+    let (status, err, without) = build_dwarf(&bin, &out, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with("warning: ")
+            && l.contains("supplementary debug file not found")
+            && l.contains(s(&d.join("a/common.debug")))),
+        "{err}"
+    );
+
+    let (status, err, with) = build_dwarf(&bin, &out, &["--sup", s(&kept)]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_ne!(
+        with, without,
+        "the supplementary file gives the names kept there"
+    );
+    std::fs::copy(&kept, d.join("a/common.debug")).unwrap();
+    let (status, err, found) = build_dwarf(&bin, &out, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert_eq!(
+        with, found,
+        "--sup reads the file as the linked one is read"
+    );
+
+    let wrong = d.join("b/common.debug");
+    let (status, err, _) = build_dwarf(&bin, &out, &["--sup", s(&wrong)]);
+    assert_eq!(status, Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(s(&wrong)) && err.contains(s(&bin)), "{err}");
+    assert!(err.contains("build ID"), "{err}");
+    assert!(!out.exists());
+    let (status, err, _) = build_dwarf(
+        &bin,
+        &out,
+        &["--sup", s(&wrong), "--debug-file-mismatch-ok"],
+    );
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("warning: ") && l.contains(s(&wrong)) && l.contains("build ID")),
+        "{err}"
+    );
 }

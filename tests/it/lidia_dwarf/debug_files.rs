@@ -134,3 +134,56 @@ fn a_build_without_dwarf_warns() {
     assert!(text.contains("no DWARF"), "{warnings:?}");
     assert!(build(c, None, false).expect("with DWARF").is_empty());
 }
+
+/// The ELF file Debian's `libc6` installs and the build ID note `readelf -n` shows in it.
+const LIBC: &str = "/lib/x86_64-linux-gnu/libc.so.6";
+
+/// The build ID of `bin` as `readelf -n` prints it (lower-case hex).
+fn readelf_build_id(readelf: &Path, bin: &Path) -> Option<String> {
+    let out = Command::new(readelf)
+        .arg("-n")
+        .arg(bin)
+        .output()
+        .expect("run readelf");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("Build ID:"))?;
+    Some(line.split(':').nth(1)?.trim().to_owned())
+}
+
+/// Debian's stripped libc, whose DWARF `libc6-dbg` installs as
+/// `/usr/lib/debug/.build-id/xx/yyyy.debug`: built with no `--debug-file`, the builder
+/// finds that file by build ID, as `llvm-symbolizer` does, and every sampled address
+/// agrees with `llvm-symbolizer --inlining`.
+#[test]
+fn debian_dbg_package_debug_file_is_found_by_build_id() {
+    let (Some(readelf), Some(symbolizer)) = (tool("readelf"), super::oracle::symbolizer()) else {
+        return;
+    };
+    let libc = Path::new(LIBC);
+    let Some(id) = libc
+        .is_file()
+        .then(|| readelf_build_id(&readelf, libc))
+        .flatten()
+    else {
+        missing_oracle(&format!("{LIBC} with a build ID"));
+        return;
+    };
+    let debug = PathBuf::from(format!(
+        "/usr/lib/debug/.build-id/{}/{}.debug",
+        &id[..2],
+        &id[2..]
+    ));
+    if !debug.is_file() {
+        missing_oracle(&format!("{} (package libc6-dbg)", debug.display()));
+        return;
+    }
+    let warnings = build(libc, None, false).expect("libc builds");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    // The stripped library keeps only dynamic symbols: sample the functions the debug
+    // file's symbol table lists.
+    let funcs = super::oracle::functions(&debug);
+    let (addrs, _) = super::compare_with_symbolizer(&symbolizer, "libc", libc, libc, &funcs);
+    assert!(addrs >= 3000, "{addrs} addresses sampled");
+}

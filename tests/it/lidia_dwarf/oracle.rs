@@ -74,6 +74,21 @@ pub fn symbolize_names(tool: &Path, bin: &Path, addrs: &[u64], names: &str) -> V
     result
 }
 
+/// Whether `llvm-dwarfdump-14` shows type units in `bin` (in `.debug_types`, or
+/// `DW_UT_type` units in `.debug_info`) and references to them (`DW_FORM_ref_sig8`).
+pub fn has_type_units(bin: &Path) -> bool {
+    let Some(dwarfdump) = crate::common::tool("llvm-dwarfdump-14") else {
+        return true;
+    };
+    let out = Command::new(dwarfdump)
+        .args(["--show-form", "--debug-info", "--debug-types"])
+        .arg(bin)
+        .output()
+        .expect("llvm-dwarfdump runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.contains("Type Unit:") && text.contains("DW_FORM_ref_sig8")
+}
+
 /// Function symbols with a size, from `nm`: (address, size, name).
 pub fn functions(bin: &Path) -> Vec<(u64, u64, String)> {
     let out = Command::new("nm")

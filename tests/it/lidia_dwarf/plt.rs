@@ -37,8 +37,10 @@ fn objdump_plt(objdump: &Path, bin: &Path, demangle: bool) -> Vec<(u64, String)>
     insns
 }
 
-fn plt_names_like_objdump(fixture: &str, demangle: bool) {
-    let Some(objdump) = tool("objdump") else {
+/// Compares the PLT names of test program `fixture` with those `objdump` (the binutils
+/// of the program's architecture) gives.
+fn plt_names_like_objdump(fixture: &str, objdump: &str, demangle: bool) {
+    let Some(objdump) = tool(objdump) else {
         return;
     };
     let Some(bin) = fixtures().get(fixture) else {
@@ -72,11 +74,16 @@ fn plt_names_like_objdump(fixture: &str, demangle: bool) {
 
 #[test]
 fn plt_entries_of_c_are_named_like_objdump() {
-    plt_names_like_objdump("c-dwarf5", false);
+    plt_names_like_objdump("c-dwarf5", "objdump", false);
 }
 
 #[test]
 fn plt_entries_of_cpp_are_named_like_objdump() {
-    plt_names_like_objdump("cpp-gxx", false);
-    plt_names_like_objdump("cpp-gxx", true);
+    plt_names_like_objdump("cpp-gxx", "objdump", false);
+    plt_names_like_objdump("cpp-gxx", "objdump", true);
+}
+
+#[test]
+fn plt_entries_of_aarch64_are_named_like_its_objdump() {
+    plt_names_like_objdump("c-aarch64", "aarch64-linux-gnu-objdump", false);
 }

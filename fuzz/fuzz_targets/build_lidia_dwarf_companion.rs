@@ -1,0 +1,56 @@
+//! Lidia DWARF builder on an ELF file and a companion file, both arbitrary: a split DWARF
+//! package (`--dwp`), whose split units the skeleton units lead to, or a supplementary
+//! file (`--sup`), whose DIEs and strings `dwz` references lead to. Input: one mode byte
+//! (bit 0: package or supplementary file; bit 1: mismatched files accepted), the ELF
+//! file's length (4 bytes, little-endian), the ELF file, the companion. An error is fine;
+//! an accepted pair must give a Lidia file that parses, passes its checksums and
+//! validates.
+
+#![no_main]
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+use symblob_build::lidia::{collect_from_elf, ElfOptions};
+
+/// A directory of this process for the companion file (the builder takes it by path).
+fn scratch() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("symblob-fuzz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("scratch directory");
+        dir
+    })
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let Some((len, rest)) = rest.split_first_chunk::<4>() else {
+        return;
+    };
+    let Some((elf, companion)) = rest.split_at_checked(u32::from_le_bytes(*len) as usize) else {
+        return;
+    };
+    let dir = scratch();
+    let companion_path = dir.join("companion");
+    std::fs::write(&companion_path, companion).expect("write the companion file");
+    let package = mode & 1 == 0;
+    let options = ElfOptions {
+        dwarf: true,
+        files: true,
+        lines: true,
+        gopclntab: false,
+        dwp: package.then(|| companion_path.clone()),
+        sup: (!package).then(|| companion_path.clone()),
+        debug_file_mismatch_ok: mode & 2 != 0,
+        ..ElfOptions::default()
+    };
+    // The ELF file's own path is never written: no `.dwo` file or debug link beside it.
+    let Ok(writer) = collect_from_elf(&dir.join("input.elf"), elf, &options) else {
+        return;
+    };
+    symblob_fuzz::check_built_lidia(writer);
+});
