@@ -172,7 +172,7 @@ fn known_disagreement(name: &str, ours: &[Frame], llvm: &[Frame]) -> bool {
 }
 
 /// The bytes of section `name` of the ELF at `bin`.
-fn section_bytes(bin: &Path, name: &str) -> Vec<u8> {
+pub(crate) fn section_bytes(bin: &Path, name: &str) -> Vec<u8> {
     let data = std::fs::read(bin).expect("read fixture");
     let (start, len) = section(&data, name);
     data[start..start + len].to_vec()

@@ -11,6 +11,7 @@ use symblob_build::symbfile::extract::{demangle, ranges, ExtractOptions, RangeRe
 use crate::common::{missing_oracle, tool};
 use crate::lidia_dwarf::fixtures::fixtures;
 use crate::lidia_dwarf::oracle::{self, Frame};
+use crate::lidia_dwarf::section_bytes;
 
 /// The frames our records give `addr`, innermost first: every record containing it by
 /// depth; each level's file and line are the call site of the level inside it, the
@@ -216,53 +217,66 @@ fn rust_ranges_agree_with_llvm_symbolizer() {
     llvm_differential("rust");
 }
 
-/// Split DWARF (Clang, DWARF 4 and 5): loose `.dwo` files beside the objects, and the
-/// same program's units in a `.dwp` package found beside the binary. The frames come from
-/// the split units, the line programs from the skeletons.
+/// Our records of `name` against llvm-symbolizer's frames of `oracle_name`, a build of
+/// the same program whose code is checked to be identical (llvm-symbolizer-14 loses the
+/// inline frames of GCC's split units and of Clang's split inlined calls with
+/// `DW_AT_ranges`, and does not read supplementary files at all).
+fn llvm_differential_against(name: &str, oracle_name: &str) {
+    let (Some(bin), Some(oracle_bin)) = (fixtures().get(name), fixtures().get(oracle_name)) else {
+        return;
+    };
+    assert_eq!(
+        section_bytes(bin, ".text"),
+        section_bytes(oracle_bin, ".text"),
+        "{name} and {oracle_name} have the same code"
+    );
+    let extraction = ranges(bin, &ExtractOptions::default()).unwrap();
+    assert!(
+        extraction.stats.warnings.is_empty(),
+        "{name}: {:?}",
+        extraction.stats.warnings
+    );
+    assert_eq!(extraction.stats.dwarf.units_broken, 0, "{name}");
+    llvm_differential_of(name, oracle_bin, &extraction.records);
+}
+
+/// Split DWARF, GCC and Clang, DWARF 4 and 5: loose `.dwo` files beside the objects, and
+/// Clang's units in a `.dwp` package found beside the binary. The frames come from the
+/// split units, the line programs from the skeletons.
 #[test]
-fn split_dwarf_ranges_agree_with_llvm_symbolizer() {
+fn split_dwarf_ranges_agree_with_llvm_symbolizer_on_the_unsplit_twin() {
+    for dir in ["split-gcc4", "split-gcc5", "split-clang4", "split-clang5"] {
+        llvm_differential_against(&format!("{dir}/prog"), &format!("{dir}/twin"));
+    }
+    for version in ["4", "5"] {
+        llvm_differential_against(
+            &format!("dwp-clang{version}/prog"),
+            &format!("split-clang{version}/twin"),
+        );
+    }
+}
+
+/// C++ split by Clang with type units in the `.dwo` files and in a package, and Rust's
+/// `split-debuginfo = "unpacked"` (a `.dwo` file per codegen unit), which llvm-symbolizer
+/// reads correctly.
+#[test]
+fn split_dwarf_type_units_and_rust_unpacked_ranges_agree_with_llvm_symbolizer() {
     for name in [
-        "split-clang4/prog",
-        "split-clang5/prog",
-        "dwp-clang4/prog",
-        "dwp-clang5/prog",
+        "split-types4/prog",
+        "split-types5/prog",
+        "dwp-types5/prog",
+        "rust-split/prog",
     ] {
         llvm_differential(name);
     }
 }
 
-/// GCC's split DWARF: llvm-symbolizer-14 loses GCC's split inline frames, so the
-/// expectation is llvm-symbolizer on the same program compiled without `-gsplit-dwarf`
-/// (same code, same addresses).
-#[test]
-fn gcc_split_dwarf_ranges_agree_with_llvm_symbolizer_on_the_unsplit_twin() {
-    for (name, twin) in [
-        ("split-gcc4/prog", "split-gcc4/twin"),
-        ("split-gcc5/prog", "split-gcc5/twin"),
-    ] {
-        let (Some(bin), Some(twin)) = (fixtures().get(name), fixtures().get(twin)) else {
-            continue;
-        };
-        let extraction = ranges(bin, &ExtractOptions::default()).unwrap();
-        assert!(extraction.stats.warnings.is_empty(), "{name}");
-        llvm_differential_of(name, twin, &extraction.records);
-    }
-}
-
 /// `dwz -m`: names moved into the supplementary file are followed there
-/// (`DW_FORM_GNU_ref_alt`, `DW_FORM_GNU_strp_alt`, DWARF 5 `DW_FORM_ref_sup4`,
-/// `DW_FORM_strp_sup`). llvm-symbolizer-14 does not read supplementary files, so the
-/// expectation is its answer on the same program before `dwz`.
+/// (`DW_FORM_GNU_ref_alt`, `DW_FORM_GNU_strp_alt`); the expectation is llvm-symbolizer on
+/// the same program before `dwz`.
 #[test]
 fn dwz_multifile_ranges_agree_with_llvm_symbolizer_before_dwz() {
     for name in ["dwz4/o2", "dwz4/o1", "dwz5/o2", "dwz5/o1"] {
-        let whole = format!("{name}-whole");
-        let (Some(bin), Some(whole)) = (fixtures().get(name), fixtures().get(&whole)) else {
-            continue;
-        };
-        let extraction = ranges(bin, &ExtractOptions::default()).unwrap();
-        assert!(extraction.stats.warnings.is_empty(), "{name}");
-        assert!(extraction.stats.dwarf.units_broken == 0, "{name}");
-        llvm_differential_of(name, whole, &extraction.records);
+        llvm_differential_against(name, &format!("{name}-whole"));
     }
 }
