@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use symblob_build::lidia::{collect_from_elf, ElfOptions};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
 use symblob_build::{Error, Location};
 
 use crate::common::testdata;
@@ -11,10 +12,15 @@ use crate::common::testdata;
 /// The options of the `build_lidia_dwarf` fuzz target that found these inputs.
 fn dwarf_build_options() -> ElfOptions {
     ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
-        gopclntab: false,
+        symbols: SymbolSources {
+            gopclntab: false,
+            ..SymbolSources::default()
+        },
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions::default()),
         ..ElfOptions::default()
     }
 }

@@ -14,7 +14,8 @@ mod plt;
 use std::path::Path;
 
 use symblob::lidia::LidiaFile;
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
 
 use fixtures::fixtures;
 use oracle::{Frame, ModelRange};
@@ -31,13 +32,17 @@ fn build_bytes(
     debug_file: Option<&Path>,
 ) -> symblob_build::Result<Vec<u8>> {
     let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
-        debug_file: debug_file.map(Path::to_path_buf),
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions {
+            debug_file: debug_file.map(Path::to_path_buf),
+            ..DwarfOptions::default()
+        }),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(bin, data, &options, &mut writer)?;
     Ok(writer.finish())
 }
@@ -477,12 +482,14 @@ fn missing_dwo_file_is_a_warning_naming_it() {
     std::fs::copy(bin, &moved).expect("copy the program alone");
     let data = std::fs::read(&moved).expect("read");
     let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions::default()),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
     let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
     // The two units of the program, as clang names their `.dwo` files.
@@ -511,12 +518,14 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
     std::fs::copy(bin, &moved).expect("copy the program alone");
     let data = std::fs::read(&moved).expect("read");
     let mut options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions::default()),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
     let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
     let next_to_it = dir.path().join("common.debug").display().to_string();
@@ -527,8 +536,11 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
         "{texts:#?}"
     );
 
-    options.sup = Some(bin.with_file_name("common.debug"));
-    let mut writer = LidiaWriter::new(options.flags());
+    options.dwarf = Some(DwarfOptions {
+        sup: Some(bin.with_file_name("common.debug")),
+        ..DwarfOptions::default()
+    });
+    let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build");
     assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
     let named = writer.finish();
