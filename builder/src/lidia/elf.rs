@@ -126,7 +126,8 @@ pub fn collect_with_warnings(
     }
     let sources = options.symbols;
     if sources.symtab {
-        let table = symbols::read(&elf).map_err(|m| Error::input(&name, Location::Whole, m))?;
+        let table =
+            symbols::read(&elf).map_err(|e| Error::input_from(&name, Location::Whole, e))?;
         for sym in table.iter().flat_map(|t| t.functions()) {
             writer.add(&RangeSpec {
                 va: sym.value,
