@@ -120,6 +120,25 @@ impl Error {
         }
     }
 
+    /// The same error with the input of an [`Error::Input`] named `input` (other errors
+    /// unchanged): for callers that gave the library a name of their own choosing.
+    pub fn with_input(self, input: impl Into<String>) -> Self {
+        match self {
+            Error::Input {
+                at,
+                message,
+                source,
+                ..
+            } => Error::Input {
+                input: input.into(),
+                at,
+                message,
+                source,
+            },
+            other => other,
+        }
+    }
+
     /// The input the error is about (a path, `<stdin>`, or what was given directly), if
     /// any.
     pub fn input_name(&self) -> Option<String> {
