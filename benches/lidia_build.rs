@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use symblob::lidia::LidiaFile;
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
 
 /// The inputs that exist, with a short name each.
 fn inputs() -> Vec<(String, PathBuf)> {
@@ -53,12 +54,14 @@ fn inputs() -> Vec<(String, PathBuf)> {
 
 fn build(path: &Path, data: &[u8]) -> Vec<u8> {
     let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions::default()),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(path, data, &options, &mut writer).expect("DWARF build");
     writer.finish()
 }

@@ -48,7 +48,9 @@ pub enum Error {
         input: String,
         /// Where in the input.
         at: Location,
-        /// What was wrong.
+        /// What was wrong; empty when `source` says it all (a typed error of this
+        /// crate, such as [`NameError`](crate::model::NameError) or
+        /// [`LineError`](crate::text::LineError)).
         message: String,
         /// The error of the library that found it (object, gimli), also shown after the
         /// message.
@@ -103,6 +105,40 @@ impl Error {
         }
     }
 
+    /// An [`Error::Input`] for `input` at `at` that `source` (a typed error that says
+    /// what was wrong) describes on its own.
+    pub fn input_from(
+        input: impl Into<String>,
+        at: Location,
+        source: impl Into<BoxedSource>,
+    ) -> Self {
+        Error::Input {
+            input: input.into(),
+            at,
+            message: String::new(),
+            source: Some(source.into()),
+        }
+    }
+
+    /// The same error with the input of an [`Error::Input`] named `input` (other errors
+    /// unchanged): for callers that gave the library a name of their own choosing.
+    pub fn with_input(self, input: impl Into<String>) -> Self {
+        match self {
+            Error::Input {
+                at,
+                message,
+                source,
+                ..
+            } => Error::Input {
+                input: input.into(),
+                at,
+                message,
+                source,
+            },
+            other => other,
+        }
+    }
+
     /// The input the error is about (a path, `<stdin>`, or what was given directly), if
     /// any.
     pub fn input_name(&self) -> Option<String> {
@@ -141,6 +177,12 @@ impl fmt::Display for Error {
                 message,
                 source: None,
             } => write!(f, "{input}{at}: {message}"),
+            Error::Input {
+                input,
+                at,
+                message,
+                source: Some(source),
+            } if message.is_empty() => write!(f, "{input}{at}: {source}"),
             Error::Input {
                 input,
                 at,
@@ -229,8 +271,18 @@ impl From<&str> for Problem {
 impl fmt::Display for Problem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.source {
+            Some(source) if self.message.is_empty() => source.fmt(f),
             Some(source) => write!(f, "{}: {source}", self.message),
             None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for Problem {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.source {
+            Some(source) => Some(source.as_ref()),
+            None => None,
         }
     }
 }

@@ -7,18 +7,26 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use symblob_build::lidia::{collect_from_elf, ElfOptions};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
 
 fuzz_target!(|data: &[u8]| {
     // A directory that does not exist, so no debug-link or build-ID lookup can find a
     // file beside the input.
     let path = Path::new("fuzz-no-such-dir/input.elf");
     let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
-        demangle: data.len().is_multiple_of(2),
-        gopclntab: false,
+        symbols: SymbolSources {
+            gopclntab: false,
+            ..SymbolSources::default()
+        },
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions {
+            demangle: data.len().is_multiple_of(2),
+            ..DwarfOptions::default()
+        }),
         ..ElfOptions::default()
     };
     let Ok(writer) = collect_from_elf(path, data, &options) else {

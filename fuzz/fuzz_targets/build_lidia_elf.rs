@@ -7,22 +7,30 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use symblob_build::lidia::{collect_from_elf, ElfOptions};
+use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz-input.elf");
     let default = ElfOptions::default();
     let everything = ElfOptions {
-        files: true,
-        lines: true,
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
         ..ElfOptions::default()
     };
     let symbols_only = ElfOptions {
-        gopclntab: false,
+        symbols: SymbolSources {
+            gopclntab: false,
+            ..SymbolSources::default()
+        },
         ..ElfOptions::default()
     };
     let pclntab_only = ElfOptions {
-        symtab: false,
+        symbols: SymbolSources {
+            symtab: false,
+            ..SymbolSources::default()
+        },
         ..ElfOptions::default()
     };
     for options in [&default, &everything, &symbols_only, &pclntab_only] {

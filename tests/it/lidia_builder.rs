@@ -7,7 +7,7 @@ use serde_json::Value;
 use symblob::lidia::LidiaFile;
 use symblob_build::lidia::{
     build_from_elf, collect_from_elf, write_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry,
-    RangeSpec,
+    RangeSpec, SymbolSources,
 };
 
 use crate::common::{shared_testdata, testdata};
@@ -151,11 +151,11 @@ fn options_for(opts: &str) -> ElfOptions {
     match opts {
         "none" | "crc" => {}
         "crc_lines_files" => {
-            o.lines = true;
-            o.files = true;
+            o.lidia.lines = true;
+            o.lidia.files = true;
         }
-        "symtab_only" => o.gopclntab = false,
-        "pclntab_only" => o.symtab = false,
+        "symtab_only" => o.symbols.gopclntab = false,
+        "pclntab_only" => o.symbols.symtab = false,
         other => panic!("unknown option set {other}"),
     }
     o
@@ -266,7 +266,10 @@ fn missing_text_fails_like_pyroscope_unless_gopclntab_is_off() {
 
     // Without .gopclntab nothing needs .text: the symbols are those of the original.
     let options = ElfOptions {
-        gopclntab: false,
+        symbols: SymbolSources {
+            gopclntab: false,
+            ..SymbolSources::default()
+        },
         ..ElfOptions::default()
     };
     let got = build_from_elf(&elf, &options).unwrap();

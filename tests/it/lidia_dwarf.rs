@@ -15,7 +15,8 @@ mod split_dwz;
 use std::path::Path;
 
 use symblob::lidia::LidiaFile;
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
 
 use fixtures::fixtures;
 use oracle::{Frame, ModelRange};
@@ -32,13 +33,17 @@ fn build_bytes(
     debug_file: Option<&Path>,
 ) -> symblob_build::Result<Vec<u8>> {
     let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
-        debug_file: debug_file.map(Path::to_path_buf),
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions {
+            debug_file: debug_file.map(Path::to_path_buf),
+            ..DwarfOptions::default()
+        }),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(bin, data, &options, &mut writer)?;
     Ok(writer.finish())
 }

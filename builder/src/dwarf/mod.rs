@@ -81,6 +81,11 @@ pub struct DwarfOptions {
     /// The supplementary debug file (`dwz -m`) to resolve references into (else the one
     /// `.gnu_debugaltlink` or `.debug_sup` names).
     pub sup: Option<PathBuf>,
+}
+
+/// What the writer needs in the groups, beyond how the DWARF is read.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct GroupContents {
     /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
     /// does not describe (LLVM's symbol rules).
     pub symtab: bool,
@@ -88,8 +93,6 @@ pub struct DwarfOptions {
     pub lines: bool,
     /// Give every span the source file of its rows (needs the rows as well).
     pub files: bool,
-    /// Told after every unit; the library draws nothing.
-    pub progress: Progress,
 }
 
 impl DwarfOptions {
@@ -102,11 +105,21 @@ impl DwarfOptions {
             sup: self.sup.as_deref(),
         }
     }
+}
 
+impl GroupContents {
     /// Whether spans need line rows (for their lines or their files).
     fn need_rows(&self) -> bool {
         self.lines || self.files
     }
+}
+
+/// Everything one session is asked: how to read, what to produce, whom to tell.
+#[derive(Clone, Copy)]
+struct Request<'o> {
+    options: &'o DwarfOptions,
+    contents: GroupContents,
+    progress: &'o Progress,
 }
 
 /// What a DWARF build found, for reports and tests.
@@ -133,8 +146,15 @@ pub(crate) fn build_groups(
     path: &Path,
     data: &[u8],
     options: &DwarfOptions,
+    contents: GroupContents,
+    progress: &Progress,
     finish: impl for<'g> FnOnce(Vec<Group<'g>>),
 ) -> Result<DwarfStats> {
+    let request = Request {
+        options,
+        contents,
+        progress,
+    };
     session::open(path, data, options.session_files(), |s| {
         let mut stats = DwarfStats {
             warnings: s.warnings,
@@ -149,31 +169,31 @@ pub(crate) fn build_groups(
             &s.dwarf,
             &s.headers,
             &s.split_units,
-            options,
+            request,
             &exec,
             s.dwarf_path,
             &mut stats,
             &mut orphan_rows,
         );
         let mut groups = shadowing::remove_overlaps(groups);
-        if options.symtab {
+        if contents.symtab {
             let mut map = SymbolMap::from_elf(s.obj);
             if map.is_empty() && s.separate {
                 map = SymbolMap::from_elf(s.dwarf_obj);
             }
             groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
             let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
-            if options.need_rows() {
+            if contents.need_rows() {
                 let rows = orphans::as_unit_lines(orphan_rows);
                 let mut attached = Vec::with_capacity(fallback.len());
                 for g in fallback {
-                    attach::attach_rows(g, &rows, options.files, &mut attached);
+                    attach::attach_rows(g, &rows, contents.files, &mut attached);
                 }
                 fallback = attached;
                 // Rows no function and no symbol covers: a range with no name.
                 let covered = groups.iter().chain(&fallback).map(|g| (g.start(), g.end()));
                 let nameless =
-                    orphans::nameless_groups(&rows, covered.collect(), &exec, options.files);
+                    orphans::nameless_groups(&rows, covered.collect(), &exec, contents.files);
                 fallback.extend(nameless);
             }
             stats.fallback_ranges = fallback.len();
@@ -196,7 +216,7 @@ fn read_units<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     headers: &[gimli::UnitHeader<Slice<'a>>],
     split_units: &split::SplitUnits<'a>,
-    options: &DwarfOptions,
+    request: Request<'_>,
     exec: &[(u64, u64)],
     path: &Path,
     stats: &mut DwarfStats,
@@ -231,9 +251,9 @@ fn read_units<'a>(
                 .to_debug_info_offset(&header)
                 .map_or(0, |o| o.0);
             let split = split_units.get(&offset);
-            let r = read_unit(dwarf, header, split, options, exec, indexes);
+            let r = read_unit(dwarf, header, split, request, exec, indexes);
             let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
-            options.progress.report(finished, total);
+            request.progress.report(finished, total);
             (offset, r)
         },
     );
@@ -285,10 +305,11 @@ fn read_unit<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     header: gimli::UnitHeader<Slice<'a>>,
     split: Option<&gimli::Dwarf<Slice<'a>>>,
-    options: &DwarfOptions,
+    request: Request<'_>,
     exec: &[(u64, u64)],
     indexes: names::Indexes<'_, 'a>,
 ) -> gimli::Result<UnitResult<'a>> {
+    let (options, contents) = (request.options, request.contents);
     let unit = dwarf.unit(header)?;
     let u = UnitRef { dwarf, unit: &unit };
     // A skeleton's DIEs are in its split unit; its line program stays in the binary.
@@ -312,7 +333,7 @@ fn read_unit<'a>(
             units::walk_unit(&u, &mut names)?
         }
     };
-    let need_rows = options.need_rows();
+    let need_rows = contents.need_rows();
     let lines = if need_rows {
         lines::read_lines(&u)?
     } else {
@@ -339,7 +360,7 @@ fn read_unit<'a>(
         } else {
             inlines::tree_to_groups(tree, &lines, &mut pending);
             for g in pending.drain(..) {
-                attach::attach_rows(g, &lines, options.files, &mut out);
+                attach::attach_rows(g, &lines, contents.files, &mut out);
             }
         }
         owners.resize(out.len(), t);
@@ -383,17 +404,18 @@ mod tests {
 
     fn options() -> crate::lidia::ElfOptions {
         crate::lidia::ElfOptions {
-            dwarf: true,
-            files: true,
-            lines: true,
-            ..crate::lidia::ElfOptions::default()
+            lidia: crate::lidia::Flags {
+                files: true,
+                lines: true,
+            },
+            ..crate::lidia::ElfOptions::with_dwarf(DwarfOptions::default())
         }
     }
 
     #[test]
     fn corrupt_units_are_returned_as_warnings() {
         let (path, mut data) = program();
-        let mut writer = LidiaWriter::new(options().flags());
+        let mut writer = LidiaWriter::new(options().lidia);
         let clean = collect(&path, &data, &options(), &mut writer).expect("clean build");
         assert!(clean.units > 0 && clean.dwarf_ranges > 0, "{clean:?}");
         assert!(clean.warnings.is_empty(), "{:?}", clean.warnings);
@@ -405,7 +427,7 @@ mod tests {
             abbrev.file_range().expect("in the file")
         };
         data[start as usize..(start + size) as usize].fill(0xff);
-        let mut writer = LidiaWriter::new(options().flags());
+        let mut writer = LidiaWriter::new(options().lidia);
         let stats = collect(&path, &data, &options(), &mut writer).expect("build goes on");
         assert_eq!(stats.failed_units, clean.units, "{stats:?}");
         assert_eq!(stats.warnings.len(), stats.failed_units);

@@ -2,10 +2,12 @@
 //! the first `SHT_SYMTAB`, or the first `SHT_DYNSYM` only when that fails.
 
 use std::borrow::Cow;
+use std::fmt;
 
 use object::elf::{SHT_DYNSYM, SHT_SYMTAB, STT_FUNC};
 
 use super::file::{ElfFile, SectionData};
+use crate::error::Problem;
 
 /// Why a symbol table could not be read.
 #[derive(Debug)]
@@ -13,7 +15,45 @@ pub(crate) enum SymbolsError {
     /// There is no section of the requested type (Go's `ErrNoSymbols`).
     Missing,
     /// The section exists but cannot be read.
-    Malformed(String),
+    Malformed(Problem),
+}
+
+impl fmt::Display for SymbolsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SymbolsError::Missing => f.write_str("no such section"),
+            SymbolsError::Malformed(p) => p.fmt(f),
+        }
+    }
+}
+
+/// Neither symbol table could be read, and at least one exists.
+#[derive(Debug)]
+pub(crate) struct SymbolTablesError {
+    /// Why `.symtab` could not be read.
+    pub symtab: SymbolsError,
+    /// Why `.dynsym` could not be read.
+    pub dynsym: SymbolsError,
+}
+
+impl fmt::Display for SymbolTablesError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "cannot read symbols: .symtab: {}; .dynsym: {}",
+            self.symtab, self.dynsym
+        )
+    }
+}
+
+impl std::error::Error for SymbolTablesError {
+    /// The problem of the first table that exists.
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match (&self.symtab, &self.dynsym) {
+            (SymbolsError::Malformed(p), _) | (_, SymbolsError::Malformed(p)) => Some(p),
+            _ => None,
+        }
+    }
 }
 
 /// A readable symbol table: its entries and the string table its names come from.
@@ -41,7 +81,7 @@ pub(crate) struct FuncSymbol<'n> {
 
 /// The symbols Pyroscope uses: `.symtab`, or `.dynsym` if that fails; `Ok(None)` when
 /// neither section exists (pyroscope #4895), an error when both fail otherwise.
-pub(crate) fn read<'a>(elf: &ElfFile<'a>) -> Result<Option<SymbolTable<'a>>, String> {
+pub(crate) fn read<'a>(elf: &ElfFile<'a>) -> Result<Option<SymbolTable<'a>>, SymbolTablesError> {
     let symtab_error = match SymbolTable::open(elf, SHT_SYMTAB.0) {
         Ok(t) => return Ok(Some(t)),
         Err(e) => e,
@@ -49,18 +89,7 @@ pub(crate) fn read<'a>(elf: &ElfFile<'a>) -> Result<Option<SymbolTable<'a>>, Str
     match (symtab_error, SymbolTable::open(elf, SHT_DYNSYM.0)) {
         (_, Ok(t)) => Ok(Some(t)),
         (SymbolsError::Missing, Err(SymbolsError::Missing)) => Ok(None),
-        (a, Err(b)) => Err(format!(
-            "cannot read symbols: .symtab: {}; .dynsym: {}",
-            describe(&a),
-            describe(&b)
-        )),
-    }
-}
-
-fn describe(e: &SymbolsError) -> &str {
-    match e {
-        SymbolsError::Missing => "no such section",
-        SymbolsError::Malformed(m) => m,
+        (symtab, Err(dynsym)) => Err(SymbolTablesError { symtab, dynsym }),
     }
 }
 
@@ -69,10 +98,7 @@ impl<'a> SymbolTable<'a> {
     fn open(elf: &ElfFile<'a>, kind: u32) -> Result<Self, SymbolsError> {
         let (_, section) = elf.section_by_type(kind).ok_or(SymbolsError::Missing)?;
         let entry_size = if elf.is_64 { 24 } else { 16 };
-        let entries = match elf
-            .data(section)
-            .map_err(|p| SymbolsError::Malformed(p.to_string()))?
-        {
+        let entries = match elf.data(section).map_err(SymbolsError::Malformed)? {
             SectionData::Bytes(b) => {
                 check_multiple(b.len() as u64, entry_size)?;
                 Some(b)
@@ -87,12 +113,10 @@ impl<'a> SymbolTable<'a> {
             .then(|| elf.sections.get(link))
             .flatten()
             .ok_or_else(|| {
-                SymbolsError::Malformed(format!("invalid string table link {}", section.link))
+                let message = format!("invalid string table link {}", section.link);
+                SymbolsError::Malformed(Problem::new(message))
             })?;
-        let names = match elf
-            .data(strings)
-            .map_err(|p| SymbolsError::Malformed(p.to_string()))?
-        {
+        let names = match elf.data(strings).map_err(SymbolsError::Malformed)? {
             SectionData::Bytes(b) => Some(b),
             SectionData::Zeros(_) => None,
         };
@@ -160,8 +184,66 @@ fn check_multiple(len: u64, entry_size: u64) -> Result<(), SymbolsError> {
     if len.is_multiple_of(entry_size) {
         Ok(())
     } else {
-        Err(SymbolsError::Malformed(format!(
+        Err(SymbolsError::Malformed(Problem::new(format!(
             "size {len} is not a multiple of the entry size {entry_size}"
-        )))
+        ))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use object::{Object, ObjectSection};
+
+    use super::*;
+
+    /// A program whose `.symtab` and `.dynsym` sizes are cut by one byte, and the sizes
+    /// they had (read by the `object` crate).
+    fn cut_tables() -> (Vec<u8>, u64, u64) {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../testdata/lidia/elf/simple");
+        let mut data = std::fs::read(path).expect("test program");
+        let (shoff, shentsize, sizes) = {
+            let obj = object::File::parse(&*data).expect("ELF");
+            let header = |at: usize, n: usize| {
+                let b: [u8; 8] = data[at..at + 8].try_into().unwrap();
+                u64::from_le_bytes(b) & (u64::MAX >> (64 - 8 * n))
+            };
+            let size = |name: &str| {
+                let s = obj.section_by_name(name).expect(name);
+                (s.index().0, s.size())
+            };
+            (
+                header(0x28, 8),
+                header(0x3a, 2),
+                [size(".symtab"), size(".dynsym")],
+            )
+        };
+        for (index, size) in sizes {
+            let at = (shoff + index as u64 * shentsize + 32) as usize;
+            data[at..at + 8].copy_from_slice(&(size - 1).to_le_bytes());
+        }
+        (data, sizes[0].1, sizes[1].1)
+    }
+
+    #[test]
+    fn both_tables_unreadable_is_a_typed_error_naming_each() {
+        let (data, symtab, dynsym) = cut_tables();
+        let elf = ElfFile::parse(&data).expect("still an ELF");
+        let Err(e) = read(&elf) else {
+            panic!("cut tables were read");
+        };
+        assert!(matches!(e.symtab, SymbolsError::Malformed(_)), "{e:?}");
+        assert!(matches!(e.dynsym, SymbolsError::Malformed(_)), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot read symbols: .symtab: size {} is not a multiple of the entry size 24; \
+                 .dynsym: size {} is not a multiple of the entry size 24",
+                symtab - 1,
+                dynsym - 1
+            )
+        );
+        assert!(e.source().is_some());
     }
 }

@@ -116,7 +116,8 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
             elf::STB_GNU_UNIQUE => b'u',
             _ => b'?',
         };
-        accept(&mut list, options, value, kind, name).map_err(|m| Error::input(input, at, m))?;
+        accept(&mut list, options, value, kind, name)
+            .map_err(|e| Error::input_from(input, at, e))?;
     }
 
     let text_ranges = match markers.ranges() {

@@ -131,7 +131,7 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
         let at = Location::Index(i as u64);
         check_name_bytes(sym.name.as_bytes())
             .and_then(check_name_length)
-            .map_err(|m| Error::input("symbols", at, m))?;
+            .map_err(|e| Error::input_from("symbols", at, e))?;
     }
     if symbols.len() as u64 >= 1 << 32 {
         return Err(Error::Limit {

@@ -1,112 +1,70 @@
 //! Lidia files from an ELF file: Pyroscope's `CreateLidia`, byte for byte (spec 12), and
 //! the DWARF builder behind [`ElfOptions::dwarf`].
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::dwarf;
 use super::writer::{Flags, Layout, LidiaWriter, RangeSpec};
-use crate::dwarf::DwarfOptions;
+use crate::dwarf::{DwarfOptions, GroupContents};
 use crate::elf::file::ElfFile;
 use crate::elf::symbols_go as symbols;
 use crate::gopclntab::{self, PclntabError};
 use crate::{output, Error, Location, Progress, Result, Warning};
 
-/// What to read from the ELF file and what to store. [`Default`] is Go's default:
-/// symbols and `.gopclntab` on, everything else off.
-///
-/// The fields fall into three groups, each handed to the part that uses it: the symbol
-/// sources of the Pyroscope-compatible path ([`ElfOptions::symbol_sources`]), the DWARF
-/// session's options ([`ElfOptions::dwarf_options`]) and the writer's flags
-/// ([`ElfOptions::flags`]).
-#[derive(Clone, Debug)]
+/// What to read from the ELF file and what to store, in three groups, each handed only
+/// to the part that uses it: the symbol sources, the DWARF session's options (a DWARF
+/// build when present) and the Lidia writer's flags. [`Default`] is Go's default:
+/// symbols and `.gopclntab` on, no DWARF, no files or lines.
+#[derive(Clone, Debug, Default)]
 pub struct ElfOptions {
-    /// Read `.symtab` (or `.dynsym`) functions; Go's `WithSymtab(false)` turns it off.
-    pub symtab: bool,
-    /// Read Go `.gopclntab` functions; Go's `WithParseGoPclntab(false)` turns it off.
-    /// With it, an ELF without a `.text` section is an error, as in Go.
-    pub gopclntab: bool,
-    /// Store file and call-file strings (Go's `WithFiles()`).
-    pub files: bool,
-    /// Store line tables (Go's `WithLines()`).
-    pub lines: bool,
-    /// Build from DWARF (inline frames, files, lines) instead of symbols only.
-    pub dwarf: bool,
-    /// Demangle names (DWARF builds only; symbol names are always stored as they are).
-    pub demangle: bool,
-    /// A separate debug file to read DWARF from.
-    pub debug_file: Option<PathBuf>,
-    /// Read a separate debug file even when it does not belong to the binary (its build
-    /// ID or `.gnu_debuglink` CRC differs), and a supplementary file named by `sup` whose
-    /// build ID is not the one the link names: a warning instead of an error.
-    pub debug_file_mismatch_ok: bool,
-    /// A split DWARF package (`.dwp`) for the binary's skeleton units (else
-    /// `<binary>.dwp` when it exists, else each unit's `.dwo` file).
-    pub dwp: Option<PathBuf>,
-    /// The supplementary debug file (`dwz -m`) the DWARF refers to (else the file its
-    /// `.gnu_debugaltlink` or `.debug_sup` names).
-    pub sup: Option<PathBuf>,
+    /// Which symbol tables are read.
+    pub symbols: SymbolSources,
+    /// Build from DWARF (inline frames, files, lines) with these options instead of from
+    /// the symbols alone; `None` is Pyroscope's symbol-only build.
+    pub dwarf: Option<DwarfOptions>,
+    /// What the Lidia file stores.
+    pub lidia: Flags,
     /// Told how far a DWARF build is; the library draws nothing.
     pub progress: Progress,
 }
 
-impl Default for ElfOptions {
-    fn default() -> Self {
-        ElfOptions {
-            symtab: true,
-            gopclntab: true,
-            files: false,
-            lines: false,
-            dwarf: false,
-            demangle: false,
-            debug_file: None,
-            debug_file_mismatch_ok: false,
-            dwp: None,
-            sup: None,
-            progress: Progress::default(),
-        }
-    }
-}
-
-/// Which symbol sources the Pyroscope-compatible (symbol-only) path reads.
+/// Which symbol sources a build reads. [`Default`] reads both, as Go does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SymbolSources {
-    /// `.symtab` (or `.dynsym`) functions, by Go's `debug/elf` rules.
+    /// `.symtab` (or `.dynsym`) functions: by Go's `debug/elf` rules in a symbol-only
+    /// build (Go's `WithSymtab(false)` turns it off); in a DWARF build, the names of
+    /// depth-0 ranges and ranges for code DWARF does not describe, by LLVM's rules.
     pub symtab: bool,
-    /// Go `.gopclntab` functions.
+    /// Go `.gopclntab` functions (symbol-only builds; Go's `WithParseGoPclntab(false)`
+    /// turns it off). With it, an ELF without a `.text` section is an error, as in Go.
     pub gopclntab: bool,
 }
 
-impl ElfOptions {
-    /// The symbol sources of a symbol-only build.
-    pub fn symbol_sources(&self) -> SymbolSources {
+impl Default for SymbolSources {
+    fn default() -> Self {
         SymbolSources {
-            symtab: self.symtab,
-            gopclntab: self.gopclntab,
+            symtab: true,
+            gopclntab: true,
+        }
+    }
+}
+
+impl ElfOptions {
+    /// Options of a DWARF build with `dwarf`, the other fields at their defaults.
+    pub fn with_dwarf(dwarf: DwarfOptions) -> Self {
+        ElfOptions {
+            dwarf: Some(dwarf),
+            ..ElfOptions::default()
         }
     }
 
-    /// The options of the DWARF session a DWARF build runs: symbol options (`symtab`),
-    /// DWARF options (`demangle`, `debug_file`, `debug_file_mismatch_ok`) and what the
-    /// writer stores (`files`, `lines`), which decides whether rows are read.
-    pub fn dwarf_options(&self) -> DwarfOptions {
-        DwarfOptions {
-            demangle: self.demangle,
-            debug_file: self.debug_file.clone(),
-            debug_file_mismatch_ok: self.debug_file_mismatch_ok,
-            dwp: self.dwp.clone(),
-            sup: self.sup.clone(),
-            symtab: self.symtab,
-            lines: self.lines,
-            files: self.files,
-            progress: self.progress.clone(),
-        }
-    }
-
-    /// The writer flags these options select.
-    pub fn flags(&self) -> Flags {
-        Flags {
-            files: self.files,
-            lines: self.lines,
+    /// What a DWARF build's groups must hold for the writer: symbol-table names and
+    /// ranges, and the rows the stored lines or files need.
+    pub(crate) fn group_contents(&self) -> GroupContents {
+        GroupContents {
+            symtab: self.symbols.symtab,
+            lines: self.lidia.lines,
+            files: self.lidia.files,
         }
     }
 }
@@ -132,9 +90,11 @@ pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
 /// was). An `out` that is the same file as an input is refused before anything is read.
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
     let mut inputs = vec![path];
-    inputs.extend(options.debug_file.as_deref());
-    inputs.extend(options.dwp.as_deref());
-    inputs.extend(options.sup.as_deref());
+    if let Some(dwarf) = &options.dwarf {
+        inputs.extend(dwarf.debug_file.as_deref());
+        inputs.extend(dwarf.dwp.as_deref());
+        inputs.extend(dwarf.sup.as_deref());
+    }
     output::refuse_same_file(out, &inputs)?;
     let input = crate::input::open(path)?;
     let (writer, warnings) = collect_with_warnings(path, &input, options)?;
@@ -157,16 +117,17 @@ pub fn collect_with_warnings(
     data: &[u8],
     options: &ElfOptions,
 ) -> Result<(LidiaWriter, Vec<Warning>)> {
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     let name = path.display().to_string();
     let elf = ElfFile::parse(data).map_err(|p| p.at(&name, Location::Whole))?;
-    if options.dwarf {
+    if options.dwarf.is_some() {
         let warnings = dwarf::collect(path, data, options, &mut writer)?.warnings;
         return Ok((writer, warnings));
     }
-    let sources = options.symbol_sources();
+    let sources = options.symbols;
     if sources.symtab {
-        let table = symbols::read(&elf).map_err(|m| Error::input(&name, Location::Whole, m))?;
+        let table =
+            symbols::read(&elf).map_err(|e| Error::input_from(&name, Location::Whole, e))?;
         for sym in table.iter().flat_map(|t| t.functions()) {
             writer.add(&RangeSpec {
                 va: sym.value,

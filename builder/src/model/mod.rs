@@ -16,7 +16,7 @@ mod names;
 mod symbols;
 
 pub(crate) use function::{sort_spans, Bytes, Group, Row, Span};
-pub use names::Demangle;
 pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
+pub use names::{Demangle, NameError};
 pub(crate) use symbols::accept;
 pub use symbols::{InputOptions, Symbol, SymbolList, TypeFilter};

@@ -1,5 +1,7 @@
 //! Name rules shared by every input: validation, mapping symbols and demangling.
 
+use std::fmt;
+
 use symblob::ksym::raw::MAX_PAYLOAD;
 
 /// Name normalisation applied while reading an input. It decides what `lookup_name`
@@ -69,40 +71,87 @@ pub(crate) fn is_mapping_symbol(name: &[u8]) -> bool {
     MappingSymbols::Exact.matches(name)
 }
 
-/// Checks the byte rules of a name (D14) and returns it as a `&str`, or a message that
-/// says what is wrong.
-pub(crate) fn check_name_bytes(name: &[u8]) -> Result<&str, String> {
-    if name.is_empty() {
-        return Err("missing symbol name".into());
+/// Why a symbol name cannot be stored (the name rules of the ksym-bin format, D14, which
+/// every symbol source applies).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NameError {
+    /// The name is empty.
+    Missing,
+    /// The name is not UTF-8; `offset` is the first byte of the bad sequence.
+    NotUtf8 {
+        /// Byte offset in the name.
+        offset: usize,
+    },
+    /// The name contains a NUL or CR byte.
+    ForbiddenByte {
+        /// The byte (0 or `\r`).
+        byte: u8,
+        /// Byte offset in the name.
+        offset: usize,
+    },
+    /// The name is longer than a record can hold.
+    TooLong {
+        /// The name's length in bytes.
+        len: usize,
+        /// The format's limit.
+        limit: usize,
+    },
+}
+
+impl fmt::Display for NameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            NameError::Missing => f.write_str("missing symbol name"),
+            NameError::NotUtf8 { offset } => write!(
+                f,
+                "symbol name is not valid UTF-8 (bad byte at name offset {offset})"
+            ),
+            NameError::ForbiddenByte { byte, offset } => {
+                let what = if byte == 0 { "NUL" } else { "CR" };
+                write!(
+                    f,
+                    "symbol name contains a {what} byte at name offset {offset}"
+                )
+            }
+            NameError::TooLong { len, limit } => write!(
+                f,
+                "symbol name is {len} bytes long, more than the format's limit of {limit}"
+            ),
+        }
     }
-    let text = std::str::from_utf8(name).map_err(|e| {
-        format!(
-            "symbol name is not valid UTF-8 (bad byte at name offset {})",
-            e.valid_up_to()
-        )
+}
+
+impl std::error::Error for NameError {}
+
+/// Checks the byte rules of a name (D14) and returns it as a `&str`.
+pub(crate) fn check_name_bytes(name: &[u8]) -> Result<&str, NameError> {
+    if name.is_empty() {
+        return Err(NameError::Missing);
+    }
+    let text = std::str::from_utf8(name).map_err(|e| NameError::NotUtf8 {
+        offset: e.valid_up_to(),
     })?;
-    if let Some(pos) = name.iter().position(|&b| b == 0 || b == b'\r') {
-        let what = if name[pos] == 0 { "NUL" } else { "CR" };
-        return Err(format!(
-            "symbol name contains a {what} byte at name offset {pos}"
-        ));
+    if let Some(offset) = name.iter().position(|&b| b == 0 || b == b'\r') {
+        let byte = name[offset];
+        return Err(NameError::ForbiddenByte { byte, offset });
     }
     Ok(text)
 }
 
 /// Checks the length limit of a stored name.
-pub(crate) fn check_name_length(name: &str) -> Result<(), String> {
+pub(crate) fn check_name_length(name: &str) -> Result<(), NameError> {
     if name.len() > MAX_PAYLOAD {
-        return Err(format!(
-            "symbol name is {} bytes long, more than the format's limit of {MAX_PAYLOAD}",
-            name.len()
-        ));
+        return Err(NameError::TooLong {
+            len: name.len(),
+            limit: MAX_PAYLOAD,
+        });
     }
     Ok(())
 }
 
 /// Validates a name read from an input and applies the demangling mode.
-pub(crate) fn finish_name(name: &[u8], demangle: Demangle) -> Result<String, String> {
+pub(crate) fn finish_name(name: &[u8], demangle: Demangle) -> Result<String, NameError> {
     let text = check_name_bytes(name)?;
     let stored = demangle.apply(text).unwrap_or_else(|| text.to_owned());
     // A demangler could in principle produce an empty or odd name; the stored name is

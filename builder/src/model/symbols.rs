@@ -4,7 +4,7 @@
 //! Invariants: a [`Symbol`]'s name is valid UTF-8, not a mapping symbol, and already
 //! normalised ([`Demangle`]); a [`SymbolList`] keeps input order (writers sort).
 
-use super::names::{finish_name, is_mapping_symbol, Demangle};
+use super::names::{finish_name, is_mapping_symbol, Demangle, NameError};
 
 /// One symbol as read from an input: link-time address, nm type character, final name.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,7 +78,7 @@ pub(crate) fn accept(
     address: u64,
     kind: u8,
     name: &[u8],
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), NameError> {
     if !options.types.keeps(kind) {
         list.skipped_type += 1;
         return Ok(());

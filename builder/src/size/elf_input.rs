@@ -58,7 +58,8 @@ pub struct ElfInput {
 /// Reads `data` (the file `name`).
 pub fn read(data: &[u8], name: &str) -> Result<ElfInput> {
     let bad = |m: String| Error::input(name, Location::Whole, m);
-    match object::FileKind::parse(data).map_err(|e| bad(format!("not an ELF file: {e}")))? {
+    let caused = |m: &str, e: object::Error| Error::input_caused(name, Location::Whole, m, e);
+    match object::FileKind::parse(data).map_err(|e| caused("not an ELF file", e))? {
         object::FileKind::Elf32 => read_elf::<elf::FileHeader32<Endianness>>(data, name),
         object::FileKind::Elf64 => read_elf::<elf::FileHeader64<Endianness>>(data, name),
         other => Err(bad(format!("not an ELF file ({other:?})"))),
@@ -66,8 +67,9 @@ pub fn read(data: &[u8], name: &str) -> Result<ElfInput> {
 }
 
 fn read_elf<H: FileHeader<Endian = Endianness>>(data: &[u8], name: &str) -> Result<ElfInput> {
-    let bad = |m: String| Error::input(name, Location::Whole, m);
-    let file = ElfFile::<H>::parse(data).map_err(|e| bad(format!("bad ELF: {e}")))?;
+    let caused =
+        |m: &str, e: object::Error| Error::input_caused(name, Location::Whole, m.to_owned(), e);
+    let file = ElfFile::<H>::parse(data).map_err(|e| caused("bad ELF", e))?;
     let endian = file.endian();
     let header = file.elf_header();
     let table = file.elf_section_table();
@@ -76,7 +78,7 @@ fn read_elf<H: FileHeader<Endian = Endianness>>(data: &[u8], name: &str) -> Resu
     for (index, sh) in table.iter().enumerate().skip(1) {
         let sec_name = table
             .section_name(endian, sh)
-            .map_err(|e| bad(format!("section {index}: bad name: {e}")))?;
+            .map_err(|e| caused(&format!("section {index}: bad name"), e))?;
         let sh_type = sh.sh_type(endian);
         let flags: u64 = sh.sh_flags(endian).0;
         let size: u64 = sh.sh_size(endian).into();
@@ -101,12 +103,12 @@ fn read_elf<H: FileHeader<Endian = Endianness>>(data: &[u8], name: &str) -> Resu
     }
     let mut symtab = table
         .symbols(endian, data, elf::SHT_SYMTAB)
-        .map_err(|e| bad(format!("bad .symtab: {e}")))?;
+        .map_err(|e| caused("bad .symtab", e))?;
     let symbols_from_dynsym = symtab.is_empty();
     if symbols_from_dynsym {
         symtab = table
             .symbols(endian, data, elf::SHT_DYNSYM)
-            .map_err(|e| bad(format!("bad .dynsym: {e}")))?;
+            .map_err(|e| caused("bad .dynsym", e))?;
     }
     let mut symbols = Vec::with_capacity(symtab.len());
     for (index, sym) in symtab.iter().enumerate().skip(1) {

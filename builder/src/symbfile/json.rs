@@ -50,12 +50,49 @@ pub fn from_json(doc: &Value, input: &str) -> Result<Vec<Record>> {
     list.iter()
         .enumerate()
         .map(|(i, v)| {
-            parse_record(v).map_err(|m| Error::input(input, Location::Index(i as u64), m))
+            parse_record(v).map_err(|e| Error::input_from(input, Location::Index(i as u64), e))
         })
         .collect()
 }
 
-fn parse_record(v: &Value) -> std::result::Result<Record, String> {
+/// Why a JSON record cannot be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RecordError {
+    /// A field does not hold what it must.
+    Field {
+        /// The field, as the message names it (`"elf_va"`, `call_line`, `entry "func"`).
+        field: String,
+        /// What it must be (`a u32`, `a string`, …).
+        expected: &'static str,
+    },
+    /// The record's `type` is neither `range` nor `return_pad`.
+    UnknownType {
+        /// The `type` found, if it is a string.
+        found: Option<String>,
+    },
+}
+
+impl std::fmt::Display for RecordError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecordError::Field { field, expected } => write!(f, "{field} is not {expected}"),
+            RecordError::UnknownType { found } => write!(f, "unknown record type {found:?}"),
+        }
+    }
+}
+
+impl std::error::Error for RecordError {}
+
+/// A [`RecordError::Field`].
+fn field(field: impl Into<String>, expected: &'static str) -> RecordError {
+    RecordError::Field {
+        field: field.into(),
+        expected,
+    }
+}
+
+fn parse_record(v: &Value) -> std::result::Result<Record, RecordError> {
     // Addresses may also be "0x…" strings, as `symblob symbfile dump --json` writes them.
     let u64_of = |key: &str| {
         let hex = |s: &str| {
@@ -65,14 +102,17 @@ fn parse_record(v: &Value) -> std::result::Result<Record, String> {
         v[key]
             .as_u64()
             .or_else(|| v[key].as_str().and_then(hex))
-            .ok_or(format!(
-                "{key:?} is not an unsigned integer or a \"0x…\" string"
-            ))
+            .ok_or_else(|| {
+                field(
+                    format!("{key:?}"),
+                    "an unsigned integer or a \"0x…\" string",
+                )
+            })
     };
     let u32_of = |x: &Value, what: &str| {
         x.as_u64()
             .and_then(|n| u32::try_from(n).ok())
-            .ok_or(format!("{what} is not a u32"))
+            .ok_or_else(|| field(what, "a u32"))
     };
     let opt_str = |x: &Value| x.as_str().map(str::to_owned);
     let opt_u32 = |x: &Value, what: &str| match x {
@@ -85,7 +125,7 @@ fn parse_record(v: &Value) -> std::result::Result<Record, String> {
             length: v["length"].as_u64().unwrap_or(0),
             func: v["func"]
                 .as_str()
-                .ok_or("\"func\" is not a string")?
+                .ok_or_else(|| field("\"func\"", "a string"))?
                 .to_owned(),
             file: opt_str(&v["file"]),
             call_file: opt_str(&v["call_file"]),
@@ -102,26 +142,79 @@ fn parse_record(v: &Value) -> std::result::Result<Record, String> {
                         line: u32_of(&row[1], "line number")?,
                     })
                 })
-                .collect::<std::result::Result<_, String>>()?,
+                .collect::<std::result::Result<_, RecordError>>()?,
         })),
         Some("return_pad") => Ok(Record::ReturnPad(ReturnPadRecord {
             va: u64_of("elf_va")?,
             entries: v["entries"]
                 .as_array()
-                .ok_or("\"entries\" is not an array")?
+                .ok_or_else(|| field("\"entries\"", "an array"))?
                 .iter()
                 .map(|e| {
                     Ok(PadEntry {
                         func: e["func"]
                             .as_str()
-                            .ok_or("entry \"func\" is not a string")?
+                            .ok_or_else(|| field("entry \"func\"", "a string"))?
                             .to_owned(),
                         file: opt_str(&e["file"]),
                         line: opt_u32(&e["line"], "entry line")?,
                     })
                 })
-                .collect::<std::result::Result<_, String>>()?,
+                .collect::<std::result::Result<_, RecordError>>()?,
         })),
-        other => Err(format!("unknown record type {other:?}")),
+        other => Err(RecordError::UnknownType {
+            found: other.map(str::to_owned),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::error::Error as _;
+
+    use super::*;
+
+    /// Each bad record is refused with its index, the field and what it must be.
+    #[test]
+    fn bad_records_name_their_index_and_field() {
+        let good = json!({"type": "range", "elf_va": "0x10", "length": 4, "func": "f"});
+        let cases = [
+            (
+                json!({"type": "range", "elf_va": -1, "func": "f"}),
+                field("\"elf_va\"", "an unsigned integer or a \"0x…\" string"),
+                "in.json at entry 1: \"elf_va\" is not an unsigned integer or a \"0x…\" string",
+            ),
+            (
+                json!({"type": "range", "elf_va": 1, "func": "f", "depth": 1u64 << 32}),
+                field("depth", "a u32"),
+                "in.json at entry 1: depth is not a u32",
+            ),
+            (
+                json!({"type": "return_pad", "elf_va": 1, "entries": [{"func": 3}]}),
+                field("entry \"func\"", "a string"),
+                "in.json at entry 1: entry \"func\" is not a string",
+            ),
+            (
+                json!({"type": "frame"}),
+                RecordError::UnknownType {
+                    found: Some("frame".into()),
+                },
+                "in.json at entry 1: unknown record type Some(\"frame\")",
+            ),
+        ];
+        for (bad, kind, text) in cases {
+            let doc = json!({"records": [good.clone(), bad]});
+            let e = from_json(&doc, "in.json").unwrap_err();
+            assert_eq!(e.to_string(), text);
+            assert_eq!(e.location(), Location::Index(1));
+            let source = e.source().and_then(|s| s.downcast_ref::<RecordError>());
+            assert_eq!(source, Some(&kind));
+        }
+        assert_eq!(
+            from_json(&json!({"records": [good]}), "in.json")
+                .unwrap()
+                .len(),
+            1
+        );
     }
 }

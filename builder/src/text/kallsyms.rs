@@ -22,7 +22,7 @@ pub fn parse_kallsyms(text: &[u8], input: &str, options: &InputOptions) -> Resul
     for (number, line) in lines(text) {
         let at = Location::Line(number);
         let (address, kind, rest) =
-            match split_line(line).map_err(|m| Error::input(input, at, m))? {
+            match split_line(line).map_err(|e| Error::input_from(input, at, e))? {
                 LineKind::Blank | LineKind::Undefined => {
                     list.skipped_undefined += 1;
                     continue;
@@ -55,7 +55,8 @@ pub fn parse_kallsyms(text: &[u8], input: &str, options: &InputOptions) -> Resul
             list.skipped_module += 1;
             continue;
         }
-        accept(&mut list, options, address, kind, name).map_err(|m| Error::input(input, at, m))?;
+        accept(&mut list, options, address, kind, name)
+            .map_err(|e| Error::input_from(input, at, e))?;
     }
     if symbol_lines > 0 && nonzero_addresses == 0 {
         return Err(Error::input(

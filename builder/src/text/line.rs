@@ -1,5 +1,7 @@
 //! The line splitter shared by the nm-style text inputs (nm, System.map, kallsyms).
 
+use std::fmt;
+
 /// The lines of `text` with their 1-based numbers, without the LF and without a CR
 /// before it. There is no length limit.
 pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
@@ -33,8 +35,59 @@ pub(crate) enum LineKind<'a> {
     },
 }
 
-/// Splits one nm-style line; the error says what is wrong with it.
-pub(crate) fn split_line(line: &[u8]) -> std::result::Result<LineKind<'_>, String> {
+/// Why a line of nm-style text is not a symbol line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LineError {
+    /// Neither `<address> <type> <name>` nor nm's blank-address undefined symbol.
+    NotSymbolLine {
+        /// The start of the line, quoted.
+        preview: String,
+    },
+    /// The type column is more than one character, or not followed by a space.
+    LongType {
+        /// The start of the line, quoted.
+        preview: String,
+    },
+    /// The line ends after the address.
+    MissingType {
+        /// The start of the line, quoted.
+        preview: String,
+    },
+    /// The address column is not 1 to 16 hexadecimal digits.
+    BadAddress {
+        /// The column as read.
+        column: String,
+    },
+    /// The type column is not a printable ASCII character.
+    BadType {
+        /// The byte.
+        byte: u8,
+    },
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::NotSymbolLine { preview } => write!(f, "not a symbol line: {preview}"),
+            LineError::LongType { preview } => write!(
+                f,
+                "the type must be one character followed by a space: {preview}"
+            ),
+            LineError::MissingType { preview } => write!(f, "missing symbol type: {preview}"),
+            LineError::BadAddress { column } => write!(f, "bad address {column:?}"),
+            LineError::BadType { byte } => write!(f, "bad symbol type byte {byte:#04x}"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+/// Splits one nm-style line.
+pub(crate) fn split_line(line: &[u8]) -> Result<LineKind<'_>, LineError> {
+    let not_symbol = || LineError::NotSymbolLine {
+        preview: preview(line),
+    };
     if line.iter().all(|b| b.is_ascii_whitespace()) {
         return Ok(LineKind::Blank);
     }
@@ -44,13 +97,13 @@ pub(crate) fn split_line(line: &[u8]) -> std::result::Result<LineKind<'_>, Strin
         let trimmed = line.trim_ascii_start();
         return match trimmed {
             [b'U' | b'w' | b'v', b' ', ..] => Ok(LineKind::Undefined),
-            _ => Err(format!("not a symbol line: {}", preview(line))),
+            _ => Err(not_symbol()),
         };
     }
     let space = line
         .iter()
         .position(|&b| b == b' ')
-        .ok_or_else(|| format!("not a symbol line: {}", preview(line)))?;
+        .ok_or_else(not_symbol)?;
     let (digits, after) = line.split_at(space);
     let address = parse_hex_address(digits)?;
     match after {
@@ -64,28 +117,31 @@ pub(crate) fn split_line(line: &[u8]) -> std::result::Result<LineKind<'_>, Strin
             kind,
             rest,
         }),
-        [b' ', _, ..] => Err(format!(
-            "the type must be one character followed by a space: {}",
-            preview(line)
-        )),
-        _ => Err(format!("missing symbol type: {}", preview(line))),
+        [b' ', _, ..] => Err(LineError::LongType {
+            preview: preview(line),
+        }),
+        _ => Err(LineError::MissingType {
+            preview: preview(line),
+        }),
     }
 }
 
 /// Parses the address column: 1 to 16 hexadecimal digits, no prefix.
-fn parse_hex_address(digits: &[u8]) -> std::result::Result<u64, String> {
+fn parse_hex_address(digits: &[u8]) -> Result<u64, LineError> {
     let ok = !digits.is_empty() && digits.len() <= 16 && digits.iter().all(u8::is_ascii_hexdigit);
     let text = std::str::from_utf8(digits).ok().filter(|_| ok);
     text.and_then(|t| u64::from_str_radix(t, 16).ok())
-        .ok_or_else(|| format!("bad address {:?}", String::from_utf8_lossy(digits)))
+        .ok_or_else(|| LineError::BadAddress {
+            column: String::from_utf8_lossy(digits).into_owned(),
+        })
 }
 
 /// Checks that a type column is a printable ASCII character.
-fn check_kind(kind: u8) -> std::result::Result<u8, String> {
+fn check_kind(kind: u8) -> Result<u8, LineError> {
     if kind.is_ascii_graphic() {
         Ok(kind)
     } else {
-        Err(format!("bad symbol type byte {kind:#04x}"))
+        Err(LineError::BadType { byte: kind })
     }
 }
 

@@ -9,6 +9,7 @@ mod line;
 mod nm;
 
 pub use kallsyms::parse_kallsyms;
+pub use line::LineError;
 pub use nm::parse_nm;
 
 use crate::model::{InputOptions, SymbolList};

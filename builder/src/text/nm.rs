@@ -15,14 +15,14 @@ pub fn parse_nm(text: &[u8], input: &str, options: &InputOptions) -> Result<Symb
     let mut list = SymbolList::default();
     for (number, line) in lines(text) {
         let at = Location::Line(number);
-        match split_line(line).map_err(|m| Error::input(input, at, m))? {
+        match split_line(line).map_err(|e| Error::input_from(input, at, e))? {
             LineKind::Blank | LineKind::Undefined => list.skipped_undefined += 1,
             LineKind::Symbol {
                 address,
                 kind,
                 rest,
             } => accept(&mut list, options, address, kind, rest)
-                .map_err(|m| Error::input(input, at, m))?,
+                .map_err(|e| Error::input_from(input, at, e))?,
         }
     }
     Ok(list)
@@ -61,6 +61,43 @@ mod tests {
         assert!(split_line(b"1000 TT foo").is_err());
         assert!(split_line(b"1000").is_err());
         assert!(split_line(b"hello world").is_err());
+    }
+
+    /// The line number, the kind of problem and its details are fields of the error, not
+    /// only words in its message.
+    #[test]
+    fn errors_are_typed_with_their_line() {
+        use std::error::Error as _;
+
+        use crate::model::NameError;
+        use crate::text::LineError;
+
+        let options = InputOptions::default();
+        let typed = |text: &[u8]| {
+            let e = parse_nm(text, "in.map", &options).unwrap_err();
+            let source = e.source().expect("a typed source");
+            let line = source.downcast_ref::<LineError>().cloned();
+            let name = source.downcast_ref::<NameError>().cloned();
+            (e.input_name(), e.location(), line, name, e.to_string())
+        };
+        let (input, at, line, _, text) = typed(b"1000 T a\nzz T b\n");
+        assert_eq!((input.as_deref(), at), (Some("in.map"), Location::Line(2)));
+        assert_eq!(
+            line,
+            Some(LineError::BadAddress {
+                column: "zz".into()
+            })
+        );
+        assert_eq!(text, "in.map:2: bad address \"zz\"");
+        let (_, at, _, name, text) = typed(b"1000 T a\n2000 T b\n3000 T c\0d\n");
+        assert_eq!(at, Location::Line(3));
+        assert_eq!(name, Some(NameError::ForbiddenByte { byte: 0, offset: 1 }));
+        assert_eq!(
+            text,
+            "in.map:3: symbol name contains a NUL byte at name offset 1"
+        );
+        let (_, _, line, _, _) = typed(b"1000 \x01 a\n");
+        assert_eq!(line, Some(LineError::BadType { byte: 1 }));
     }
 
     #[test]

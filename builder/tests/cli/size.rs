@@ -214,6 +214,9 @@ fn size_errors_name_the_file_and_keep_inputs() {
         err.contains("notelf") && err.contains("not an ELF"),
         "{err}"
     );
+    // The ELF parser's reason follows (it is the error's source, kept when the CLI names
+    // the file).
+    assert!(err.contains("not an ELF file: "), "{err}");
     assert!(!dir.path().join("x.size").exists());
 
     let elf = dir.path().join("elf");

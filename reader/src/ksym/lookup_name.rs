@@ -20,33 +20,51 @@ impl<'a> KsymBlob<'a> {
     /// names are scanned, so the answer is the lowest address even in blobs whose name table
     /// does not order equal names by address.
     pub fn lookup_name(&self, name: impl AsRef<[u8]>) -> Option<u64> {
-        self.lookup_name_all(name).map(|e| e.address).min()
+        // Only the addresses of the matches are read: no entry is built.
+        let matches = self.equal_names(name.as_ref());
+        matches
+            .filter_map(|rank| self.address(self.seq(rank)?))
+            .min()
     }
 
     /// Every symbol named exactly `name`, in name-table order (for callers that prefer a
     /// global `T` over a local `t` symbol).
     pub fn lookup_name_all(&self, name: impl AsRef<[u8]>) -> NameMatches<'a> {
-        let query = name.as_ref();
+        NameMatches {
+            blob: *self,
+            ranks: self.equal_names(name.as_ref()),
+        }
+    }
+
+    /// The ranks of the names equal to `query`: from the first rank whose name is not
+    /// less, the run of equal names (in a sorted table it is contiguous).
+    #[inline]
+    fn equal_names(&self, query: &[u8]) -> Range<usize> {
         let first = self.lower_bound(query);
-        // Walk the run of equal names; in a sorted table it is contiguous.
         let mut end = first;
         while self.name_at_rank(end).is_some_and(|n| n == *query) {
             end = end.wrapping_add(1);
         }
-        NameMatches {
-            blob: *self,
-            ranks: first..end,
-        }
+        first..end
     }
 
     /// The first rank whose name is not less than `query` (or `len()`): a K-ary search
-    /// (see `search`), so that the records of several probes are fetched at once.
+    /// (see `search`), so that the records of several probes are fetched at once. A
+    /// probe's record is fetched with the others of its round, but decoded only when it
+    /// is compared (a round stops comparing at the first name not below the query).
+    #[inline]
     fn lower_bound(&self, query: &[u8]) -> usize {
         search::partition_point(
             0..self.seqs.len(),
-            |rank| self.name_at_rank(rank).unwrap_or_default(),
-            |name| name.cmp_bytes(query) == Ordering::Less,
+            |rank| self.payload_at_rank(rank).unwrap_or_default(),
+            |&payload| self.decode(payload).cmp_bytes(query) == Ordering::Less,
         )
+    }
+
+    /// The record payload at name-order rank `rank`.
+    #[inline]
+    fn payload_at_rank(&self, rank: usize) -> Option<&'a [u8]> {
+        Some(self.record(self.seq(rank)?)?.1)
     }
 
     /// The name at name-order rank `rank`.

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
 use symblob_build::{Warning, WarningKind};
 
 use super::fixtures::fixtures;
@@ -14,13 +15,18 @@ use crate::common::{missing_oracle, tool};
 fn build(bin: &Path, debug_file: Option<&Path>, mismatch_ok: bool) -> Result<Vec<Warning>, String> {
     let data = std::fs::read(bin).expect("read binary");
     let options = ElfOptions {
-        dwarf: true,
-        lines: true,
-        debug_file: debug_file.map(Path::to_path_buf),
-        debug_file_mismatch_ok: mismatch_ok,
+        lidia: Flags {
+            lines: true,
+            ..Flags::default()
+        },
+        dwarf: Some(DwarfOptions {
+            debug_file: debug_file.map(Path::to_path_buf),
+            debug_file_mismatch_ok: mismatch_ok,
+            ..DwarfOptions::default()
+        }),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(bin, &data, &options, &mut writer)
         .map(|stats| stats.warnings)
         .map_err(|e| e.to_string())

@@ -5,8 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use symblob::lidia::LidiaFile;
+use symblob_build::dwarf::DwarfOptions;
 use symblob_build::ksym::{read_elf, Demangle, InputOptions, TypeFilter};
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter, SymbolSources};
 
 use super::fixtures::fixtures;
 
@@ -29,12 +30,17 @@ fn ksym_names(data: &[u8]) -> BTreeMap<u64, BTreeSet<String>> {
 /// language), otherwise outermost names come from the symbol table as in LLVM.
 fn lidia_names(bin: &Path, data: &[u8], symtab: bool) -> Vec<(u64, String)> {
     let options = ElfOptions {
-        dwarf: true,
-        demangle: true,
-        symtab,
+        symbols: SymbolSources {
+            symtab,
+            ..SymbolSources::default()
+        },
+        dwarf: Some(DwarfOptions {
+            demangle: true,
+            ..DwarfOptions::default()
+        }),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(bin, data, &options, &mut writer).expect("DWARF build");
     let blob = writer.finish();
     let file = LidiaFile::parse(&blob).expect("parse");

@@ -5,6 +5,7 @@ use std::path::Path;
 use std::process::Command;
 
 use symblob::lidia::LidiaFile;
+use symblob_build::dwarf::DwarfOptions;
 use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
 
 use super::fixtures::fixtures;
@@ -51,11 +52,13 @@ fn plt_names_like_objdump(fixture: &str, objdump: &str, demangle: bool) {
     assert!(expected.len() > 10, "{fixture}: {expected:?}");
     let data = std::fs::read(bin).expect("read fixture");
     let options = ElfOptions {
-        dwarf: true,
-        demangle,
+        dwarf: Some(DwarfOptions {
+            demangle,
+            ..DwarfOptions::default()
+        }),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(bin, &data, &options, &mut writer).expect("DWARF build");
     let blob = writer.finish();
     let file = LidiaFile::parse(&blob).expect("parse");

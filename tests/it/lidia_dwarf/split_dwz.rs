@@ -1,7 +1,8 @@
 //! Split DWARF (`.dwo` files, `.dwp` packages, Rust's unpacked split debug info) and
 //! `dwz` supplementary files, against llvm-symbolizer or the same program unsplit.
 
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
 
 use super::fixtures::fixtures;
 use super::{
@@ -106,12 +107,14 @@ fn missing_dwo_file_is_a_warning_naming_it() {
     std::fs::copy(bin, &moved).expect("copy the program alone");
     let data = std::fs::read(&moved).expect("read");
     let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions::default()),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
     let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
     // The two units of the program, as clang names their `.dwo` files.
@@ -140,12 +143,14 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
     std::fs::copy(bin, &moved).expect("copy the program alone");
     let data = std::fs::read(&moved).expect("read");
     let mut options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions::default()),
         ..ElfOptions::default()
     };
-    let mut writer = LidiaWriter::new(options.flags());
+    let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
     let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
     let next_to_it = dir.path().join("common.debug").display().to_string();
@@ -156,8 +161,11 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
         "{texts:#?}"
     );
 
-    options.sup = Some(bin.with_file_name("common.debug"));
-    let mut writer = LidiaWriter::new(options.flags());
+    options.dwarf = Some(DwarfOptions {
+        sup: Some(bin.with_file_name("common.debug")),
+        ..DwarfOptions::default()
+    });
+    let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build");
     assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
     let named = writer.finish();

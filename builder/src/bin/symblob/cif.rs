@@ -109,10 +109,9 @@ pub fn run(command: Command) -> Result<Outcome> {
                 )
             })?;
             let map = ImageMap::from_json(text, &name)?;
-            let bytes = map.encode(mode(swift)).map_err(|e| match e {
-                Error::Input { at, message, .. } => Error::input(name.clone(), at, message),
-                other => other,
-            })?;
+            let bytes = map
+                .encode(mode(swift))
+                .map_err(|e| e.with_input(name.clone()))?;
             let data = if base64 {
                 format!("{}\n", to_base64(&bytes)?).into_bytes()
             } else {

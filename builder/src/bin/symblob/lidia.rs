@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use serde_json::json;
 use symblob::lidia::LidiaFile;
-use symblob_build::lidia::{self, ElfOptions};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{self, ElfOptions, Flags, SymbolSources};
 use symblob_build::output::{refuse_same_file, Output};
 use symblob_build::{Error, Location};
 
@@ -151,16 +152,21 @@ fn build(args: BuildArgs) -> Result<()> {
     // DWARF builds report their compilation units through the library's callback.
     let bar = Bar::on_terminal(args.quiet || !args.dwarf);
     let options = ElfOptions {
-        symtab: !args.no_symtab,
-        gopclntab: !args.no_gopclntab,
-        files: args.files,
-        lines: args.lines,
-        dwarf: args.dwarf,
-        demangle: args.demangle,
-        debug_file: args.debug_file.clone(),
-        debug_file_mismatch_ok: args.debug_file_mismatch_ok,
-        dwp: args.dwp.clone(),
-        sup: args.sup.clone(),
+        symbols: SymbolSources {
+            symtab: !args.no_symtab,
+            gopclntab: !args.no_gopclntab,
+        },
+        dwarf: args.dwarf.then(|| DwarfOptions {
+            demangle: args.demangle,
+            debug_file: args.debug_file.clone(),
+            debug_file_mismatch_ok: args.debug_file_mismatch_ok,
+            dwp: args.dwp.clone(),
+            sup: args.sup.clone(),
+        }),
+        lidia: Flags {
+            files: args.files,
+            lines: args.lines,
+        },
         progress: bar.progress(),
     };
     let input_name = args.elf.display().to_string();
@@ -209,7 +215,8 @@ fn build(args: BuildArgs) -> Result<()> {
 
 /// What a build reads, in words.
 fn sources(options: &ElfOptions) -> &'static str {
-    match (options.dwarf, options.symtab, options.gopclntab) {
+    let SymbolSources { symtab, gopclntab } = options.symbols;
+    match (options.dwarf.is_some(), symtab, gopclntab) {
         (true, ..) => "DWARF",
         (false, true, true) => "symbols and .gopclntab",
         (false, true, false) => "symbols",

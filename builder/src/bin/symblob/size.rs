@@ -159,10 +159,7 @@ fn archive_path(
         mtime: mtime(path),
         stripped: stripped_data.as_deref(),
     };
-    size::archive_elf(&input, options).map_err(|e| match e {
-        Error::Input { at, message, .. } => Error::input(path.display().to_string(), at, message),
-        other => other,
-    })
+    size::archive_elf(&input, options).map_err(|e| e.with_input(path.display().to_string()))
 }
 
 fn build_config(entries: &[String]) -> Result<BTreeMap<String, Json>> {

@@ -8,26 +8,40 @@ mod emit;
 
 use std::path::Path;
 
-use crate::dwarf::build_groups;
 pub use crate::dwarf::DwarfStats;
+use crate::dwarf::{build_groups, DwarfOptions};
 use crate::lidia::{ElfOptions, LidiaWriter, LineEntry, RangeSpec};
 use crate::model::Group;
 use crate::Result;
 
 /// Adds the ranges of the ELF `data` (read from `path`) to `writer`: DWARF functions and
 /// inlined calls with files and lines, and symbol-table ranges for code DWARF lacks, in
-/// a deterministic order. `options.files`, `lines`, `demangle`, `symtab` and
-/// `debug_file` apply; see [`crate::dwarf`]. Returns what was found, with the
-/// warnings of units that could not be read.
+/// a deterministic order. `options.dwarf` (the default [`DwarfOptions`] when `None`),
+/// `symbols.symtab`, the writer's flags (which decide whether rows are read) and
+/// `progress` apply; see [`crate::dwarf`]. Returns what was found, with the warnings of
+/// units that could not be read.
 pub fn collect(
     path: &Path,
     data: &[u8],
     options: &ElfOptions,
     writer: &mut LidiaWriter,
 ) -> Result<DwarfStats> {
-    build_groups(path, data, &options.dwarf_options(), |groups| {
+    session(path, data, options, |groups| {
         emit::emit_parallel(groups, writer)
     })
+}
+
+/// Runs the DWARF session that `options` describe.
+fn session(
+    path: &Path,
+    data: &[u8],
+    options: &ElfOptions,
+    finish: impl for<'g> FnOnce(Vec<Group<'g>>),
+) -> Result<DwarfStats> {
+    let default = DwarfOptions::default();
+    let dwarf = options.dwarf.as_ref().unwrap_or(&default);
+    let contents = options.group_contents();
+    build_groups(path, data, dwarf, contents, &options.progress, finish)
 }
 
 /// [`collect`] with any sink for the ranges, returning what was found.
@@ -37,9 +51,7 @@ pub fn collect_with_stats(
     options: &ElfOptions,
     sink: &mut dyn FnMut(&RangeSpec<'_>),
 ) -> Result<DwarfStats> {
-    build_groups(path, data, &options.dwarf_options(), |groups| {
-        emit(&groups, sink)
-    })
+    session(path, data, options, |groups| emit(&groups, sink))
 }
 
 /// Hands every span to the sink, groups in address order, spans in (start, depth) order.
