@@ -12,7 +12,8 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use symblob_build::lidia::{collect_from_elf, ElfOptions};
+use symblob_build::dwarf::DwarfOptions;
+use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
 
 /// A directory of this process for the companion file (the builder takes it by path).
 fn scratch() -> &'static PathBuf {
@@ -39,13 +40,20 @@ fuzz_target!(|data: &[u8]| {
     std::fs::write(&companion_path, companion).expect("write the companion file");
     let package = mode & 1 == 0;
     let options = ElfOptions {
-        dwarf: true,
-        files: true,
-        lines: true,
-        gopclntab: false,
-        dwp: package.then(|| companion_path.clone()),
-        sup: (!package).then(|| companion_path.clone()),
-        debug_file_mismatch_ok: mode & 2 != 0,
+        symbols: SymbolSources {
+            gopclntab: false,
+            ..SymbolSources::default()
+        },
+        lidia: Flags {
+            files: true,
+            lines: true,
+        },
+        dwarf: Some(DwarfOptions {
+            dwp: package.then(|| companion_path.clone()),
+            sup: (!package).then(|| companion_path.clone()),
+            debug_file_mismatch_ok: mode & 2 != 0,
+            ..DwarfOptions::default()
+        }),
         ..ElfOptions::default()
     };
     // The ELF file's own path is never written: no `.dwo` file or debug link beside it.

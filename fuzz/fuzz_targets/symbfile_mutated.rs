@@ -21,7 +21,9 @@ fuzz_target!(|input: Input| {
     let mut writer = SymbfileWriter::with_options(WriterOptions {
         window_records: usize::from(input.window).max(1),
     });
-    writer.extend(&records(&input.records)).expect("sorted rows encode");
+    writer
+        .extend(&records(&input.records))
+        .expect("sorted rows encode");
     let mut file = writer.finish().expect("small records encode");
     apply(&mut file, &input.edits[..input.edits.len().min(8)]);
     read(&file, &input.probes);
