@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use criterion::{criterion_group, criterion_main, Criterion};
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
+use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
 
 /// The inputs that exist, with a short name each.
 fn inputs() -> Vec<(String, PathBuf)> {
@@ -53,14 +53,7 @@ fn inputs() -> Vec<(String, PathBuf)> {
 }
 
 fn build(path: &Path, data: &[u8]) -> Vec<u8> {
-    let options = ElfOptions {
-        lidia: Flags {
-            files: true,
-            lines: true,
-        },
-        dwarf: Some(DwarfOptions::default()),
-        ..ElfOptions::default()
-    };
+    let options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
     let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(path, data, &options, &mut writer).expect("DWARF build");
     writer.finish()

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
+use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 
 fuzz_target!(|data: &[u8]| {
     // A directory that does not exist, so no debug-link or build-ID lookup can find a
@@ -19,15 +19,10 @@ fuzz_target!(|data: &[u8]| {
             gopclntab: false,
             ..SymbolSources::default()
         },
-        lidia: Flags {
-            files: true,
-            lines: true,
-        },
-        dwarf: Some(DwarfOptions {
+        ..ElfOptions::dwarf_with_files_and_lines(DwarfOptions {
             demangle: data.len().is_multiple_of(2),
             ..DwarfOptions::default()
-        }),
-        ..ElfOptions::default()
+        })
     };
     let Ok(writer) = collect_from_elf(path, data, &options) else {
         return;

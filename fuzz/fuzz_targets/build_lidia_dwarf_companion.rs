@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
+use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 
 /// A directory of this process for the companion file (the builder takes it by path).
 fn scratch() -> &'static PathBuf {
@@ -44,17 +44,12 @@ fuzz_target!(|data: &[u8]| {
             gopclntab: false,
             ..SymbolSources::default()
         },
-        lidia: Flags {
-            files: true,
-            lines: true,
-        },
-        dwarf: Some(DwarfOptions {
+        ..ElfOptions::dwarf_with_files_and_lines(DwarfOptions {
             dwp: package.then(|| companion_path.clone()),
             sup: (!package).then(|| companion_path.clone()),
             debug_file_mismatch_ok: mode & 2 != 0,
             ..DwarfOptions::default()
-        }),
-        ..ElfOptions::default()
+        })
     };
     // The ELF file's own path is never written: no `.dwo` file or debug link beside it.
     let Ok(writer) = collect_from_elf(&dir.join("input.elf"), elf, &options) else {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
+use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 use symblob_build::{Error, Location};
 
 use crate::common::testdata;
@@ -16,12 +16,7 @@ fn dwarf_build_options() -> ElfOptions {
             gopclntab: false,
             ..SymbolSources::default()
         },
-        lidia: Flags {
-            files: true,
-            lines: true,
-        },
-        dwarf: Some(DwarfOptions::default()),
-        ..ElfOptions::default()
+        ..ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default())
     }
 }
 

@@ -16,7 +16,7 @@ use std::path::Path;
 
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
+use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
 
 use fixtures::fixtures;
 use oracle::{Frame, ModelRange};
@@ -32,17 +32,10 @@ fn build_bytes(
     data: &[u8],
     debug_file: Option<&Path>,
 ) -> symblob_build::Result<Vec<u8>> {
-    let options = ElfOptions {
-        lidia: Flags {
-            files: true,
-            lines: true,
-        },
-        dwarf: Some(DwarfOptions {
-            debug_file: debug_file.map(Path::to_path_buf),
-            ..DwarfOptions::default()
-        }),
-        ..ElfOptions::default()
-    };
+    let options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions {
+        debug_file: debug_file.map(Path::to_path_buf),
+        ..DwarfOptions::default()
+    });
     let mut writer = LidiaWriter::new(options.lidia);
     dwarf::collect(bin, data, &options, &mut writer)?;
     Ok(writer.finish())

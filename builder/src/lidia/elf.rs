@@ -58,6 +58,15 @@ impl ElfOptions {
         }
     }
 
+    /// Options of a DWARF build with `dwarf` that stores files and lines (`lidia build
+    /// --dwarf --files --lines`), the symbol sources at their defaults.
+    pub fn dwarf_with_files_and_lines(dwarf: DwarfOptions) -> Self {
+        ElfOptions {
+            lidia: Flags::FILES_AND_LINES,
+            ..ElfOptions::with_dwarf(dwarf)
+        }
+    }
+
     /// What a DWARF build's groups must hold for the writer: symbol-table names and
     /// ranges, and the rows the stored lines or files need.
     pub(crate) fn group_contents(&self) -> GroupContents {

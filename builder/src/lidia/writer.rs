@@ -29,6 +29,14 @@ pub struct Flags {
     pub lines: bool,
 }
 
+impl Flags {
+    /// Files and lines both stored (`--files --lines`).
+    pub const FILES_AND_LINES: Flags = Flags {
+        files: true,
+        lines: true,
+    };
+}
+
 /// One line-table entry: from `offset` bytes past its range's VA on, the source line is
 /// `line` (spec section 7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

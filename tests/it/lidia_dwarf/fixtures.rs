@@ -355,13 +355,7 @@ fn split_dwarf(
     let packaged: [(&'static str, &str); 2] = [("dwp-clang4/prog", "4"), ("dwp-clang5/prog", "5")];
     for (name, version) in packaged {
         let dir = d.join(name).with_file_name("");
-        let ok = compile(&dir, "clang-14", version)
-            && run(Command::new("timeout")
-                .current_dir(&dir)
-                .arg("120")
-                .arg(&dwp)
-                .args(["-e", "prog", "-o", "prog.dwp"]))
-            && remove_dwo_files(&dir);
+        let ok = compile(&dir, "clang-14", version) && make_package(&dwp, &dir);
         if ok {
             bins.insert(name, d.join(name));
         }
@@ -390,13 +384,7 @@ fn split_type_units(d: &Path, bins: &mut BTreeMap<&'static str, PathBuf>) {
             let Some(dwp) = crate::common::tool("llvm-dwp-14") else {
                 continue;
             };
-            ok = ok
-                && run(Command::new("timeout")
-                    .current_dir(&dir)
-                    .arg("120")
-                    .arg(&dwp)
-                    .args(["-e", "prog", "-o", "prog.dwp"]))
-                && remove_dwo_files(&dir);
+            ok = ok && make_package(&dwp, &dir);
         }
         if ok {
             bins.insert(name, d.join(name));
@@ -458,6 +446,18 @@ fn dwz_multifile(
             }
         }
     }
+}
+
+/// Packages the `.dwo` files of `dir/prog` into `dir/prog.dwp` with `llvm-dwp-14` (under a
+/// time limit: it hangs on some inputs) and deletes them, so that only the package can
+/// answer.
+fn make_package(dwp: &Path, dir: &Path) -> bool {
+    run(Command::new("timeout")
+        .current_dir(dir)
+        .arg("120")
+        .arg(dwp)
+        .args(["-e", "prog", "-o", "prog.dwp"]))
+        && remove_dwo_files(dir)
 }
 
 /// Deletes the `.dwo` files of `dir` (so that only the package can answer).

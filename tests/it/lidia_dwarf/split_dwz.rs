@@ -2,7 +2,7 @@
 //! `dwz` supplementary files, against llvm-symbolizer or the same program unsplit.
 
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
+use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
 
 use super::fixtures::fixtures;
 use super::{
@@ -106,14 +106,7 @@ fn missing_dwo_file_is_a_warning_naming_it() {
     let moved = dir.path().join("prog");
     std::fs::copy(bin, &moved).expect("copy the program alone");
     let data = std::fs::read(&moved).expect("read");
-    let options = ElfOptions {
-        lidia: Flags {
-            files: true,
-            lines: true,
-        },
-        dwarf: Some(DwarfOptions::default()),
-        ..ElfOptions::default()
-    };
+    let options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
     let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
     let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
@@ -142,14 +135,7 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
     let moved = dir.path().join("o2");
     std::fs::copy(bin, &moved).expect("copy the program alone");
     let data = std::fs::read(&moved).expect("read");
-    let mut options = ElfOptions {
-        lidia: Flags {
-            files: true,
-            lines: true,
-        },
-        dwarf: Some(DwarfOptions::default()),
-        ..ElfOptions::default()
-    };
+    let mut options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
     let mut writer = LidiaWriter::new(options.lidia);
     let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
     let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
