@@ -1,71 +1,13 @@
 //! Our reader on the files symblib itself wrote: the same records as symblib's own reader
 //! printed (`../shared/testdata/symbfile/symblib/*.txt`, format in that folder's README).
 
-use std::fmt::Write;
-
-use symblob_build::symbfile::{decode, Record};
+use symblob_build::symbfile::decode;
+use symblob_build::symbfile::text::line;
 
 use super::{model_dump, run_model, temp_file};
 use crate::common::shared_testdata;
 
 const ELFS: [&str; 4] = ["inl", "simple", "libdemo.so", "gohello"];
-
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn opt(s: &Option<String>) -> String {
-    s.as_deref().map_or("-".into(), quote)
-}
-
-/// One record as a line of the README's format.
-fn line(record: &Record) -> String {
-    match record {
-        Record::Range(r) => format!(
-            "R va={:#x} len={} depth={} func={} file={} call_file={} call_line={} lines=[{}]",
-            r.va,
-            r.length,
-            r.depth,
-            quote(&r.func),
-            opt(&r.file),
-            opt(&r.call_file),
-            r.call_line.map_or("-".into(), |l| l.to_string()),
-            r.lines
-                .iter()
-                .map(|l| format!("{}:{}", l.offset, l.line))
-                .collect::<Vec<_>>()
-                .join(",")
-        ),
-        Record::ReturnPad(p) => format!(
-            "P va={:#x} [{}]",
-            p.va,
-            p.entries
-                .iter()
-                .map(|e| format!(
-                    "{}|{}|{}",
-                    quote(&e.func),
-                    opt(&e.file),
-                    e.line.map_or("-".into(), |l| l.to_string())
-                ))
-                .collect::<Vec<_>>()
-                .join(";")
-        ),
-    }
-}
 
 #[test]
 fn symbfile_reader_decodes_symblib_files_to_symblib_records() {

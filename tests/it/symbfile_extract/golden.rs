@@ -10,67 +10,18 @@ use symblob_build::symbfile::extract::{
     ranges, ranges_from_bytes, ExtractOptions, RangeRecord, ReturnPadRecord,
 };
 use symblob_build::symbfile::retpads::{return_pads, return_pads_from_bytes};
+use symblob_build::symbfile::{text, Record};
 
 use crate::common::{shared_testdata, testdata};
 
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
-fn opt(s: &Option<String>) -> String {
-    s.as_deref().map_or("-".into(), quote)
-}
-
 /// The README's line for a range record.
-pub fn range_line(r: &RangeRecord) -> String {
-    let lines: Vec<String> = r
-        .lines
-        .iter()
-        .map(|l| format!("{}:{}", l.offset, l.line))
-        .collect();
-    format!(
-        "R va={:#x} len={} depth={} func={} file={} call_file={} call_line={} lines=[{}]",
-        r.va,
-        r.length,
-        r.depth,
-        quote(&r.func),
-        opt(&r.file),
-        opt(&r.call_file),
-        r.call_line.map_or("-".into(), |l| l.to_string()),
-        lines.join(",")
-    )
+fn range_line(r: &RangeRecord) -> String {
+    text::line(&Record::Range(r.clone()))
 }
 
-/// The line for a return pad as the files have it (an absent file or line is `-`; the
-/// README's "" and 0 do not occur).
-pub fn pad_line(p: &ReturnPadRecord) -> String {
-    let e: Vec<String> = p
-        .entries
-        .iter()
-        .map(|e| {
-            format!(
-                "{}|{}|{}",
-                quote(&e.func),
-                opt(&e.file),
-                e.line.map_or("-".into(), |l| l.to_string())
-            )
-        })
-        .collect();
-    format!("P va={:#x} [{}]", p.va, e.join(";"))
+/// The README's line for a return pad.
+fn pad_line(p: &ReturnPadRecord) -> String {
+    text::line(&Record::ReturnPad(p.clone()))
 }
 
 fn multiset(lines: impl IntoIterator<Item = String>) -> BTreeMap<String, usize> {
