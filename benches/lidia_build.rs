@@ -30,27 +30,9 @@ use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
 use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
 
-/// The inputs that exist, with a short name each.
-fn inputs() -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    if let Some(p) = std::env::var_os("SYMBLOB_BENCH_VMLINUX").map(PathBuf::from) {
-        if p.is_file() {
-            out.push(("vmlinux".to_string(), p));
-        } else {
-            eprintln!("skipping vmlinux: {} does not exist", p.display());
-        }
-    }
-    let elf = std::env::var_os("SYMBLOB_BENCH_ELF")
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_exe().ok());
-    if let Some(p) = elf.filter(|p| p.is_file()) {
-        let name = p
-            .file_name()
-            .map_or("elf".into(), |n| n.to_string_lossy().into_owned());
-        out.push((name, p));
-    }
-    out
-}
+#[path = "support/elf_inputs.rs"]
+mod elf_inputs;
+use elf_inputs::elf_inputs;
 
 fn build(path: &Path, data: &[u8]) -> Vec<u8> {
     let options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
@@ -66,7 +48,7 @@ fn read(path: &Path) -> Vec<u8> {
 fn dwarf_build(c: &mut Criterion) {
     let mut group = c.benchmark_group("dwarf_build");
     group.sample_size(10);
-    for (name, path) in inputs() {
+    for (name, path) in elf_inputs() {
         let data = read(&path);
         group.bench_function(name, |b| b.iter(|| black_box(build(&path, &data).len())));
     }
@@ -97,7 +79,7 @@ fn addresses(file: &LidiaFile<'_>) -> Vec<u64> {
 
 fn lookup(c: &mut Criterion) {
     let mut group = c.benchmark_group("lookup");
-    for (name, path) in inputs() {
+    for (name, path) in elf_inputs() {
         let data = read(&path);
         let blob = build(&path, &data);
         let file = LidiaFile::parse(&blob).expect("parse");

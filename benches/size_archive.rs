@@ -21,6 +21,10 @@ use std::path::PathBuf;
 use criterion::{criterion_group, criterion_main, Criterion};
 use symblob_build::size::{archive_elf, loader, writer, ArchiveOptions, ElfArchiveInput};
 
+#[path = "support/elf_inputs.rs"]
+mod elf_inputs;
+use elf_inputs::elf_inputs;
+
 /// The `sqlite3` shell built from the amalgamation in `dir`, in `build_dir`.
 fn sqlite_shell(dir: &std::path::Path, build_dir: &std::path::Path) -> Option<PathBuf> {
     let shell = build_dir.join("sqlite3");
@@ -45,22 +49,7 @@ fn inputs(build_dir: &std::path::Path) -> Vec<(String, PathBuf)> {
             out.push(("sqlite3".to_string(), shell));
         }
     }
-    if let Some(p) = std::env::var_os("SYMBLOB_BENCH_VMLINUX").map(PathBuf::from) {
-        if p.is_file() {
-            out.push(("vmlinux".to_string(), p));
-        } else {
-            eprintln!("skipping vmlinux: {} does not exist", p.display());
-        }
-    }
-    let elf = std::env::var_os("SYMBLOB_BENCH_ELF")
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_exe().ok());
-    if let Some(p) = elf.filter(|p| p.is_file()) {
-        let name = p
-            .file_name()
-            .map_or("elf".into(), |n| n.to_string_lossy().into_owned());
-        out.push((name, p));
-    }
+    out.extend(elf_inputs());
     out
 }
 
