@@ -23,7 +23,7 @@
 //! and compare "Elapsed (wall clock) time" and "Maximum resident set size".
 
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use symblob::lidia::LidiaFile;
