@@ -182,19 +182,9 @@ pub(crate) fn path(p: &str) -> Arc<[u8]> {
 mod tests {
     use super::super::lines::LineRow;
     use super::*;
-    use crate::model::Bytes;
 
     fn span(start: u64, end: u64, depth: u32) -> Span<'static> {
-        Span {
-            start,
-            end,
-            depth,
-            name: Bytes::Borrowed(b"f"),
-            file: None,
-            call_file: None,
-            call_line: 0,
-            rows: Vec::new(),
-        }
+        Span::for_test(start, end, depth)
     }
 
     #[test]

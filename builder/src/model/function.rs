@@ -162,10 +162,9 @@ pub(crate) fn sort_spans(spans: &mut [Span<'_>]) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn span(start: u64, end: u64, depth: u32, rows: &[(u64, u32)]) -> Span<'static> {
+impl Span<'static> {
+    /// A span named `f` with no file, call site or rows, for unit tests.
+    pub(crate) fn for_test(start: u64, end: u64, depth: u32) -> Self {
         Span {
             start,
             end,
@@ -174,10 +173,22 @@ mod tests {
             file: None,
             call_file: None,
             call_line: 0,
+            rows: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn span(start: u64, end: u64, depth: u32, rows: &[(u64, u32)]) -> Span<'static> {
+        Span {
             rows: rows
                 .iter()
                 .map(|&(addr, line)| Row { addr, line })
                 .collect(),
+            ..Span::for_test(start, end, depth)
         }
     }
 
