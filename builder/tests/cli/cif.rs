@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::common::{root, run};
+use crate::common::{missing_oracle, root, run, tool};
 
 /// The realistic Linux map of the specification, in Swift's text form.
 const LINUX_BASE64: &str = "AiZMaW51eCAoRGViaWFuIEdOVS9MaW51eCAxMiAoYm9va3dvcm0pKQQpVdDHoAAAUAAUERERERERERERERERERERERERERERL2hvbWUvdS9hcHAvbXlhcHAAKn86HAAAAAfwABQiIiIiIiIiIiIiIiIiIiIiIiIiIoEbL3g4Nl82NC1saW51eC1nbnUvbGlibS5zby42AJIgAAAZUAAAgaOABmMuc28uNgCSPAAAAmAABKq7zN2BoxUvbGQtbGludXgteDg2LTY0LnNvLjIA";
@@ -162,9 +162,12 @@ fn encode_then_decode_gives_the_input_back() {
 fn encode_matches_the_reference_model_when_present() {
     let model = root().join("tools/cif_ref.py");
     if !model.exists() {
-        eprintln!("reference model absent: skipped");
+        missing_oracle("tools/cif_ref.py");
         return;
     }
+    let Some(python) = tool("python3") else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let json_path = dir.path().join("map.json");
     std::fs::write(&json_path, serde_json::to_vec(&sample_map()).unwrap()).unwrap();
@@ -173,13 +176,10 @@ fn encode_matches_the_reference_model_when_present() {
         args.extend(flag);
         let ours = run(&args, b"");
         assert!(ours.status.success());
-        let mut reference = std::process::Command::new("python3");
+        let mut reference = std::process::Command::new(&python);
         reference.arg(&model).arg("encode").arg(&json_path);
         reference.args(flag);
-        let Ok(theirs) = reference.output() else {
-            eprintln!("python3 absent: skipped");
-            return;
-        };
+        let theirs = reference.output().expect("run the reference model");
         assert!(theirs.status.success(), "{}", stderr(&theirs));
         assert_eq!(ours.stdout, theirs.stdout, "{flag:?}");
     }

@@ -153,16 +153,16 @@ pub fn encode(
     encode_cap(bits, platform, images, mode, cap)
 }
 
-/// The reference model's script (`tools/cif_ref.py`), when Python is available.
+/// The reference model's script (`tools/cif_ref.py`), when it and Python are available
+/// (otherwise a missing oracle: a failure under `SYMBLOB_REQUIRE_ORACLES=1`).
 pub fn reference_model() -> Option<PathBuf> {
     let p = crate::common::root().join("tools/cif_ref.py");
-    let python_ok = Command::new("python3")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    (p.exists() && python_ok).then_some(p)
+    if !p.exists() {
+        crate::common::missing_oracle("tools/cif_ref.py");
+        return None;
+    }
+    crate::common::tool("python3")?;
+    Some(p)
 }
 
 /// Runs a Python program with the reference model importable as `cif_ref`, feeding
