@@ -135,12 +135,14 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
     fs::copy(testdata("ksym/input/seed-3.nm"), d("n")).unwrap();
     fs::write(d("j"), br#"{"images": []}"#).unwrap();
     std::os::unix::fs::symlink("x", d("link-to-x")).unwrap();
+    // The first part file `--max-part-size` would write for `-o p`.
+    std::os::unix::fs::symlink("x", d("p.0")).unwrap();
     fs::hard_link(d("n"), d("hard-n")).unwrap();
     let original: Vec<(PathBuf, Vec<u8>)> = ["x", "n", "j"]
         .iter()
         .map(|f| (d(f), fs::read(d(f)).unwrap()))
         .collect();
-    let cases: [(&[&str], &str, &str); 7] = [
+    let cases: [(&[&str], &str, &str); 8] = [
         (&["lidia", "build", "x", "-o", "x"], "x", "x"),
         (
             &["lidia", "build", "x", "-o", "link-to-x"],
@@ -169,6 +171,19 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
             "x",
         ),
         (&["cif", "encode", "j", "-o", "j"], "j", "j"),
+        (
+            &[
+                "symbfile",
+                "build",
+                "x",
+                "-o",
+                "p",
+                "--max-part-size",
+                "300",
+            ],
+            "p.0",
+            "x",
+        ),
     ];
     for (args, output, input) in cases {
         let o = symblob()
@@ -211,7 +226,7 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
         .file_type()
         .is_symlink());
     // Only the files made here are left: no temporary file behind.
-    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 5);
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 6);
 }
 
 fn mode(path: &Path) -> u32 {

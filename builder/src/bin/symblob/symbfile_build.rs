@@ -102,6 +102,8 @@ enum Destination<'w> {
 struct PartFiles {
     splitter: Option<PartSplitter>,
     base: Option<PathBuf>,
+    /// The files read, which no part may replace.
+    inputs: Vec<PathBuf>,
     kept: Vec<Vec<u8>>,
     written: Vec<u64>,
 }
@@ -123,10 +125,11 @@ impl<'w> Destination<'w> {
         }
     }
 
-    fn parts(max_part_size: Option<u64>, base: Option<PathBuf>) -> Self {
+    fn parts(max_part_size: Option<u64>, base: Option<PathBuf>, inputs: &[&Path]) -> Self {
         Destination::Parts(PartFiles {
             splitter: Some(PartSplitter::new(max_part_size, WriterOptions::default())),
             base,
+            inputs: inputs.iter().map(|p| p.to_path_buf()).collect(),
             kept: Vec::new(),
             written: Vec::new(),
         })
@@ -208,6 +211,8 @@ impl PartFiles {
             Some(base) => {
                 let mut name = base.clone().into_os_string();
                 name.push(format!(".{}", self.written.len()));
+                let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
+                refuse_same_file(Path::new(&name), &inputs)?;
                 write_atomic(Path::new(&name), &part)?;
                 self.written.push(part.len() as u64);
             }
@@ -293,8 +298,8 @@ pub fn extract_parts(
     extract: &ExtractArgs,
     max_part_size: Option<u64>,
 ) -> Result<(Parts, Parts)> {
-    let mut ranges = Destination::parts(max_part_size, None);
-    let mut pads = Destination::parts(max_part_size, None);
+    let mut ranges = Destination::parts(max_part_size, None, &[]);
+    let mut pads = Destination::parts(max_part_size, None, &[]);
     let extracted = extract_into(elf, &extract.options(), &mut ranges, Some(&mut pads), false)?;
     for warning in &extracted.stats.warnings {
         note!("warning: {warning}");
@@ -328,11 +333,11 @@ pub fn build(args: BuildArgs) -> Result<()> {
                         .into(),
                 ));
             }
-            let mut ranges = Destination::parts(Some(n), Some(args.output.clone()));
+            let mut ranges = Destination::parts(Some(n), Some(args.output.clone()), &inputs);
             let mut pads = args
                 .return_pads
                 .clone()
-                .map(|p| Destination::parts(Some(n), Some(p)));
+                .map(|p| Destination::parts(Some(n), Some(p), &inputs));
             extract_into(
                 &args.elf,
                 &options,
