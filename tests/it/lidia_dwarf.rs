@@ -404,35 +404,30 @@ pub(crate) fn section(data: &[u8], name: &str) -> (usize, usize) {
     panic!("no section {name}");
 }
 
-/// Corrupt DWARF gives an error or a symbol-only result for the damaged units, never a
-/// panic, and whatever is written still opens.
-#[test]
-fn corrupt_dwarf_never_panics() {
-    let Some(bin) = fixtures().get("c-dwarf4") else {
-        return;
-    };
-    let data = std::fs::read(bin).expect("read");
-    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+/// Copies of the ELF `data` with damaged DWARF: per section (`.debug_info`, `.debug_line`,
+/// `.debug_abbrev`, `.debug_ranges`), 40 trials from the xorshift `seed`: every fourth
+/// turns the section's tail into garbage (a truncation), the others flip one to five bits.
+pub(crate) fn corrupt_dwarf_variants(data: &[u8], mut seed: u64) -> Vec<Vec<u8>> {
     let mut next = move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
         seed
     };
+    let mut out = Vec::new();
     for sec in [
         ".debug_info",
         ".debug_line",
         ".debug_abbrev",
         ".debug_ranges",
     ] {
-        let (off, size) = section(&data, sec);
+        let (off, size) = section(data, sec);
         if size == 0 {
             continue;
         }
         for trial in 0..40 {
-            let mut d = data.clone();
+            let mut d = data.to_vec();
             if trial % 4 == 0 {
-                // "Truncate": the section's tail becomes garbage.
                 let cut = off + (next() as usize % size);
                 d[cut..off + size].fill(0xff);
             } else {
@@ -441,9 +436,23 @@ fn corrupt_dwarf_never_panics() {
                     d[at] ^= 1 << (next() % 8);
                 }
             }
-            if let Ok(blob) = build_bytes(bin, &d, None) {
-                LidiaFile::parse(&blob).expect("output of a corrupt input still parses");
-            }
+            out.push(d);
+        }
+    }
+    out
+}
+
+/// Corrupt DWARF gives an error or a symbol-only result for the damaged units, never a
+/// panic, and whatever is written still opens.
+#[test]
+fn corrupt_dwarf_never_panics() {
+    let Some(bin) = fixtures().get("c-dwarf4") else {
+        return;
+    };
+    let data = std::fs::read(bin).expect("read");
+    for d in corrupt_dwarf_variants(&data, 0x9E37_79B9_7F4A_7C15) {
+        if let Ok(blob) = build_bytes(bin, &d, None) {
+            LidiaFile::parse(&blob).expect("output of a corrupt input still parses");
         }
     }
     // A file cut inside its DWARF is an error naming the file.

@@ -281,44 +281,15 @@ fn corrupt_dwarf_never_panics() {
         return;
     };
     let data = std::fs::read(bin).unwrap();
-    let mut seed = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
     let options = ExtractOptions::default();
-    for sec in [
-        ".debug_info",
-        ".debug_line",
-        ".debug_abbrev",
-        ".debug_ranges",
-    ] {
-        let (off, size) = crate::lidia_dwarf::section(&data, sec);
-        if size == 0 {
-            continue;
-        }
-        for trial in 0..40 {
-            let mut d = data.clone();
-            if trial % 4 == 0 {
-                let cut = off + (next() as usize % size);
-                d[cut..off + size].fill(0xff);
-            } else {
-                for _ in 0..1 + trial % 5 {
-                    let at = off + (next() as usize % size);
-                    d[at] ^= 1 << (next() % 8);
-                }
-            }
-            if let Ok(ex) =
-                symblob_build::symbfile::extract::ranges_from_bytes(&d, "corrupt", &options)
-            {
-                let _ = symblob_build::symbfile::retpads::return_pads_from_bytes(
-                    &d,
-                    "corrupt",
-                    &ex.records,
-                );
-            }
+    for d in crate::lidia_dwarf::corrupt_dwarf_variants(&data, 0x2545_F491_4F6C_DD1D) {
+        if let Ok(ex) = symblob_build::symbfile::extract::ranges_from_bytes(&d, "corrupt", &options)
+        {
+            let _ = symblob_build::symbfile::retpads::return_pads_from_bytes(
+                &d,
+                "corrupt",
+                &ex.records,
+            );
         }
     }
 }
