@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::common::{root, run, testdata, tool};
+use crate::common::{failed, root, run, testdata, tool};
 use crate::json::{check, T};
 
 fn ok(out: &Output) -> String {
@@ -125,12 +125,19 @@ fn size_archive_records_the_build_config() {
     assert_eq!(v["containers"][0]["metadata"]["title"], "Simple");
 }
 
+/// Chromium's archives of the two builds of `sizedemo`.
+fn sizedemo_archives() -> (PathBuf, PathBuf) {
+    (
+        testdata("supersize/sizedemo-v1.size"),
+        testdata("supersize/sizedemo-v2.size"),
+    )
+}
+
 #[test]
 fn size_diff_writes_the_sizediff_save_diff_writes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d.sizediff");
-    let v1 = testdata("supersize/sizedemo-v1.size");
-    let v2 = testdata("supersize/sizedemo-v2.size");
+    let (v1, v2) = sizedemo_archives();
     ok(&run(&["size", "diff", p(&v1), p(&v2), "-o", p(&out)], b""));
     let Some(ours) = strict(&out) else { return };
     let golden = strict(&testdata("supersize/sizedemo.sizediff")).unwrap();
@@ -140,8 +147,7 @@ fn size_diff_writes_the_sizediff_save_diff_writes() {
 
 #[test]
 fn size_diff_report_shows_what_grew_and_shrank() {
-    let v1 = testdata("supersize/sizedemo-v1.size");
-    let v2 = testdata("supersize/sizedemo-v2.size");
+    let (v1, v2) = sizedemo_archives();
     let text = ok(&run(&["size", "diff", p(&v1), p(&v2)], b""));
     assert!(text.contains("1 added, 0 removed, 4 changed"), "{text}");
     assert!(
@@ -208,8 +214,7 @@ fn size_errors_name_the_file_and_keep_inputs() {
         ],
         b"",
     );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&out);
     assert!(
         err.contains("notelf") && err.contains("not an ELF"),
         "{err}"
@@ -230,8 +235,7 @@ fn size_errors_name_the_file_and_keep_inputs() {
     let text = gunzip(&std::fs::read(testdata("supersize/simple.size")).unwrap());
     std::fs::write(&broken, text.replace("fib\t02\t20\n", "fib\t20\n")).unwrap();
     let out = run(&["size", "show", p(&broken)], b"");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&out);
     assert!(
         err.contains("broken.size:") && err.contains(": padding: duplicate symbols"),
         "{err}"
@@ -422,8 +426,7 @@ fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
 
 #[test]
 fn size_diff_json_schema_and_values_match_the_goldens_dump() {
-    let v1 = testdata("supersize/sizedemo-v1.size");
-    let v2 = testdata("supersize/sizedemo-v2.size");
+    let (v1, v2) = sizedemo_archives();
     let v = json_of(&["size", "diff", "--json", p(&v1), p(&v2)]);
     check_diff_report(
         &v,

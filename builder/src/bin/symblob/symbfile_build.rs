@@ -143,14 +143,7 @@ impl<'w> Destination<'w> {
     fn push(&mut self, record: Record) -> Result<(), Error> {
         match self {
             Destination::Stream(stream) => stream.push(record),
-            Destination::Parts(parts) => {
-                let done = parts
-                    .splitter
-                    .as_mut()
-                    .map(|s| s.push(record))
-                    .transpose()?;
-                done.flatten().map_or(Ok(()), |part| parts.part(part))
-            }
+            Destination::Parts(parts) => parts.push(record),
         }
     }
 
@@ -158,22 +151,7 @@ impl<'w> Destination<'w> {
     fn finish(&mut self, records: u64) -> Result<Written, Error> {
         match self {
             Destination::Stream(stream) => stream.finish(records),
-            Destination::Parts(parts) => {
-                let last = parts
-                    .splitter
-                    .take()
-                    .map(PartSplitter::finish)
-                    .transpose()?;
-                for part in last.into_iter().flatten() {
-                    parts.part(part)?;
-                }
-                let kept = parts.kept.iter().map(|p| p.len() as u64);
-                Ok(Written {
-                    records,
-                    bytes: kept.chain(parts.written.iter().copied()).sum(),
-                    parts: parts.kept.len() + parts.written.len(),
-                })
-            }
+            Destination::Parts(parts) => parts.finish(records),
         }
     }
 
@@ -213,6 +191,31 @@ impl StreamFile<'_> {
 }
 
 impl PartFiles {
+    fn push(&mut self, record: Record) -> Result<(), Error> {
+        // A finished splitter takes no more records.
+        if let Some(splitter) = &mut self.splitter {
+            if let Some(part) = splitter.push(record)? {
+                self.part(part)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes or keeps the last parts; `records` is the number of records given.
+    fn finish(&mut self, records: u64) -> Result<Written, Error> {
+        if let Some(splitter) = self.splitter.take() {
+            for part in splitter.finish()? {
+                self.part(part)?;
+            }
+        }
+        let kept = self.kept.iter().map(|p| p.len() as u64);
+        Ok(Written {
+            records,
+            bytes: kept.chain(self.written.iter().copied()).sum(),
+            parts: self.kept.len() + self.written.len(),
+        })
+    }
+
     /// Writes or keeps one complete part.
     fn part(&mut self, part: Vec<u8>) -> Result<(), Error> {
         match &self.base {
