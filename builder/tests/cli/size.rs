@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 use crate::common::{failed, root, run, testdata, tool};
-use crate::json::{check, T};
+use crate::json::{check, keys, Schema, T};
 
 fn ok(out: &Output) -> String {
     assert!(
@@ -318,15 +318,10 @@ fn size_show_json_schema_and_values_match_the_goldens_dump() {
     for golden in ["sizedemo-v1", "sizedemo-v2", "inl", "simple", "libdemo.so"] {
         let file = testdata(&format!("supersize/{golden}.size"));
         let v = json_of(&["size", "show", "--json", "--top", "1000", p(&file)]);
+        let tables = ["sections", "symbols", "directories", "files"];
         check(
             &v,
-            &[
-                ("file_size", T::Uint),
-                ("sections", T::Array),
-                ("symbols", T::Array),
-                ("directories", T::Array),
-                ("files", T::Array),
-            ],
+            &[keys(T::Uint, &["file_size"]), keys(T::Array, &tables)].concat(),
         );
         for table in ["sections", "directories", "files"] {
             array(&v[table]).iter().for_each(|row| check(row, &named));
@@ -334,17 +329,7 @@ fn size_show_json_schema_and_values_match_the_goldens_dump() {
         let dump = dumped_symbols(&format!("supersize/{golden}.size.dump.tsv"));
         assert_eq!(array(&v["symbols"]).len(), dump.len(), "{golden}");
         for s in array(&v["symbols"]) {
-            check(
-                s,
-                &[
-                    ("name", T::Str),
-                    ("section", T::Str),
-                    ("address", T::Hex),
-                    ("size", T::Int),
-                    ("padding", T::Int),
-                    ("source_path", T::Str),
-                ],
-            );
+            check(s, &[symbol(), keys(T::Int, &["size", "padding"])].concat());
             let expected = dump.iter().any(|d| {
                 s["name"] == d.name.as_str()
                     && s["section"] == d.section.as_str()
@@ -358,6 +343,15 @@ fn size_show_json_schema_and_values_match_the_goldens_dump() {
     }
 }
 
+/// What `size show` and `size diff` say of every symbol, besides its sizes.
+fn symbol() -> Schema {
+    [
+        keys(T::Str, &["name", "section", "source_path"]),
+        keys(T::Hex, &["address"]),
+    ]
+    .concat()
+}
+
 /// The symbols of each side of a `.sizediff` dump.
 fn dumped_sides(rel: &str) -> (Vec<Dumped>, Vec<Dumped>) {
     let text = std::fs::read_to_string(testdata(rel)).unwrap();
@@ -368,14 +362,10 @@ fn dumped_sides(rel: &str) -> (Vec<Dumped>, Vec<Dumped>) {
 /// Checks a `size diff --json` report: exact keys and types of every object, and each
 /// symbol's sizes and status against the two sides as Chromium's loader read them.
 fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
+    let tables = ["sections", "symbols", "files"];
     check(
         v,
-        &[
-            ("file_size", T::Object),
-            ("sections", T::Array),
-            ("symbols", T::Array),
-            ("files", T::Array),
-        ],
+        &[keys(T::Object, &["file_size"]), keys(T::Array, &tables)].concat(),
     );
     let before_after = [("before", T::Uint), ("after", T::Uint), ("delta", T::Int)];
     check(&v["file_size"], &before_after);
@@ -396,16 +386,7 @@ fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
     for s in array(&v["symbols"]) {
         check(
             s,
-            &[
-                ("status", T::Str),
-                ("name", T::Str),
-                ("section", T::Str),
-                ("address", T::Hex),
-                ("before", T::Uint),
-                ("after", T::Uint),
-                ("delta", T::Int),
-                ("source_path", T::Str),
-            ],
+            &[symbol(), before_after.to_vec(), keys(T::Str, &["status"])].concat(),
         );
         let (b, a) = (find(before, s), find(after, s));
         let status = match (b, a) {

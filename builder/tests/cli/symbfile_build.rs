@@ -9,6 +9,7 @@ use std::process::Output;
 use serde_json::Value;
 
 use crate::common::{failed, ok, root, run, s, testdata, tool};
+use crate::json::{check, frame};
 use crate::symbfile::{symblib, ELFS};
 
 fn elf(name: &str) -> PathBuf {
@@ -294,19 +295,7 @@ fn symbfile_lookup_json_follows_the_schema() {
     assert_eq!(frames[1]["line"], 7);
     assert_eq!(frames[3]["depth"], 0);
     for f in frames {
-        let mut keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
-        keys.sort_unstable();
-        assert_eq!(
-            keys,
-            [
-                "call_file",
-                "call_line",
-                "depth",
-                "file",
-                "function",
-                "line"
-            ]
-        );
+        check(f, &frame());
     }
     assert_eq!(lines[1]["source"], "none");
     assert_eq!(lines[1]["frames"], Value::Array(Vec::new()));
