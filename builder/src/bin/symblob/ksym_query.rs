@@ -240,14 +240,6 @@ pub fn run_dump(args: BlobArgs) -> Result<()> {
     })
 }
 
-/// `[(name, value.name), …]` for the fields named: each segment of the layout is printed
-/// under its field's name.
-macro_rules! named_fields {
-    ($value:expr, [$($field:ident),* $(,)?]) => {
-        [$((stringify!($field), $value.$field)),*]
-    };
-}
-
 /// `symblob ksym info`.
 pub fn run_info(args: BlobArgs) -> Result<()> {
     let (name, bytes) = load(&args.blob)?;
@@ -266,23 +258,20 @@ pub fn run_info(args: BlobArgs) -> Result<()> {
         (layout.kind == LayoutKind::Sized).then_some(("total_bytes", layout.total_bytes));
     let segments: Vec<_> = total_bytes
         .into_iter()
-        .chain(named_fields!(
-            layout,
-            [
-                num_syms,
-                addresses,
-                offsets,
-                seqs,
-                names_len,
-                names,
-                names_padding,
-                token_table_len,
-                token_table,
-                token_table_padding,
-                token_index_len,
-                token_index,
-            ]
-        ))
+        .chain([
+            ("num_syms", layout.num_syms),
+            ("addresses", layout.addresses),
+            ("offsets", layout.offsets),
+            ("seqs", layout.seqs),
+            ("names_len", layout.names_len),
+            ("names", layout.names),
+            ("names_padding", layout.names_padding),
+            ("token_table_len", layout.token_table_len),
+            ("token_table", layout.token_table),
+            ("token_table_padding", layout.token_table_padding),
+            ("token_index_len", layout.token_index_len),
+            ("token_index", layout.token_index),
+        ])
         .collect();
     if args.json {
         let segs: Vec<Value> = segments
