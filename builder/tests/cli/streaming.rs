@@ -162,14 +162,14 @@ fn bad_lines_get_a_placeholder_and_the_run_goes_on() {
     let input = |a: &str, b: &str| format!("{a}\n\nzz\n{b}\n-1\n0x1ffffffffffffffff\n{long}\n{a}");
     let cases = [
         (
-            vec!["ksym", "lookup", s(&blob), "--text", "0x400000..0x4010a0"],
+            vec!["ksym", "lookup", s(blob), "--text", "0x400000..0x4010a0"],
             input(&k[0].0, &k[1].0),
             [
                 &k[0].1, "?? ??", "?? ??", &k[1].1, "?? ??", "?? ??", "?? ??", &k[0].1,
             ],
         ),
         (
-            vec!["lidia", "lookup", s(&lidia)],
+            vec!["lidia", "lookup", s(lidia)],
             input(&l[0].0, &l[1].0),
             [
                 &l[0].1, "??\t0", "??\t0", &l[1].1, "??\t0", "??\t0", "??\t0", &l[0].1,
@@ -184,7 +184,7 @@ fn bad_lines_get_a_placeholder_and_the_run_goes_on() {
         assert_eq!(stderr_text(&o), stderr_want, "{args:?}");
     }
     // Arguments too: `-1` is an address that is wrong, not an option.
-    let o = run(&["lidia", "lookup", s(&lidia), &l[0].0, "-1"], b"");
+    let o = run(&["lidia", "lookup", s(lidia), &l[0].0, "-1"], b"");
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         String::from_utf8(o.stdout.clone()).unwrap(),
