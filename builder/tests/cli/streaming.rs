@@ -108,6 +108,7 @@ struct Asked {
     lidia_answers: Lookups,
 }
 
+/// The files of [`Asked`], the blob built in a new temporary folder.
 fn asked() -> Asked {
     let dir = tempfile::tempdir().unwrap();
     Asked {
