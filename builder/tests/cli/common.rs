@@ -80,3 +80,9 @@ pub fn success(o: Output) -> Vec<u8> {
     assert!(o.status.success(), "symblob failed: {}", stderr_text(&o));
     o.stdout
 }
+
+/// Asserts that a run failed and returns its standard error as text.
+pub fn failed(o: &Output) -> String {
+    assert!(!o.status.success(), "symblob succeeded: {}", stderr_text(o));
+    stderr_text(o)
+}

@@ -45,6 +45,33 @@ fn has_type(v: &Value, t: T) -> bool {
     }
 }
 
+/// The keys of an object, each with its type.
+pub(crate) type Schema = Vec<(&'static str, T)>;
+
+/// The schema of `names`, all of type `t` (schemas of several types are joined with
+/// `concat`, as the documentation lists the keys of each type together).
+pub(crate) fn keys(t: T, names: &[&'static str]) -> Schema {
+    names.iter().map(|&name| (name, t)).collect()
+}
+
+/// What every lookup answers to a bad line, besides its format's key for "nothing found".
+fn bad_line() -> Schema {
+    [
+        keys(T::Null, &["address"]),
+        keys(T::Str, &["input", "error"]),
+    ]
+    .concat()
+}
+
+/// A frame of `lidia lookup --json` and `symbfile lookup --json`.
+pub(crate) fn frame() -> Schema {
+    [
+        keys(T::Str, &["function", "file", "call_file"]),
+        keys(T::Uint, &["line", "depth", "call_line"]),
+    ]
+    .concat()
+}
+
 /// Checks that `v` is an object with exactly the keys of `schema`, each of its type.
 pub(crate) fn check(v: &Value, schema: &[(&str, T)]) {
     let obj = v
@@ -83,23 +110,17 @@ fn ksym_blob(dir: &Path, input: &str) -> PathBuf {
     blob
 }
 
-const KSYM_FOUND: &[(&str, T)] = &[
-    ("address", T::Hex),
-    ("found", T::Bool),
-    ("name", T::Str),
-    ("type", T::Str),
-    ("symbol_address", T::Hex),
-    ("offset", T::Hex),
-    ("size", T::Hex),
-    ("index", T::Uint),
-];
 const KSYM_NOT_FOUND: &[(&str, T)] = &[("address", T::Hex), ("found", T::Bool)];
-const KSYM_BAD: &[(&str, T)] = &[
-    ("address", T::Null),
-    ("found", T::Bool),
-    ("input", T::Str),
-    ("error", T::Str),
-];
+
+fn ksym_found() -> Schema {
+    [
+        KSYM_NOT_FOUND.to_vec(),
+        keys(T::Str, &["name", "type"]),
+        keys(T::Hex, &["symbol_address", "offset", "size"]),
+        keys(T::Uint, &["index"]),
+    ]
+    .concat()
+}
 
 #[test]
 fn ksym_lookup_json_lines_match_the_origin() {
@@ -133,7 +154,7 @@ fn ksym_lookup_json_lines_match_the_origin() {
             assert_eq!(v["found"], false);
             continue;
         }
-        check(v, KSYM_FOUND);
+        check(v, &ksym_found());
         assert_eq!(v["found"], true);
         assert_eq!(v["type"], row[2]);
         assert_eq!(v["name"], row[3]);
@@ -143,7 +164,7 @@ fn ksym_lookup_json_lines_match_the_origin() {
         assert_eq!(v["symbol_address"], hex(q - offset));
     }
     let bad = got.last().unwrap();
-    check(bad, KSYM_BAD);
+    check(bad, &[bad_line(), keys(T::Bool, &["found"])].concat());
     assert_eq!(bad["input"], "zz");
     // `symblob lookup` answers as `ksym lookup` does with the blob's default ranges.
     let generic = run(&["lookup", s(&blob), "--json"], stdin.as_bytes());
@@ -163,30 +184,28 @@ fn ksym_build_name_dump_and_info_json() {
     ));
     let v: Value = serde_json::from_slice(&out).unwrap();
     let n = T::Uint;
-    check(
-        &v,
-        &[
-            ("format", T::Str),
-            ("layout", T::Str),
-            ("symbols", n),
-            ("tokens", n),
-            ("blob_bytes", n),
-            ("output_bytes", n),
-            ("names_bytes", n),
-            ("raw_name_bytes", n),
-            ("names_ratio", T::Float),
-            ("token_table_bytes", n),
-            ("short_token_refs", n),
-            ("long_token_refs", n),
-            ("duplicates_removed", n),
-            ("skipped", T::Object),
-            ("text_ranges", T::Array),
-        ],
-    );
-    check(
-        &v["skipped"],
-        &[("type", n), ("undefined", n), ("mapping", n), ("module", n)],
-    );
+    let counts = [
+        "symbols",
+        "tokens",
+        "blob_bytes",
+        "output_bytes",
+        "names_bytes",
+        "raw_name_bytes",
+        "token_table_bytes",
+        "short_token_refs",
+        "long_token_refs",
+        "duplicates_removed",
+    ];
+    let build = [
+        keys(T::Str, &["format", "layout"]),
+        keys(n, &counts),
+        keys(T::Float, &["names_ratio"]),
+        keys(T::Object, &["skipped"]),
+        keys(T::Array, &["text_ranges"]),
+    ];
+    check(&v, &build.concat());
+    let skipped = keys(n, &["type", "undefined", "mapping", "module"]);
+    check(&v["skipped"], &skipped);
     let origin_dump = std::fs::read_to_string(testdata("ksym/origin/seed-3.dump.txt")).unwrap();
     assert_eq!(v["symbols"], origin_dump.lines().count());
     assert_eq!(v["blob_bytes"], std::fs::metadata(&blob).unwrap().len());
@@ -252,23 +271,23 @@ fn ksym_build_name_dump_and_info_json() {
     // info: one object.
     let v: Value =
         serde_json::from_slice(&success(run(&["ksym", "info", s(&blob), "--json"], b""))).unwrap();
-    check(
-        &v,
-        &[
-            ("layout", T::Str),
-            ("symbols", n),
-            ("tokens", n),
-            ("used_size", n),
-            ("file_size", n),
-            ("bytes_per_symbol", T::Float),
-            ("raw_name_bytes", n),
-            ("names_bytes", n),
-            ("names_ratio", T::Float),
-            ("segments", T::Array),
-            ("valid", T::Bool),
-            ("validation_error", T::Null),
-        ],
-    );
+    let counts = [
+        "symbols",
+        "tokens",
+        "used_size",
+        "file_size",
+        "raw_name_bytes",
+        "names_bytes",
+    ];
+    let info = [
+        keys(T::Str, &["layout"]),
+        keys(n, &counts),
+        keys(T::Float, &["bytes_per_symbol", "names_ratio"]),
+        keys(T::Array, &["segments"]),
+        keys(T::Bool, &["valid"]),
+        keys(T::Null, &["validation_error"]),
+    ];
+    check(&v, &info.concat());
     for seg in v["segments"].as_array().unwrap() {
         check(seg, &[("segment", T::Str), ("offset", n), ("size", n)]);
     }
@@ -300,30 +319,13 @@ fn lidia_lookup_json_lines_match_the_go_reader() {
             let frames = v["frames"].as_array().unwrap();
             assert_eq!(frames.len().to_string(), row[1]);
             // The Go reader's function names, innermost first.
-            for (frame, cells) in frames.iter().zip(row[2..].chunks(3)) {
-                check(
-                    frame,
-                    &[
-                        ("function", T::Str),
-                        ("file", T::Str),
-                        ("line", T::Uint),
-                        ("depth", T::Uint),
-                        ("call_file", T::Str),
-                        ("call_line", T::Uint),
-                    ],
-                );
-                assert_eq!(frame["function"], cells[0]);
+            for (f, cells) in frames.iter().zip(row[2..].chunks(3)) {
+                check(f, &frame());
+                assert_eq!(f["function"], cells[0]);
             }
         }
-        check(
-            got.last().unwrap(),
-            &[
-                ("address", T::Null),
-                ("frames", T::Array),
-                ("input", T::Str),
-                ("error", T::Str),
-            ],
-        );
+        let bad = [bad_line(), keys(T::Array, &["frames"])].concat();
+        check(got.last().unwrap(), &bad);
     }
 }
 
@@ -333,27 +335,18 @@ fn cif_decode_json_has_hex_addresses() {
     let cif = success(run(&["cif", "encode", "-"], map));
     let v: Value =
         serde_json::from_slice(&success(run(&["cif", "decode", "-", "--json"], &cif))).unwrap();
-    check(
-        &v,
-        &[
-            ("version", T::Uint),
-            ("word_size", T::Uint),
-            ("platform", T::Str),
-            ("images", T::Array),
-            ("trailing_bytes", T::Uint),
-        ],
-    );
+    let cif = [
+        keys(T::Uint, &["version", "word_size", "trailing_bytes"]),
+        keys(T::Str, &["platform"]),
+        keys(T::Array, &["images"]),
+    ];
+    check(&v, &cif.concat());
     let image = &v["images"][0];
-    check(
-        image,
-        &[
-            ("base", T::Hex),
-            ("end_of_text", T::Hex),
-            ("build_id", T::Str),
-            ("path", T::Str),
-            ("name", T::Str),
-        ],
-    );
+    let fields = [
+        keys(T::Hex, &["base", "end_of_text"]),
+        keys(T::Str, &["build_id", "path", "name"]),
+    ];
+    check(image, &fields.concat());
     // Above 2^53, where JSON numbers would have been rounded.
     assert_eq!(image["base"], "0xffffffff81000000");
     assert_eq!(image["end_of_text"], "0xffffffff81e01ef2");

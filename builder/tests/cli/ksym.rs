@@ -16,13 +16,17 @@ fn out_text(o: &std::process::Output) -> String {
 
 /// Builds `input/<name>` into `dir/<name>.bin` and returns the blob path.
 fn build(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
-    let input = testdata(&format!("ksym/input/{name}"));
     let blob = dir.join(format!("{name}.bin"));
-    let mut args = vec!["ksym", "build", s(&input), "-o", s(&blob)];
-    args.extend_from_slice(extra);
-    let o = run(&args, b"");
-    out_text(&o);
+    out_text(&build_to(name, &blob, extra));
     blob
+}
+
+/// Runs `symblob ksym build input/<name> -o BLOB EXTRA…`.
+fn build_to(name: &str, blob: &Path, extra: &[&str]) -> std::process::Output {
+    let input = testdata(&format!("ksym/input/{name}"));
+    let mut args = vec!["ksym", "build", s(&input), "-o", s(blob)];
+    args.extend_from_slice(extra);
+    run(&args, b"")
 }
 
 fn origin(rel: &str) -> String {
@@ -245,20 +249,7 @@ fn layout_flag_info_and_json_name_the_layout() {
     let dir = tempfile::tempdir().unwrap();
     let sized = build(dir.path(), "seed-3.nm", &["--quiet"]);
     let plain = dir.path().join("plain.bin");
-    let input = testdata("ksym/input/seed-3.nm");
-    let o = run(
-        &[
-            "ksym",
-            "build",
-            s(&input),
-            "-o",
-            s(&plain),
-            "--layout",
-            "plain",
-            "--json",
-        ],
-        b"",
-    );
+    let o = build_to("seed-3.nm", &plain, &["--layout", "plain", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out_text(&o)).unwrap();
     assert_eq!(v["layout"], "plain");
 
@@ -287,18 +278,7 @@ fn layout_flag_info_and_json_name_the_layout() {
             "{info}"
         );
     }
-    let o = run(
-        &[
-            "ksym",
-            "build",
-            s(&input),
-            "-o",
-            s(&plain),
-            "--layout",
-            "zip",
-        ],
-        b"",
-    );
+    let o = build_to("seed-3.nm", &plain, &["--layout", "zip"]);
     assert!(!o.status.success());
 }
 

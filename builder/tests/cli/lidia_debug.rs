@@ -2,62 +2,46 @@
 //! `--dwp` and `--sup` name split DWARF packages and supplementary files, and the
 //! library's warnings reach standard error.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::common::{run, s, testdata, tool};
 
-#[test]
-fn a_debug_file_of_another_binary_is_an_error_naming_both() {
+/// A temporary folder and the path of the Lidia file to build in it.
+fn scratch_output() -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.lidia");
+    (dir, out)
+}
+
+#[test]
+fn a_debug_file_of_another_binary_is_an_error_naming_both() {
+    let (_dir, out) = scratch_output();
     let binary = testdata("lidia/elf/inl");
     let other = testdata("lidia/elf/simple");
-    let args = [
-        "lidia",
-        "build",
-        "--dwarf",
-        binary.to_str().unwrap(),
-        "--debug-file",
-        other.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    let refused = run(&args, b"");
-    assert_eq!(refused.status.code(), Some(1));
-    let err = String::from_utf8(refused.stderr).unwrap();
+    let debug_file = ["--debug-file", s(&other)];
+    let (status, err, _) = build_dwarf(&binary, &out, &debug_file);
+    assert_eq!(status, Some(1));
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains(binary.to_str().unwrap()), "{err}");
-    assert!(err.contains(other.to_str().unwrap()), "{err}");
+    assert!(err.contains(s(&binary)), "{err}");
+    assert!(err.contains(s(&other)), "{err}");
     assert!(err.contains("build ID"), "{err}");
     assert!(!out.exists());
 
-    let forced = run(&[&args[..], &["--debug-file-mismatch-ok"]].concat(), b"");
-    assert_eq!(forced.status.code(), Some(0));
-    let err = String::from_utf8(forced.stderr).unwrap();
+    let forced = [&debug_file[..], &["--debug-file-mismatch-ok"]].concat();
+    let (status, err, _) = build_dwarf(&binary, &out, &forced);
+    assert_eq!(status, Some(0));
     assert!(err.starts_with("warning: "), "{err}");
     assert!(out.exists());
 }
 
 #[test]
 fn no_dwarf_is_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("out.lidia");
+    let (_dir, out) = scratch_output();
     // Stripped, with no .gnu_debuglink; its build ID names no installed debug file.
     let stripped = testdata("lidia/elf/libdemo-stripped.so");
-    let done = run(
-        &[
-            "lidia",
-            "build",
-            "--dwarf",
-            stripped.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ],
-        b"",
-    );
-    assert_eq!(done.status.code(), Some(0));
-    let err = String::from_utf8(done.stderr).unwrap();
+    let (status, err, _) = build_dwarf(&stripped, &out, &[]);
+    assert_eq!(status, Some(0));
     assert!(err.starts_with("warning: "), "{err}");
     assert!(err.contains("no DWARF"), "{err}");
     assert!(err.contains("libdemo-stripped.so"), "{err}");
@@ -98,16 +82,43 @@ fn build_dwarf(bin: &Path, out: &Path, extra: &[&str]) -> (Option<i32>, String, 
     )
 }
 
+/// `tool(a)` and `tool(b)` (each reported when missing), and a temporary folder to build
+/// in.
+fn tools_and_folder(a: &str, b: &str) -> Option<(PathBuf, PathBuf, tempfile::TempDir)> {
+    let (a, b) = (tool(a), tool(b));
+    Some((a?, b?, tempfile::tempdir().unwrap()))
+}
+
+/// Builds `bin` three times: without `option` (`[flag, file]`), with it, and without it
+/// once `file` is copied to `default`, where the build looks by itself. Each build
+/// succeeds, the one with the option without a warning. Returns the standard error of the
+/// first build and the three outputs.
+fn kept_elsewhere(
+    bin: &Path,
+    out: &Path,
+    option: [&str; 2],
+    default: &Path,
+) -> (String, [Vec<u8>; 3]) {
+    let (status, first_err, without) = build_dwarf(bin, out, &[]);
+    assert_eq!(status, Some(0), "{first_err}");
+    let (status, err, with) = build_dwarf(bin, out, &option);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    std::fs::copy(option[1], default).unwrap();
+    let (status, err, found) = build_dwarf(bin, out, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    (first_err, [without, with, found])
+}
+
 /// `--dwp` names a package that is not at `<ELF>.dwp`: the build reads it, as it reads
 /// one at the default place; without it, each split unit is a warning naming its `.dwo`
 /// file. A package of another program leaves the units missing; an ELF file that is no
 /// package is an error.
 #[test]
 fn dwp_names_a_package_kept_elsewhere() {
-    let (Some(clang), Some(dwp)) = (tool("clang-14"), tool("llvm-dwp-14")) else {
+    let Some((clang, dwp, dir)) = tools_and_folder("clang-14", "llvm-dwp-14") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let packaged = compile_c(d, &clang, &["-gsplit-dwarf", "-gdwarf-5"], "prog")
         && run_in(d, Command::new(&dwp).args(["-e", "prog", "-o", "kept.dwp"]))
@@ -119,8 +130,12 @@ fn dwp_names_a_package_kept_elsewhere() {
     let out = d.join("out.lidia");
     let package = d.join("kept.dwp");
 
-    let (status, err, without) = build_dwarf(&d.join("prog"), &out, &[]);
-    assert_eq!(status, Some(0), "{err}");
+    let (err, [without, with, default]) = kept_elsewhere(
+        &d.join("prog"),
+        &out,
+        ["--dwp", s(&package)],
+        &d.join("prog.dwp"),
+    );
     for unit in ["main.dwo", "other.dwo"] {
         assert!(
             err.lines()
@@ -128,14 +143,7 @@ fn dwp_names_a_package_kept_elsewhere() {
             "{err}"
         );
     }
-
-    let (status, err, with) = build_dwarf(&d.join("prog"), &out, &["--dwp", s(&package)]);
-    assert_eq!(status, Some(0), "{err}");
-    assert!(!err.contains("warning"), "{err}");
     assert_ne!(with, without, "the package adds the split units' functions");
-    std::fs::copy(&package, d.join("prog.dwp")).unwrap();
-    let (status, err, default) = build_dwarf(&d.join("prog"), &out, &[]);
-    assert_eq!(status, Some(0), "{err}");
     assert_eq!(
         with, default,
         "--dwp reads the package as <ELF>.dwp is read"
@@ -178,10 +186,9 @@ fn dwp_names_a_package_kept_elsewhere() {
 /// `--debug-file-mismatch-ok`.
 #[test]
 fn sup_names_a_supplementary_file_kept_elsewhere() {
-    let (Some(gcc), Some(dwz)) = (tool("gcc"), tool("dwz")) else {
+    let Some((gcc, dwz, dir)) = tools_and_folder("gcc", "dwz") else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let dwz_pair = |sub: &str, version: &str| {
         let w = d.join(sub);
@@ -203,25 +210,18 @@ fn sup_names_a_supplementary_file_kept_elsewhere() {
     std::fs::rename(d.join("a/common.debug"), &kept).unwrap();
     let out = d.join("out.lidia");
 
-    let (status, err, without) = build_dwarf(&bin, &out, &[]);
-    assert_eq!(status, Some(0), "{err}");
+    let linked = d.join("a/common.debug");
+    let (err, [without, with, found]) = kept_elsewhere(&bin, &out, ["--sup", s(&kept)], &linked);
     assert!(
         err.lines().any(|l| l.starts_with("warning: ")
             && l.contains("supplementary debug file not found")
-            && l.contains(s(&d.join("a/common.debug")))),
+            && l.contains(s(&linked))),
         "{err}"
     );
-
-    let (status, err, with) = build_dwarf(&bin, &out, &["--sup", s(&kept)]);
-    assert_eq!(status, Some(0), "{err}");
-    assert!(!err.contains("warning"), "{err}");
     assert_ne!(
         with, without,
         "the supplementary file gives the names kept there"
     );
-    std::fs::copy(&kept, d.join("a/common.debug")).unwrap();
-    let (status, err, found) = build_dwarf(&bin, &out, &[]);
-    assert_eq!(status, Some(0), "{err}");
     assert_eq!(
         with, found,
         "--sup reads the file as the linked one is read"

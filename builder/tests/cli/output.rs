@@ -7,6 +7,7 @@ use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::thread::JoinHandle;
 
 use crate::common::{run, run_with_umask, s, stderr_text, success, symblob, testdata};
 
@@ -37,13 +38,16 @@ fn builders() -> Vec<(Vec<String>, Vec<u8>)> {
     ]
 }
 
+/// `args` with `OUT` replaced by `out`.
+fn with_out<'a>(args: &'a [String], out: &'a str) -> Vec<&'a str> {
+    args.iter()
+        .map(|a| if a == "OUT" { out } else { a.as_str() })
+        .collect()
+}
+
 /// Runs `args` with `OUT` replaced by `out`.
 fn build_to(args: &[String], stdin: &[u8], out: &str) -> std::process::Output {
-    let args: Vec<&str> = args
-        .iter()
-        .map(|a| if a == "OUT" { out } else { a.as_str() })
-        .collect();
-    run(&args, stdin)
+    run(&with_out(args, out), stdin)
 }
 
 /// What `args` writes to a new regular file.
@@ -61,43 +65,49 @@ fn mkfifo(path: &Path) {
     assert!(status.success());
 }
 
-#[test]
-fn a_fifo_receives_the_bytes_and_stays_a_fifo() {
+/// Every builder writes to the special file `open` makes at `dir/name`: the bytes that
+/// `open`'s reader thread reads are those of a build to a regular file, and the special
+/// file is still one (`is_kind`) afterwards.
+fn special_file_receives_the_bytes(
+    name: &str,
+    open: impl Fn(&Path) -> JoinHandle<Vec<u8>>,
+    is_kind: impl Fn(&fs::FileType) -> bool,
+) {
     let dir = tempfile::tempdir().unwrap();
     for (args, stdin) in builders() {
         let want = file_build(dir.path(), &args, &stdin);
-        let fifo = dir.path().join("pipe");
-        mkfifo(&fifo);
-        let reader = {
-            let fifo = fifo.clone();
-            std::thread::spawn(move || fs::read(fifo).unwrap())
-        };
-        let o = build_to(&args, &stdin, s(&fifo));
+        let path = dir.path().join(name);
+        let reader = open(&path);
+        let o = build_to(&args, &stdin, s(&path));
         assert!(o.status.success(), "{args:?}: {}", stderr_text(&o));
         assert_eq!(reader.join().unwrap(), want, "{args:?}");
-        assert!(fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
-        fs::remove_file(&fifo).unwrap();
+        assert!(is_kind(&fs::symlink_metadata(&path).unwrap().file_type()));
+        fs::remove_file(&path).unwrap();
     }
 }
 
 #[test]
+fn a_fifo_receives_the_bytes_and_stays_a_fifo() {
+    let open = |fifo: &Path| {
+        mkfifo(fifo);
+        let fifo = fifo.to_path_buf();
+        std::thread::spawn(move || fs::read(fifo).unwrap())
+    };
+    special_file_receives_the_bytes("pipe", open, FileTypeExt::is_fifo);
+}
+
+#[test]
 fn a_unix_socket_receives_the_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    for (args, stdin) in builders() {
-        let want = file_build(dir.path(), &args, &stdin);
-        let path = dir.path().join("socket");
-        let listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
-        let reader = std::thread::spawn(move || {
+    let open = |path: &Path| {
+        let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+        std::thread::spawn(move || {
             let (mut stream, _) = listener.accept().unwrap();
             let mut got = Vec::new();
             std::io::Read::read_to_end(&mut stream, &mut got).unwrap();
             got
-        });
-        success(build_to(&args, &stdin, s(&path)));
-        assert_eq!(reader.join().unwrap(), want, "{args:?}");
-        assert!(fs::symlink_metadata(&path).unwrap().file_type().is_socket());
-        fs::remove_file(&path).unwrap();
-    }
+        })
+    };
+    special_file_receives_the_bytes("socket", open, FileTypeExt::is_socket);
 }
 
 #[test]
@@ -239,10 +249,7 @@ fn new_files_get_0666_under_the_umask_and_existing_files_keep_their_mode() {
     for (args, _) in builders().into_iter().filter(|(_, stdin)| stdin.is_empty()) {
         for (mask, want) in [("022", 0o644), ("077", 0o600), ("002", 0o664)] {
             let out = dir.path().join(format!("new-{mask}"));
-            let args: Vec<&str> = args
-                .iter()
-                .map(|a| if a == "OUT" { s(&out) } else { a.as_str() })
-                .collect();
+            let args = with_out(&args, s(&out));
             success(run_with_umask(mask, &args));
             assert_eq!(mode(&out), want, "umask {mask}: {args:?}");
             // Rebuilding over a file keeps the file's own mode, whatever the umask.
@@ -280,12 +287,8 @@ fn dash_is_standard_output_for_every_builder() {
         let log = dir.path().join("log");
         fs::write(&log, b"before\n").unwrap();
         let appending = fs::OpenOptions::new().append(true).open(&log).unwrap();
-        let args_to_link: Vec<&str> = args
-            .iter()
-            .map(|a| if a == "OUT" { s(&link) } else { a.as_str() })
-            .collect();
         let mut child = symblob()
-            .args(&args_to_link)
+            .args(with_out(&args, s(&link)))
             .stdin(Stdio::piped())
             .stdout(appending)
             .spawn()

@@ -7,8 +7,8 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use crate::common::{root, run, testdata, tool};
-use crate::json::{check, T};
+use crate::common::{failed, root, run, testdata, tool};
+use crate::json::{check, keys, Schema, T};
 
 fn ok(out: &Output) -> String {
     assert!(
@@ -125,12 +125,19 @@ fn size_archive_records_the_build_config() {
     assert_eq!(v["containers"][0]["metadata"]["title"], "Simple");
 }
 
+/// Chromium's archives of the two builds of `sizedemo`.
+fn sizedemo_archives() -> (PathBuf, PathBuf) {
+    (
+        testdata("supersize/sizedemo-v1.size"),
+        testdata("supersize/sizedemo-v2.size"),
+    )
+}
+
 #[test]
 fn size_diff_writes_the_sizediff_save_diff_writes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d.sizediff");
-    let v1 = testdata("supersize/sizedemo-v1.size");
-    let v2 = testdata("supersize/sizedemo-v2.size");
+    let (v1, v2) = sizedemo_archives();
     ok(&run(&["size", "diff", p(&v1), p(&v2), "-o", p(&out)], b""));
     let Some(ours) = strict(&out) else { return };
     let golden = strict(&testdata("supersize/sizedemo.sizediff")).unwrap();
@@ -140,8 +147,7 @@ fn size_diff_writes_the_sizediff_save_diff_writes() {
 
 #[test]
 fn size_diff_report_shows_what_grew_and_shrank() {
-    let v1 = testdata("supersize/sizedemo-v1.size");
-    let v2 = testdata("supersize/sizedemo-v2.size");
+    let (v1, v2) = sizedemo_archives();
     let text = ok(&run(&["size", "diff", p(&v1), p(&v2)], b""));
     assert!(text.contains("1 added, 0 removed, 4 changed"), "{text}");
     assert!(
@@ -208,8 +214,7 @@ fn size_errors_name_the_file_and_keep_inputs() {
         ],
         b"",
     );
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&out);
     assert!(
         err.contains("notelf") && err.contains("not an ELF"),
         "{err}"
@@ -230,8 +235,7 @@ fn size_errors_name_the_file_and_keep_inputs() {
     let text = gunzip(&std::fs::read(testdata("supersize/simple.size")).unwrap());
     std::fs::write(&broken, text.replace("fib\t02\t20\n", "fib\t20\n")).unwrap();
     let out = run(&["size", "show", p(&broken)], b"");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&out);
     assert!(
         err.contains("broken.size:") && err.contains(": padding: duplicate symbols"),
         "{err}"
@@ -314,15 +318,10 @@ fn size_show_json_schema_and_values_match_the_goldens_dump() {
     for golden in ["sizedemo-v1", "sizedemo-v2", "inl", "simple", "libdemo.so"] {
         let file = testdata(&format!("supersize/{golden}.size"));
         let v = json_of(&["size", "show", "--json", "--top", "1000", p(&file)]);
+        let tables = ["sections", "symbols", "directories", "files"];
         check(
             &v,
-            &[
-                ("file_size", T::Uint),
-                ("sections", T::Array),
-                ("symbols", T::Array),
-                ("directories", T::Array),
-                ("files", T::Array),
-            ],
+            &[keys(T::Uint, &["file_size"]), keys(T::Array, &tables)].concat(),
         );
         for table in ["sections", "directories", "files"] {
             array(&v[table]).iter().for_each(|row| check(row, &named));
@@ -330,17 +329,7 @@ fn size_show_json_schema_and_values_match_the_goldens_dump() {
         let dump = dumped_symbols(&format!("supersize/{golden}.size.dump.tsv"));
         assert_eq!(array(&v["symbols"]).len(), dump.len(), "{golden}");
         for s in array(&v["symbols"]) {
-            check(
-                s,
-                &[
-                    ("name", T::Str),
-                    ("section", T::Str),
-                    ("address", T::Hex),
-                    ("size", T::Int),
-                    ("padding", T::Int),
-                    ("source_path", T::Str),
-                ],
-            );
+            check(s, &[symbol(), keys(T::Int, &["size", "padding"])].concat());
             let expected = dump.iter().any(|d| {
                 s["name"] == d.name.as_str()
                     && s["section"] == d.section.as_str()
@@ -354,6 +343,15 @@ fn size_show_json_schema_and_values_match_the_goldens_dump() {
     }
 }
 
+/// What `size show` and `size diff` say of every symbol, besides its sizes.
+fn symbol() -> Schema {
+    [
+        keys(T::Str, &["name", "section", "source_path"]),
+        keys(T::Hex, &["address"]),
+    ]
+    .concat()
+}
+
 /// The symbols of each side of a `.sizediff` dump.
 fn dumped_sides(rel: &str) -> (Vec<Dumped>, Vec<Dumped>) {
     let text = std::fs::read_to_string(testdata(rel)).unwrap();
@@ -364,14 +362,10 @@ fn dumped_sides(rel: &str) -> (Vec<Dumped>, Vec<Dumped>) {
 /// Checks a `size diff --json` report: exact keys and types of every object, and each
 /// symbol's sizes and status against the two sides as Chromium's loader read them.
 fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
+    let tables = ["sections", "symbols", "files"];
     check(
         v,
-        &[
-            ("file_size", T::Object),
-            ("sections", T::Array),
-            ("symbols", T::Array),
-            ("files", T::Array),
-        ],
+        &[keys(T::Object, &["file_size"]), keys(T::Array, &tables)].concat(),
     );
     let before_after = [("before", T::Uint), ("after", T::Uint), ("delta", T::Int)];
     check(&v["file_size"], &before_after);
@@ -392,16 +386,7 @@ fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
     for s in array(&v["symbols"]) {
         check(
             s,
-            &[
-                ("status", T::Str),
-                ("name", T::Str),
-                ("section", T::Str),
-                ("address", T::Hex),
-                ("before", T::Uint),
-                ("after", T::Uint),
-                ("delta", T::Int),
-                ("source_path", T::Str),
-            ],
+            &[symbol(), before_after.to_vec(), keys(T::Str, &["status"])].concat(),
         );
         let (b, a) = (find(before, s), find(after, s));
         let status = match (b, a) {
@@ -422,8 +407,7 @@ fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
 
 #[test]
 fn size_diff_json_schema_and_values_match_the_goldens_dump() {
-    let v1 = testdata("supersize/sizedemo-v1.size");
-    let v2 = testdata("supersize/sizedemo-v2.size");
+    let (v1, v2) = sizedemo_archives();
     let v = json_of(&["size", "diff", "--json", p(&v1), p(&v2)]);
     check_diff_report(
         &v,

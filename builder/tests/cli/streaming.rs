@@ -96,22 +96,42 @@ fn ksym_blob(dir: &Path) -> PathBuf {
     blob
 }
 
+/// A ksym blob and a Lidia file with the reference implementations' answers.
+struct Asked {
+    /// Holds `blob`.
+    _dir: tempfile::TempDir,
+    /// `edge-order.nm` built, with [`origin_ksym_lookups`].
+    blob: PathBuf,
+    ksym: Lookups,
+    /// `simple.none.lidia`, with the Go reader's lookups.
+    lidia: PathBuf,
+    lidia_answers: Lookups,
+}
+
+/// The files of [`Asked`], the blob built in a new temporary folder.
+fn asked() -> Asked {
+    let dir = tempfile::tempdir().unwrap();
+    Asked {
+        blob: ksym_blob(dir.path()),
+        _dir: dir,
+        ksym: origin_ksym_lookups(),
+        lidia: testdata("lidia/lidia/simple.none.lidia"),
+        lidia_answers: go_lookups("simple.none"),
+    }
+}
+
 #[test]
 fn each_answer_arrives_before_the_next_address_is_written() {
-    let dir = tempfile::tempdir().unwrap();
-    let blob = ksym_blob(dir.path());
-    let lidia = testdata("lidia/lidia/simple.none.lidia");
-    let ksym_expected = origin_ksym_lookups();
-    let lidia_expected = go_lookups("simple.none");
-    assert!(ksym_expected.len() >= 5 && lidia_expected.len() >= 5);
+    let a = asked();
+    assert!(a.ksym.len() >= 5 && a.lidia_answers.len() >= 5);
     let text = ["--text", "0x400000..0x4010a0"];
     let sessions: Vec<(Vec<&str>, &Lookups)> = vec![
         (
-            [&["ksym", "lookup", s(&blob)][..], &text].concat(),
-            &ksym_expected,
+            [&["ksym", "lookup", s(&a.blob)][..], &text].concat(),
+            &a.ksym,
         ),
-        (vec!["lidia", "lookup", s(&lidia)], &lidia_expected),
-        (vec!["lookup", s(&lidia)], &lidia_expected),
+        (vec!["lidia", "lookup", s(&a.lidia)], &a.lidia_answers),
+        (vec!["lookup", s(&a.lidia)], &a.lidia_answers),
     ];
     for (args, expected) in sessions {
         let mut session = Session::start(&args);
@@ -121,8 +141,8 @@ fn each_answer_arrives_before_the_next_address_is_written() {
         assert_eq!(session.finish(), (Some(0), String::new()), "{args:?}");
     }
     // JSON Lines stream the same way.
-    let mut session = Session::start(&["lidia", "lookup", "--json", s(&lidia)]);
-    for (question, answer) in lidia_expected.iter().take(3) {
+    let mut session = Session::start(&["lidia", "lookup", "--json", s(&a.lidia)]);
+    for (question, answer) in a.lidia_answers.iter().take(3) {
         let got: serde_json::Value = serde_json::from_str(&session.ask(question)).unwrap();
         let count: usize = answer.split('\t').nth(1).unwrap().parse().unwrap();
         assert_eq!(got["frames"].as_array().unwrap().len(), count);
@@ -132,11 +152,8 @@ fn each_answer_arrives_before_the_next_address_is_written() {
 
 #[test]
 fn bad_lines_get_a_placeholder_and_the_run_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
-    let blob = ksym_blob(dir.path());
-    let lidia = testdata("lidia/lidia/simple.none.lidia");
-    let k = origin_ksym_lookups();
-    let l = go_lookups("simple.none");
+    let a = asked();
+    let (blob, lidia, k, l) = (&a.blob, &a.lidia, &a.ksym, &a.lidia_answers);
     let long = "1".repeat(5000);
     let stderr_want = "symblob: <stdin>:2: empty, expected a hexadecimal address\n\
                        symblob: <stdin>:3: not a hexadecimal address: \"zz\"\n\
@@ -146,14 +163,14 @@ fn bad_lines_get_a_placeholder_and_the_run_goes_on() {
     let input = |a: &str, b: &str| format!("{a}\n\nzz\n{b}\n-1\n0x1ffffffffffffffff\n{long}\n{a}");
     let cases = [
         (
-            vec!["ksym", "lookup", s(&blob), "--text", "0x400000..0x4010a0"],
+            vec!["ksym", "lookup", s(blob), "--text", "0x400000..0x4010a0"],
             input(&k[0].0, &k[1].0),
             [
                 &k[0].1, "?? ??", "?? ??", &k[1].1, "?? ??", "?? ??", "?? ??", &k[0].1,
             ],
         ),
         (
-            vec!["lidia", "lookup", s(&lidia)],
+            vec!["lidia", "lookup", s(lidia)],
             input(&l[0].0, &l[1].0),
             [
                 &l[0].1, "??\t0", "??\t0", &l[1].1, "??\t0", "??\t0", "??\t0", &l[0].1,
@@ -168,7 +185,7 @@ fn bad_lines_get_a_placeholder_and_the_run_goes_on() {
         assert_eq!(stderr_text(&o), stderr_want, "{args:?}");
     }
     // Arguments too: `-1` is an address that is wrong, not an option.
-    let o = run(&["lidia", "lookup", s(&lidia), &l[0].0, "-1"], b"");
+    let o = run(&["lidia", "lookup", s(lidia), &l[0].0, "-1"], b"");
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         String::from_utf8(o.stdout.clone()).unwrap(),

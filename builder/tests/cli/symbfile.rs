@@ -1,11 +1,11 @@
 //! `symblob symbfile …`: dump, lookup, fileid, convert, write, push and publish.
 
 use std::path::{Path, PathBuf};
-use std::process::Output;
+use std::process::{Command, Output};
 
 use symblob_build::symbfile::{decode, FileId, Record};
 
-use crate::common::{ok, root, run, s, symblob, testdata, tool};
+use crate::common::{failed, ok, root, run, s, symblob, testdata, tool};
 use crate::symbfile_server::Service;
 
 /// The Lidia test ELFs symblib wrote symbfiles for (gohello's Go functions are compared
@@ -181,25 +181,33 @@ fn symbfile_bad_input_names_the_file_and_offset() {
     bytes.truncate(bytes.len() - 3);
     std::fs::write(&bad, &bytes).unwrap();
     let out = run(&["symbfile", "dump", s(&bad)], b"");
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = failed(&out);
     assert!(
         err.contains("bad.symbfile at offset 0x") && err.contains("truncated"),
         "{err}"
     );
 }
 
-fn push(service: &Service, extra: &[&str], key_env: Option<&str>) -> Output {
-    let elf = testdata("lidia/elf/inl");
+/// `symblob symbfile push ELF --endpoint ENDPOINT`, with `SYMBLOB_API_KEY` set to
+/// `key_env` or unset.
+fn push_command(elf: &Path, endpoint: &str, key_env: Option<&str>) -> Command {
     let mut cmd = symblob();
-    cmd.args(["symbfile", "push", s(&elf), "--endpoint", &service.url]);
-    cmd.args(["--ranges", symblib("inl.ranges.symbfile").to_str().unwrap()]);
-    cmd.args(["--retry-delay", "10"]).args(extra);
+    cmd.args(["symbfile", "push", s(elf), "--endpoint", endpoint]);
     cmd.env_remove("SYMBLOB_API_KEY");
     if let Some(k) = key_env {
         cmd.env("SYMBLOB_API_KEY", k);
     }
-    cmd.output().unwrap()
+    cmd
+}
+
+/// Pushes symblib's range file of `inl` to `service`.
+fn push(service: &Service, extra: &[&str], key_env: Option<&str>) -> Output {
+    push_command(&testdata("lidia/elf/inl"), &service.url, key_env)
+        .args(["--ranges", symblib("inl.ranges.symbfile").to_str().unwrap()])
+        .args(["--retry-delay", "10"])
+        .args(extra)
+        .output()
+        .unwrap()
 }
 
 fn assert_key_hidden(out: &Output) {
@@ -275,8 +283,7 @@ fn symbfile_push_retries_5xx_and_never_4xx() {
     let service = Service::start(KEY, vec![]);
     let wrong = "not-the-key";
     let out = push(&service, &[], Some(wrong));
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(&out);
     assert!(
         stderr.contains("HTTP 401")
             && stderr.contains("1001")
@@ -298,8 +305,7 @@ fn symbfile_push_retries_5xx_and_never_4xx() {
 fn symbfile_push_needs_a_key_from_the_environment_or_a_file() {
     let service = Service::start(KEY, vec![]);
     let out = push(&service, &[], None);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("SYMBLOB_API_KEY"));
+    assert!(failed(&out).contains("SYMBLOB_API_KEY"));
     assert!(service.requests().is_empty());
 
     let dir = tempfile::tempdir().unwrap();
@@ -320,21 +326,12 @@ fn symbfile_push_retries_connection_errors() {
         .unwrap()
         .port();
     let elf = testdata("lidia/elf/inl");
-    let out = symblob()
-        .args([
-            "symbfile",
-            "push",
-            s(&elf),
-            "--endpoint",
-            &format!("http://127.0.0.1:{port}"),
-        ])
+    let out = push_command(&elf, &format!("http://127.0.0.1:{port}"), Some(KEY))
         .args(["--ranges", symblib("inl.ranges.symbfile").to_str().unwrap()])
         .args(["--attempts", "2", "--retry-delay", "10"])
-        .env("SYMBLOB_API_KEY", KEY)
         .output()
         .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(&out);
     assert!(
         stderr.contains("connection error") && stderr.contains("gave up after 2 attempts"),
         "{stderr}"
@@ -342,22 +339,20 @@ fn symbfile_push_retries_connection_errors() {
     assert_key_hidden(&out);
 }
 
+/// `symblob symbfile publish ELF DIR EXTRA…`, which must succeed: its standard output.
+fn publish(elf: &Path, dir: &Path, extra: &[&str]) -> String {
+    ok(&run(
+        &[&["symbfile", "publish", s(elf), s(dir)], extra].concat(),
+        b"",
+    ))
+}
+
 #[test]
 fn symbfile_publish_writes_the_download_layout() {
     let dir = tempfile::tempdir().unwrap();
     let elf = testdata("lidia/elf/inl");
     let ranges = symblib("inl.ranges.symbfile");
-    let out = ok(&run(
-        &[
-            "symbfile",
-            "publish",
-            s(&elf),
-            dir.path().to_str().unwrap(),
-            "--ranges",
-            s(&ranges),
-        ],
-        b"",
-    ));
+    let out = publish(&elf, dir.path(), &["--ranges", s(&ranges)]);
     let es = FileId::of_path(&elf).unwrap().es();
     let base = dir.path().join(&es[0..2]).join(&es[2..4]).join(&es);
     assert_eq!(
@@ -382,19 +377,11 @@ fn symbfile_publish_writes_the_download_layout() {
 
     // A separate debug file: metadata under the executable, ranges under the debug file.
     let debug = testdata("lidia/elf/simple");
-    ok(&run(
-        &[
-            "symbfile",
-            "publish",
-            s(&elf),
-            dir.path().to_str().unwrap(),
-            "--ranges",
-            s(&ranges),
-            "--debug-file",
-            s(&debug),
-        ],
-        b"",
-    ));
+    publish(
+        &elf,
+        dir.path(),
+        &["--ranges", s(&ranges), "--debug-file", s(&debug)],
+    );
     let d = FileId::of_path(&debug).unwrap().es();
     let meta: serde_json::Value =
         serde_json::from_slice(&std::fs::read(base.join("metadata.json")).unwrap()).unwrap();
@@ -432,17 +419,8 @@ fn symbfile_push_without_files_extracts_from_the_executable() {
     let elf = testdata("lidia/elf/inl");
     let (ranges, pads) = built(dir.path(), &elf);
     let service = Service::start(KEY, vec![]);
-    let out = symblob()
-        .args([
-            "symbfile",
-            "push",
-            s(&elf),
-            "--endpoint",
-            &service.url,
-            "--max-part-size",
-            "200",
-        ])
-        .env("SYMBLOB_API_KEY", KEY)
+    let out = push_command(&elf, &service.url, Some(KEY))
+        .args(["--max-part-size", "200"])
         .output()
         .unwrap();
     ok(&out);
@@ -469,7 +447,7 @@ fn symbfile_publish_without_ranges_extracts_from_the_executable() {
     let elf = testdata("lidia/elf/simple");
     let (ranges, _) = built(dir.path(), &elf);
     let tree = dir.path().join("tree");
-    let out = ok(&run(&["symbfile", "publish", s(&elf), s(&tree)], b""));
+    let out = publish(&elf, &tree, &[]);
     let data = out.lines().nth(1).unwrap();
     let compressed = std::fs::read(data).unwrap();
     assert_eq!(zstd::decode_all(&compressed[..]).unwrap(), ranges);

@@ -8,7 +8,8 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::common::{ok, root, run, s, testdata, tool};
+use crate::common::{failed, ok, root, run, s, testdata, tool};
+use crate::json::{check, frame};
 use crate::symbfile::{symblib, ELFS};
 
 fn elf(name: &str) -> PathBuf {
@@ -167,13 +168,11 @@ fn symbfile_build_streams_to_stdout_and_refuses_its_input() {
     std::fs::copy(elf("inl"), &copy).unwrap();
     let before = std::fs::read(&copy).unwrap();
     let out = run(&["symbfile", "build", s(&copy), "-o", s(&copy)], b"");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("same file"));
+    assert!(failed(&out).contains("same file"));
     assert_eq!(std::fs::read(&copy).unwrap(), before);
     // A symbfile is not an ELF file.
     let out = run(&["symbfile", "build", s(&ranges), "-o", "-"], b"");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains(s(&ranges)));
+    assert!(failed(&out).contains(s(&ranges)));
 }
 
 /// The frames llvm-symbolizer gives for `addr`, innermost first: (function, line).
@@ -296,19 +295,7 @@ fn symbfile_lookup_json_follows_the_schema() {
     assert_eq!(frames[1]["line"], 7);
     assert_eq!(frames[3]["depth"], 0);
     for f in frames {
-        let mut keys: Vec<&str> = f.as_object().unwrap().keys().map(String::as_str).collect();
-        keys.sort_unstable();
-        assert_eq!(
-            keys,
-            [
-                "call_file",
-                "call_line",
-                "depth",
-                "file",
-                "function",
-                "line"
-            ]
-        );
+        check(f, &frame());
     }
     assert_eq!(lines[1]["source"], "none");
     assert_eq!(lines[1]["frames"], Value::Array(Vec::new()));
@@ -331,8 +318,7 @@ fn symbfile_lookup_json_follows_the_schema() {
 #[test]
 fn symbfile_commands_name_the_wrong_kind_of_input() {
     let out = run(&["symbfile", "lookup", s(&elf("inl")), "0x1"], b"");
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = failed(&out);
     assert!(
         stderr.contains("is an ELF file, not a symbfile") && stderr.contains("symbfile build"),
         "{stderr}"

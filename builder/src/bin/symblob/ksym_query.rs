@@ -15,7 +15,7 @@ use crate::common::{
     write_json_line, Outcome, Result,
 };
 use crate::ksym::per_symbol;
-use crate::lookups::{self, LookupFlags, Question};
+use crate::lookups::{self, LookupFlags, Placeholder};
 use crate::sniff::{self, Want};
 
 /// Arguments of `symblob ksym lookup`.
@@ -134,25 +134,25 @@ pub fn answer_all(
             .map_err(|e| Error::input("--text", Location::Whole, e.to_string()))?;
         Some(Ksyms::new(blob, text_ranges).with_bias(flags.bias))
     };
-    lookups::run(addresses, |question, out| {
-        answer(ksyms.as_ref(), flags, question, out)
+    lookups::run(addresses, flags, &NOT_FOUND, |addr, out| {
+        answer(ksyms.as_ref(), flags, addr, out)
     })
 }
 
-/// Writes the answer to one question: text or one JSON line.
+/// What a bad line gets: `?? ??`, or `"found": false`.
+const NOT_FOUND: Placeholder = Placeholder {
+    text: b"?? ??\n",
+    key: "found",
+    empty: Value::Bool(false),
+};
+
+/// Writes the answer to the address `addr`: text or one JSON line.
 fn answer(
     ksyms: Option<&Ksyms<'_>>,
     flags: LookupFlags,
-    question: &Question<'_>,
+    addr: u64,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let addr = match question {
-        Question::Address(addr) => *addr,
-        Question::Bad { input, error } => {
-            let empty = ("found", json!(false));
-            return lookups::write_placeholder(out, flags, (input, error), empty, b"?? ??\n");
-        }
-    };
     let found = ksyms.and_then(|k| {
         if flags.return_address {
             k.lookup_return_address(addr)
@@ -180,57 +180,64 @@ fn answer(
     }
 }
 
-/// `symblob ksym name`.
-pub fn run_name(args: NameArgs) -> Result<()> {
-    let (name, bytes) = load(&args.blob)?;
+/// Writes what `write` writes about the blob at `path` to standard output.
+fn write_out(
+    path: &Path,
+    write: impl FnOnce(&KsymBlob<'_>, &mut dyn Write) -> io::Result<()>,
+) -> Result<()> {
+    let (name, bytes) = load(path)?;
     let blob = parse(&name, &bytes)?;
     let mut out = stdout();
-    for query in &args.names {
-        let found = blob.lookup_name(query);
-        if args.json {
-            let all: Vec<Value> = blob
-                .lookup_name_all(query)
-                .map(|e| json!({ "address": hex(e.address), "type": char::from(e.kind).to_string() }))
-                .collect();
-            let row = json!({ "name": query, "address": found.map(hex), "all": all });
-            write_json_line(&mut out, &row)
-        } else {
-            match found {
-                Some(addr) => writeln!(out, "{query} {addr:#x}"),
-                None => writeln!(out, "{query} ??"),
+    write(&blob, &mut out)
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)?;
+    Ok(())
+}
+
+/// `symblob ksym name`.
+pub fn run_name(args: NameArgs) -> Result<()> {
+    write_out(&args.blob, |blob, out| {
+        for query in &args.names {
+            let found = blob.lookup_name(query);
+            if args.json {
+                let all: Vec<Value> = blob
+                    .lookup_name_all(query)
+                    .map(|e| json!({ "address": hex(e.address), "type": char::from(e.kind).to_string() }))
+                    .collect();
+                let row = json!({ "name": query, "address": found.map(hex), "all": all });
+                write_json_line(out, &row)?;
+            } else {
+                match found {
+                    Some(addr) => writeln!(out, "{query} {addr:#x}")?,
+                    None => writeln!(out, "{query} ??")?,
+                }
             }
         }
-        .map_err(stdout_error)?;
-    }
-    out.flush().map_err(stdout_error)?;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// `symblob ksym dump`: streamed, so that `| head` stops it early and memory stays flat.
 pub fn run_dump(args: BlobArgs) -> Result<()> {
-    let (name, bytes) = load(&args.blob)?;
-    let blob = parse(&name, &bytes)?;
-    let mut out = stdout();
-    for index in 0..blob.len() {
-        if args.json {
-            let Some(entry) = blob.symbol(index) else {
-                continue;
-            };
-            let row = json!({
-                "address": hex(entry.address),
-                "type": char::from(entry.kind).to_string(),
-                "name": entry.name.to_string(),
-            });
-            write_json_line(&mut out, &row)
-        } else {
-            // The /proc/kallsyms line of the reader's `dump`, newline included.
-            blob.dump_line(index)
-                .map_or(Ok(()), |line| write!(out, "{line}"))
+    write_out(&args.blob, |blob, out| {
+        for index in 0..blob.len() {
+            if args.json {
+                let Some(entry) = blob.symbol(index) else {
+                    continue;
+                };
+                let row = json!({
+                    "address": hex(entry.address),
+                    "type": char::from(entry.kind).to_string(),
+                    "name": entry.name.to_string(),
+                });
+                write_json_line(out, &row)?;
+            } else if let Some(line) = blob.dump_line(index) {
+                // The /proc/kallsyms line of the reader's `dump`, newline included.
+                write!(out, "{line}")?;
+            }
         }
-        .map_err(stdout_error)?;
-    }
-    out.flush().map_err(stdout_error)?;
-    Ok(())
+        Ok(())
+    })
 }
 
 /// `symblob ksym info`.

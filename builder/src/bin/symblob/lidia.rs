@@ -1,20 +1,17 @@
 //! `symblob lidia …` subcommands.
 
-use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
-use serde_json::json;
-use symblob::lidia::LidiaFile;
+use symblob::lidia::{LidiaFile, Str};
 use symblob_build::dwarf::DwarfOptions;
 use symblob_build::lidia::{self, ElfOptions, Flags, SymbolSources};
 use symblob_build::output::{refuse_same_file, Output};
 use symblob_build::{Error, Location};
 
-use crate::common::{
-    display_name, hex, output_name, print, read_input, write_json_line, Failure, Outcome, Result,
-};
-use crate::lookups::{self, LookupFlags, Question};
+use crate::common::{display_name, output_name, print, read_input, Failure, Outcome, Result};
+use crate::frames::{self, Frame};
+use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
 use crate::progress::{Bar, Progress};
 use crate::sniff::{self, Want};
 
@@ -28,15 +25,7 @@ pub enum Command {
     /// answered as they arrive): `0x<addr> TAB <count>` then `TAB function TAB file TAB
     /// line` per frame, innermost first. A line that is not an address is reported on
     /// stderr and answered `?? TAB 0`; the exit status is then 1.
-    Lookup {
-        /// The Lidia file.
-        file: PathBuf,
-        /// Hexadecimal addresses (with or without 0x).
-        #[arg(allow_negative_numbers = true)]
-        addresses: Vec<String>,
-        #[command(flatten)]
-        flags: LookupFlags,
-    },
+    Lookup(FileLookup<LidiaFormat>),
     /// Print the header, every range with its strings, every string and line entry.
     Dump {
         /// The Lidia file.
@@ -104,20 +93,20 @@ pub struct BuildArgs {
     quiet: bool,
 }
 
+/// The format `lookup` reads.
+pub struct LidiaFormat;
+
+impl LookupFormat for LidiaFormat {
+    const FILE_HELP: &'static str = "The Lidia file";
+}
+
 /// Runs one `symblob lidia` subcommand.
 pub fn run(command: Command) -> Result<Outcome> {
     match command {
         Command::Build(args) => build(args).map(|()| Outcome::Success),
-        Command::Lookup {
-            file,
-            addresses,
-            flags,
-        } => {
-            lookups::check_sources(&file, &addresses)?;
-            let blob = load(&file)?;
-            let lidia = parse(&file, &blob)?;
-            answer_all(&lidia, flags, &addresses)
-        }
+        Command::Lookup(lookup) => lookup.run(load, |file, blob, flags, addresses| {
+            answer_all(&parse(file, blob)?, flags, addresses)
+        }),
         Command::Dump { file } => {
             let blob = load(&file)?;
             let lidia = parse(&file, &blob)?;
@@ -242,56 +231,28 @@ fn blob_error(path: &Path, e: symblob::Error) -> Error {
     Error::input(display_name(path), Location::Whole, e.to_string())
 }
 
-/// Answers `addresses` (or standard input) from `lidia`.
-pub fn answer_all(
-    lidia: &LidiaFile<'_>,
+/// Answers `addresses` (or standard input) from `lidia`: the frames in the golden
+/// `lookups.tsv` format (plus real line numbers), or as JSON lines.
+pub fn answer_all<'a>(
+    lidia: &LidiaFile<'a>,
     flags: LookupFlags,
     addresses: &[String],
 ) -> Result<Outcome> {
-    lookups::run(addresses, |question, out| {
-        answer(lidia, flags, question, out)
-    })
-}
-
-/// One answer: a line in the golden `lookups.tsv` format (plus real line numbers), or one
-/// JSON line `{address, frames: [{function, file, line, depth, call_file, call_line}]}`.
-fn answer(
-    lidia: &LidiaFile<'_>,
-    flags: LookupFlags,
-    question: &Question<'_>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let addr = match question {
-        Question::Address(addr) => *addr,
-        Question::Bad { input, error } => {
-            let empty = ("frames", json!([]));
-            return lookups::write_placeholder(out, flags, (input, error), empty, b"??\t0\n");
-        }
-    };
-    let frames = flags
-        .file_address(addr)
-        .into_iter()
-        .flat_map(|at| lidia.lookup(at));
-    if flags.json {
-        let text = |s: &[u8]| String::from_utf8_lossy(s).into_owned();
-        let frames: Vec<_> = frames
-            .map(|f| {
-                json!({
-                    "function": text(&f.function),
-                    "file": text(&f.file),
-                    "line": f.line,
-                    "depth": f.depth,
-                    "call_file": text(&f.call_file),
-                    "call_line": f.call_line,
-                })
+    lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
+        let text = |s: Str<'a>| String::from_utf8_lossy(s.as_bytes());
+        let found: Vec<_> = flags
+            .file_address(addr)
+            .into_iter()
+            .flat_map(|at| lidia.lookup(at))
+            .map(|f| Frame {
+                function: text(f.function),
+                file: text(f.file),
+                line: f.line,
+                depth: f.depth,
+                call_file: text(f.call_file),
+                call_line: f.call_line,
             })
             .collect();
-        return write_json_line(out, &json!({ "address": hex(addr), "frames": frames }));
-    }
-    let frames: Vec<_> = frames.collect();
-    write!(out, "{addr:#x}\t{}", frames.len())?;
-    for f in &frames {
-        write!(out, "\t{}\t{}\t{}", f.function, f.file, f.line)?;
-    }
-    out.write_all(b"\n")
+        frames::write(out, flags.json, addr, &found, None)
+    })
 }

@@ -9,7 +9,8 @@
 //! and ends with [`Outcome::SomeInputsBad`].
 
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::path::Path;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 
@@ -51,6 +52,41 @@ impl LookupFlags {
     }
 }
 
+/// A format `FileLookup` reads.
+pub trait LookupFormat: Send + Sync + 'static {
+    /// How the help names the file.
+    const FILE_HELP: &'static str;
+}
+
+/// The arguments of a lookup in one file of a known format (`lidia lookup`, `symbfile
+/// lookup`).
+#[derive(Args)]
+pub struct FileLookup<F: LookupFormat> {
+    #[arg(help = F::FILE_HELP)]
+    file: PathBuf,
+    /// Hexadecimal addresses (with or without 0x).
+    #[arg(allow_negative_numbers = true)]
+    addresses: Vec<String>,
+    #[command(flatten)]
+    flags: LookupFlags,
+    #[arg(skip)]
+    format: PhantomData<F>,
+}
+
+impl<F: LookupFormat> FileLookup<F> {
+    /// Reads the file with `load` and answers the addresses with `answer_all`, which
+    /// parses the bytes it is given.
+    pub fn run(
+        self,
+        load: impl FnOnce(&Path) -> Result<Vec<u8>>,
+        answer_all: impl FnOnce(&Path, &[u8], LookupFlags, &[String]) -> Result<Outcome>,
+    ) -> Result<Outcome> {
+        check_sources(&self.file, &self.addresses)?;
+        let bytes = load(&self.file)?;
+        answer_all(&self.file, &bytes, self.flags, &self.addresses)
+    }
+}
+
 /// Refuses to read both the file and the addresses from standard input.
 pub fn check_sources(file: &Path, addresses: &[String]) -> Result<()> {
     if file == Path::new("-") && addresses.is_empty() {
@@ -61,24 +97,23 @@ pub fn check_sources(file: &Path, addresses: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// One question: an address, or a line that is not one.
-pub enum Question<'a> {
-    /// A parsed address, as given (runtime address).
-    Address(u64),
-    /// A bad line: its text (trimmed) and what is wrong with it.
-    Bad {
-        /// The text given.
-        input: &'a str,
-        /// Why it is not an address.
-        error: &'a str,
-    },
+/// What a format answers to a bad line, so that answers stay aligned with questions.
+pub struct Placeholder {
+    /// The text answer (`??` as addr2line prints it), newline included.
+    pub text: &'static [u8],
+    /// The JSON key that says "nothing found".
+    pub key: &'static str,
+    /// Its value.
+    pub empty: serde_json::Value,
 }
 
-/// Answers each question of `args` (or, when there are none, of standard input) with
-/// `answer`, writing to standard output.
+/// Answers each address of `args` (or, when there are none, of standard input) with
+/// `answer`, and each bad line with `placeholder`, writing to standard output.
 pub fn run(
     args: &[String],
-    mut answer: impl FnMut(&Question<'_>, &mut dyn Write) -> io::Result<()>,
+    flags: LookupFlags,
+    placeholder: &Placeholder,
+    mut answer: impl FnMut(u64, &mut dyn Write) -> io::Result<()>,
 ) -> Result<Outcome> {
     let mut out = stdout();
     let mut bad = false;
@@ -88,17 +123,11 @@ pub fn run(
             Line::TooLong(start) => (start, Err(format!("line longer than {MAX_LINE} bytes"))),
         };
         match parsed {
-            Ok(addr) => answer(&Question::Address(addr), out),
+            Ok(addr) => answer(addr, out),
             Err(error) => {
                 bad = true;
                 note!("symblob: {place}: {error}");
-                answer(
-                    &Question::Bad {
-                        input: text,
-                        error: &error,
-                    },
-                    out,
-                )
+                write_placeholder(out, flags, (text, &error), placeholder)
             }
         }
     };
@@ -185,20 +214,18 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
     }
 }
 
-/// The answer to a bad line, so that answers stay aligned with questions: the format's
-/// `text` placeholder (`??` as addr2line prints it), or one JSON line with a null
-/// `address`, the line, its error, and `empty` (the format's key for "nothing found").
-pub fn write_placeholder(
+/// The answer to a bad line: the format's text placeholder, or one JSON line with a null
+/// `address`, the line, its error, and the format's key for "nothing found".
+fn write_placeholder(
     out: &mut dyn Write,
     flags: LookupFlags,
     (input, error): (&str, &str),
-    empty: (&str, serde_json::Value),
-    text: &[u8],
+    placeholder: &Placeholder,
 ) -> io::Result<()> {
     if !flags.json {
-        return out.write_all(text);
+        return out.write_all(placeholder.text);
     }
     let mut answer = serde_json::json!({ "address": null, "input": input, "error": error });
-    answer[empty.0] = empty.1;
+    answer[placeholder.key] = placeholder.empty.clone();
     write_json_line(out, &answer)
 }

@@ -15,6 +15,7 @@ macro_rules! note {
 
 mod cif;
 mod common;
+mod frames;
 mod ksym;
 mod ksym_query;
 mod lidia;

@@ -11,7 +11,7 @@ use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, Record
 use symblob_build::{Error, Location};
 
 use crate::common::{self, display_name, hex, print, Failure, Outcome, Result};
-use crate::lookups::{self, LookupFlags};
+use crate::lookups::{FileLookup, LookupFormat};
 use crate::sniff::{self, Want};
 use crate::symbfile_build::{self, BuildArgs, ExtractArgs};
 use crate::symbfile_query;
@@ -53,15 +53,7 @@ pub enum Command {
     /// records are searched by one sweep of the file per address; an address no range
     /// covers is looked up among the return pads. A line that is not an address is
     /// reported on stderr and answered `?? TAB 0`; the exit status is then 1.
-    Lookup {
-        /// The symbfile.
-        file: PathBuf,
-        /// Hexadecimal addresses (with or without 0x).
-        #[arg(allow_negative_numbers = true)]
-        addresses: Vec<String>,
-        #[command(flatten)]
-        flags: LookupFlags,
-    },
+    Lookup(FileLookup<SymbfileFormat>),
     /// Print the FileID of each file: hex, ES form (base64url), path.
     Fileid {
         /// Files to identify.
@@ -149,6 +141,13 @@ pub enum Command {
     },
 }
 
+/// The format `lookup` reads.
+pub struct SymbfileFormat;
+
+impl LookupFormat for SymbfileFormat {
+    const FILE_HELP: &'static str = "The symbfile";
+}
+
 /// Runs one `symblob symbfile` subcommand.
 pub fn run(command: Command) -> Result<Outcome> {
     match command {
@@ -158,16 +157,9 @@ pub fn run(command: Command) -> Result<Outcome> {
             dump(&file, &parse(&file, &bytes)?, json)?;
             Ok(Outcome::Success)
         }
-        Command::Lookup {
-            file,
-            addresses,
-            flags,
-        } => {
-            lookups::check_sources(&file, &addresses)?;
-            let bytes = load(&file)?;
-            let symbfile = parse(&file, &bytes)?;
-            symbfile_query::answer_all(&symbfile, flags, &addresses)
-        }
+        Command::Lookup(lookup) => lookup.run(load, |file, bytes, flags, addresses| {
+            symbfile_query::answer_all(&parse(file, bytes)?, flags, addresses)
+        }),
         Command::Fileid { files, json } => {
             let mut out = std::io::BufWriter::new(Vec::new());
             for f in files {

@@ -88,14 +88,19 @@ impl ExtractArgs {
 /// Where the records of one symbfile go.
 enum Destination<'w> {
     /// One file, streamed out as each string-table window is written.
-    Stream {
-        writer: SymbfileWriter,
-        out: &'w mut dyn Write,
-        name: String,
-        bytes: u64,
-    },
+    Stream(StreamFile<'w>),
     /// Self-contained parts.
     Parts(PartFiles),
+}
+
+/// One symbfile written to `out` as it is made.
+struct StreamFile<'w> {
+    writer: SymbfileWriter,
+    out: &'w mut dyn Write,
+    /// The output's name in errors.
+    name: String,
+    /// Bytes written so far.
+    bytes: u64,
 }
 
 /// Parts, each written to `<base>.<k>` when complete, or kept in memory (no base).
@@ -117,12 +122,12 @@ struct Written {
 
 impl<'w> Destination<'w> {
     fn stream(out: &'w mut dyn Write, path: &Path) -> Self {
-        Destination::Stream {
+        Destination::Stream(StreamFile {
             writer: SymbfileWriter::new(),
             out,
             name: output_name(path),
             bytes: 0,
-        }
+        })
     }
 
     fn parts(max_part_size: Option<u64>, base: Option<PathBuf>, inputs: &[&Path]) -> Self {
@@ -137,61 +142,16 @@ impl<'w> Destination<'w> {
 
     fn push(&mut self, record: Record) -> Result<(), Error> {
         match self {
-            Destination::Stream {
-                writer,
-                out,
-                name,
-                bytes,
-            } => {
-                writer.push(record)?;
-                let chunk = writer.take_written();
-                *bytes += chunk.len() as u64;
-                out.write_all(&chunk).map_err(|e| Error::io(&*name, e))
-            }
-            Destination::Parts(parts) => {
-                let done = parts
-                    .splitter
-                    .as_mut()
-                    .map(|s| s.push(record))
-                    .transpose()?;
-                done.flatten().map_or(Ok(()), |part| parts.part(part))
-            }
+            Destination::Stream(stream) => stream.push(record),
+            Destination::Parts(parts) => parts.push(record),
         }
     }
 
     /// Writes what is left; `records` is the number of records given.
     fn finish(&mut self, records: u64) -> Result<Written, Error> {
         match self {
-            Destination::Stream {
-                writer,
-                out,
-                name,
-                bytes,
-            } => {
-                let rest = std::mem::take(writer).finish()?;
-                out.write_all(&rest).map_err(|e| Error::io(&*name, e))?;
-                Ok(Written {
-                    records,
-                    bytes: *bytes + rest.len() as u64,
-                    parts: 1,
-                })
-            }
-            Destination::Parts(parts) => {
-                let last = parts
-                    .splitter
-                    .take()
-                    .map(PartSplitter::finish)
-                    .transpose()?;
-                for part in last.into_iter().flatten() {
-                    parts.part(part)?;
-                }
-                let kept = parts.kept.iter().map(|p| p.len() as u64);
-                Ok(Written {
-                    records,
-                    bytes: kept.chain(parts.written.iter().copied()).sum(),
-                    parts: parts.kept.len() + parts.written.len(),
-                })
-            }
+            Destination::Stream(stream) => stream.finish(records),
+            Destination::Parts(parts) => parts.finish(records),
         }
     }
 
@@ -199,12 +159,63 @@ impl<'w> Destination<'w> {
     fn into_kept(self) -> Vec<Vec<u8>> {
         match self {
             Destination::Parts(parts) => parts.kept,
-            Destination::Stream { .. } => Vec::new(),
+            Destination::Stream(_) => Vec::new(),
         }
     }
 }
 
+impl StreamFile<'_> {
+    fn push(&mut self, record: Record) -> Result<(), Error> {
+        self.writer.push(record)?;
+        let chunk = self.writer.take_written();
+        self.write(&chunk)
+    }
+
+    /// Writes what is left; `records` is the number of records given.
+    fn finish(&mut self, records: u64) -> Result<Written, Error> {
+        let rest = std::mem::take(&mut self.writer).finish()?;
+        self.write(&rest)?;
+        Ok(Written {
+            records,
+            bytes: self.bytes,
+            parts: 1,
+        })
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        self.bytes += bytes.len() as u64;
+        self.out
+            .write_all(bytes)
+            .map_err(|e| Error::io(&self.name, e))
+    }
+}
+
 impl PartFiles {
+    fn push(&mut self, record: Record) -> Result<(), Error> {
+        // A finished splitter takes no more records.
+        if let Some(splitter) = &mut self.splitter {
+            if let Some(part) = splitter.push(record)? {
+                self.part(part)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes or keeps the last parts; `records` is the number of records given.
+    fn finish(&mut self, records: u64) -> Result<Written, Error> {
+        if let Some(splitter) = self.splitter.take() {
+            for part in splitter.finish()? {
+                self.part(part)?;
+            }
+        }
+        let kept = self.kept.iter().map(|p| p.len() as u64);
+        Ok(Written {
+            records,
+            bytes: kept.chain(self.written.iter().copied()).sum(),
+            parts: self.kept.len() + self.written.len(),
+        })
+    }
+
     /// Writes or keeps one complete part.
     fn part(&mut self, part: Vec<u8>) -> Result<(), Error> {
         match &self.base {

@@ -3,24 +3,14 @@
 
 use std::io::{self, Write};
 
-use serde_json::json;
 use symblob::symbfile::{Range, SymbFile};
 
-use crate::common::{hex, write_json_line, Outcome, Result};
-use crate::lookups::{self, LookupFlags, Question};
+use crate::common::{Outcome, Result};
+use crate::frames::{self, Frame};
+use crate::lookups::{self, LookupFlags};
 
 /// Inline levels kept per address; deeper chains are cut at the outermost levels.
 const MAX_DEPTH: usize = 256;
-
-/// One frame of an answer.
-struct Frame<'a> {
-    function: &'a str,
-    file: &'a str,
-    line: u32,
-    depth: usize,
-    call_file: &'a str,
-    call_line: u32,
-}
 
 /// Answers `addresses` (or standard input) from `file`.
 pub fn answer_all(
@@ -30,8 +20,8 @@ pub fn answer_all(
 ) -> Result<Outcome> {
     let mut scratch = vec![""; 1 << 16];
     let mut ranges = vec![Range::EMPTY; MAX_DEPTH];
-    lookups::run(addresses, |question, out| {
-        answer(file, flags, question, &mut scratch, &mut ranges, out)
+    lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
+        answer(file, flags, addr, &mut scratch, &mut ranges, out)
     })
 }
 
@@ -40,18 +30,11 @@ pub fn answer_all(
 fn answer<'a>(
     file: &SymbFile<'a>,
     flags: LookupFlags,
-    question: &Question<'_>,
+    addr: u64,
     scratch: &mut [&'a str],
     ranges: &mut [Range<'a>],
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let addr = match question {
-        Question::Address(addr) => *addr,
-        Question::Bad { input, error } => {
-            let empty = ("frames", json!([]));
-            return lookups::write_placeholder(out, flags, (input, error), empty, b"??\t0\n");
-        }
-    };
     // A corrupt record is an error of the whole file, not of this address.
     let invalid = |e: symblob::Error| io::Error::new(io::ErrorKind::InvalidData, e.to_string());
     let mut frames = Vec::new();
@@ -69,12 +52,12 @@ fn answer<'a>(
                     None => (r.file, r.line_at(at).unwrap_or(0)),
                 };
                 frames.push(Frame {
-                    function: r.func,
-                    file: file.unwrap_or(""),
-                    line,
-                    depth: r.depth as usize,
-                    call_file: r.call_file.unwrap_or(""),
-                    call_line: r.call_line.unwrap_or(0),
+                    function: r.func.into(),
+                    file: file.unwrap_or("").into(),
+                    line: line.into(),
+                    depth: r.depth.into(),
+                    call_file: r.call_file.unwrap_or("").into(),
+                    call_line: r.call_line.unwrap_or(0).into(),
                 });
             }
         } else if let Some(pad) = file.lookup_return_pad(at, scratch).map_err(invalid)? {
@@ -83,40 +66,17 @@ fn answer<'a>(
             for (depth, e) in pad.entries().enumerate() {
                 let (file, line) = (e.file.unwrap_or(""), e.line.unwrap_or(0));
                 frames.push(Frame {
-                    function: e.func,
-                    file,
-                    line,
-                    depth,
-                    call_file: call.0,
-                    call_line: call.1,
+                    function: e.func.into(),
+                    file: file.into(),
+                    line: line.into(),
+                    depth: depth as u64,
+                    call_file: call.0.into(),
+                    call_line: call.1.into(),
                 });
                 call = (file, line);
             }
         }
     }
     frames.reverse();
-    if flags.json {
-        let frames: Vec<_> = frames
-            .iter()
-            .map(|f| {
-                json!({
-                    "function": f.function,
-                    "file": f.file,
-                    "line": f.line,
-                    "depth": f.depth,
-                    "call_file": f.call_file,
-                    "call_line": f.call_line,
-                })
-            })
-            .collect();
-        return write_json_line(
-            out,
-            &json!({ "address": hex(addr), "source": source, "frames": frames }),
-        );
-    }
-    write!(out, "{addr:#x}\t{}", frames.len())?;
-    for f in &frames {
-        write!(out, "\t{}\t{}\t{}", f.function, f.file, f.line)?;
-    }
-    out.write_all(b"\n")
+    frames::write(out, flags.json, addr, &frames, Some(source))
 }

@@ -1,0 +1,70 @@
+//! The answer `lidia lookup` and `symbfile lookup` share: the frames covering an address,
+//! innermost first, as a line of the golden `lookups.tsv` format or as one JSON line.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use serde_json::{json, Value};
+
+use crate::common::{hex, write_json_line};
+use crate::lookups::Placeholder;
+
+/// What a bad line gets: `?? TAB 0`, or an empty `frames` array.
+pub const NO_FRAMES: Placeholder = Placeholder {
+    text: b"??\t0\n",
+    key: "frames",
+    empty: Value::Array(Vec::new()),
+};
+
+/// One frame of an answer.
+pub struct Frame<'a> {
+    /// The function's name.
+    pub function: Cow<'a, str>,
+    /// The source file of the position in the function (empty when unknown).
+    pub file: Cow<'a, str>,
+    /// The source line of that position (0 when unknown).
+    pub line: u64,
+    /// Inline depth (0 = top-level function).
+    pub depth: u64,
+    /// Where the function was inlined into its caller (empty when not inlined).
+    pub call_file: Cow<'a, str>,
+    /// The line of that call (0 when not inlined).
+    pub call_line: u64,
+}
+
+/// Writes the answer for `addr`: `0x<addr> TAB <count>` then `TAB function TAB file TAB
+/// line` per frame, or with `json` one JSON line `{address, frames: [{function, file,
+/// line, depth, call_file, call_line}]}` plus `source` when given.
+pub fn write(
+    out: &mut dyn Write,
+    json: bool,
+    addr: u64,
+    frames: &[Frame<'_>],
+    source: Option<&str>,
+) -> io::Result<()> {
+    if json {
+        let frames: Vec<_> = frames
+            .iter()
+            .map(|f| {
+                json!({
+                    "function": f.function,
+                    "file": f.file,
+                    "line": f.line,
+                    "depth": f.depth,
+                    "call_file": f.call_file,
+                    "call_line": f.call_line,
+                })
+            })
+            .collect();
+        let mut answer = json!({ "address": hex(addr), "frames": frames });
+        if let Some(source) = source {
+            answer["source"] = source.into();
+        }
+        return write_json_line(out, &answer);
+    }
+    write!(out, "{addr:#x}\t{}", frames.len())?;
+    for f in frames {
+        write!(out, "\t{}\t{}\t{}", f.function, f.file, f.line)?;
+    }
+    out.write_all(b"\n")
+}
