@@ -14,22 +14,9 @@ use symblob::cif::{
     Encoder, Header, Image, PrefixEntry, PrefixRef, WordSize,
 };
 
-/// SplitMix64, so every run builds the same map.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
-}
+#[path = "../tests/support/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
 const LIBS: &[&str] = &[
     "glib-2.0",
@@ -124,16 +111,16 @@ const SNAPS: &[&str] = &[
 
 /// The browser-sized map: `(path, build ID, base, end of text)`.
 fn browser_map() -> Vec<(String, Vec<u8>, u64, u64)> {
-    let mut rng = Rng(0xb20_5e2);
+    let mut rng = Rng::new(0xb20_5e2);
     let mut paths = Vec::new();
     for lib in LIBS {
         paths.push(format!(
             "/usr/lib/x86_64-linux-gnu/lib{lib}.so.{}",
-            rng.next() % 8
+            rng.below(8)
         ));
     }
     for i in 0..60 {
-        let dir = rng.pick(&[
+        let dir = *rng.pick(&[
             "gtk-3.0/modules",
             "gio/modules",
             "gdk-pixbuf-2.0/2.10.0/loaders",
@@ -143,7 +130,7 @@ fn browser_map() -> Vec<(String, Vec<u8>, u64, u64)> {
         ]);
         paths.push(format!(
             "/usr/lib/x86_64-linux-gnu/{dir}/lib{}{i}.so",
-            rng.pick(&[
+            *rng.pick(&[
                 "canberra",
                 "pixbufloader-",
                 "gio",
@@ -171,22 +158,22 @@ fn browser_map() -> Vec<(String, Vec<u8>, u64, u64)> {
         ));
     }
     while paths.len() < 600 {
-        let snap = rng.pick(SNAPS);
-        let lib = rng.pick(LIBS);
+        let snap = *rng.pick(SNAPS);
+        let lib = *rng.pick(LIBS);
         paths.push(format!(
             "/snap/{snap}/{}/usr/lib/x86_64-linux-gnu/lib{lib}.so.{}",
-            1000 + rng.next() % 3000,
-            rng.next() % 4
+            1000 + rng.below(3000),
+            rng.below(4)
         ));
     }
     let mut base = 0x7f3a_1c00_0000u64;
     paths
         .into_iter()
         .map(|p| {
-            let id: Vec<u8> = (0..20).map(|_| rng.next() as u8).collect();
-            let text = 0x1000 + ((rng.next() % 0x80_0000) & !0xfff);
+            let id: Vec<u8> = (0..20).map(|_| rng.next_u64() as u8).collect();
+            let text = 0x1000 + (rng.below(0x80_0000) & !0xfff);
             let entry = (p, id, base, base + text);
-            base += text + 0x1000 + ((rng.next() % 0x100_0000) & !0xfff);
+            base += text + 0x1000 + (rng.below(0x100_0000) & !0xfff);
             entry
         })
         .collect()

@@ -54,6 +54,15 @@ fn random_addresses(count: usize) -> Vec<u64> {
         .collect()
 }
 
+/// Moves `j` on to the next of `names`, back to the first after the last, and returns it.
+fn next_name<'a>(names: &'a [String], j: &mut usize) -> &'a [u8] {
+    *j += 1;
+    if *j == names.len() {
+        *j = 0;
+    }
+    names[*j].as_bytes()
+}
+
 fn bench(c: &mut Criterion) {
     let bytes = blob_bytes();
     let blob = KsymBlob::parse(&bytes).expect("the benchmark blob parses");
@@ -99,13 +108,7 @@ fn bench(c: &mut Criterion) {
     names.retain(|n| seen.insert(n.clone()));
     let mut j = 0usize;
     c.bench_function("ksym/lookup_name (every distinct name)", |b| {
-        b.iter(|| {
-            j += 1;
-            if j == names.len() {
-                j = 0;
-            }
-            blob.lookup_name(black_box(names[j].as_bytes()))
-        })
+        b.iter(|| blob.lookup_name(black_box(next_name(&names, &mut j))))
     });
 
     // The same queries through the optional hash index (16 bytes per symbol).
@@ -119,13 +122,7 @@ fn bench(c: &mut Criterion) {
     });
     let index = NameIndex::build(blob, &mut words).expect("the kernel blob indexes");
     c.bench_function("ksym/NameIndex::lookup_name (every distinct name)", |b| {
-        b.iter(|| {
-            j += 1;
-            if j == names.len() {
-                j = 0;
-            }
-            index.lookup_name(black_box(names[j].as_bytes()))
-        })
+        b.iter(|| index.lookup_name(black_box(next_name(&names, &mut j))))
     });
 }
 

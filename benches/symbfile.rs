@@ -16,27 +16,14 @@ use symblob::symbfile::{Range, Record as View, SymbFile};
 use symblob_build::symbfile::writer::encode;
 use symblob_build::symbfile::{LineRow, PadEntry, RangeRecord, Record, ReturnPadRecord};
 
-/// SplitMix64, so every run builds the same file.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
+#[path = "../tests/support/splitmix.rs"]
+mod splitmix;
+use splitmix::Rng;
 
 const FUNCTIONS: u64 = 200_000;
 
 fn records() -> Vec<Record> {
-    let mut rng = Rng(16);
+    let mut rng = Rng::new(16);
     let names: Vec<String> = (0..40_000)
         .map(|i| format!("core::module_{}::Type{}::method_name_{i}", i % 97, i % 13))
         .collect();

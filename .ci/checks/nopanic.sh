@@ -51,13 +51,19 @@ for blob in testdata/ksym/origin/*.bin; do
   }
 done
 
+# require_summary FILE OUTPUT FORMAT PATTERN: the program's OUTPUT on FILE must have the
+# summary line PATTERN of a full decode; else fail, showing the lines of FORMAT.
+require_summary() {
+  grep -q "$4" <<<"$2" || {
+    echo "FAIL: $1: $(grep "^$3" <<<"$2")" >&2
+    exit 1
+  }
+}
+
 echo "run on the Lidia files: every one parses, checksums verify"
 for file in testdata/lidia/lidia/*.lidia; do
   out=$("$bin" <"$file")
-  grep -q "^lidia: [0-9]* ranges" <<<"$out" || {
-    echo "FAIL: $file: $(grep '^lidia' <<<"$out")" >&2
-    exit 1
-  }
+  require_summary "$file" "$out" lidia "^lidia: [0-9]* ranges"
   if grep -q "^lidia checksums:" <<<"$out"; then
     echo "FAIL: $file: $(grep '^lidia checksums:' <<<"$out")" >&2
     exit 1
@@ -68,9 +74,6 @@ echo "ok"
 echo "run on the symbfiles symblib wrote: every one decodes in full"
 for file in testdata/symbfile/symblib/*.symbfile; do
   out=$("$bin" <"$file")
-  grep -q "^symbfile: [0-9]* ranges, [0-9]* return pads" <<<"$out" || {
-    echo "FAIL: $file: $(grep '^symbfile' <<<"$out")" >&2
-    exit 1
-  }
+  require_summary "$file" "$out" symbfile "^symbfile: [0-9]* ranges, [0-9]* return pads"
 done
 echo "ok"

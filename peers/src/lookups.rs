@@ -8,6 +8,7 @@ use std::process::Command;
 
 use crate::measure::{peak_rss_kib, Measurement};
 use crate::others::{self, BlazeSource};
+use crate::ours::Workload;
 use crate::{ours, sample, Args};
 
 /// The kinds of lookup compared, each with its tools (ours first).
@@ -282,19 +283,24 @@ pub fn run_child(tool: &str, args: &Args) -> Result<(), String> {
         .unwrap_or(1.0);
     let need = |p: &Option<PathBuf>, what: &str| p.clone().ok_or(format!("{tool} needs --{what}"));
     let elf = inputs.elf.as_path();
+    let work = |batched| Workload {
+        addrs: &addrs,
+        secs,
+        batched,
+    };
     let mut m = match tool {
         "baseline" => Measurement::default(),
         "symblob-lidia" | "symblob-lidia-batch" => {
             let batched = tool.ends_with("-batch");
-            ours::lidia_frames(&need(&inputs.lidia, "lidia")?, &addrs, secs, batched)?
+            ours::lidia_frames(&need(&inputs.lidia, "lidia")?, work(batched))?
         }
         "symblob-lidia-names" | "symblob-lidia-names-batch" => {
             let batched = tool.ends_with("-batch");
-            ours::lidia_names(&need(&inputs.lidia, "lidia")?, &addrs, secs, batched)?
+            ours::lidia_names(&need(&inputs.lidia, "lidia")?, work(batched))?
         }
         "symblob-ksym" | "symblob-ksym-batch" => {
             let batched = tool == "symblob-ksym-batch";
-            ours::ksym_addresses(&need(&inputs.ksym, "ksym")?, elf, &addrs, secs, batched)?
+            ours::ksym_addresses(&need(&inputs.ksym, "ksym")?, elf, work(batched))?
         }
         "symblob-ksym-name" | "symblob-ksym-name-plain" => {
             let indexed = tool == "symblob-ksym-name";

@@ -1,9 +1,10 @@
 //! symblob's readers on the workload: Lidia (every frame with file and line, or the
 //! innermost function name only) and ksym-bin (name, offset and size; name → address).
 
+use std::fmt::Display;
 use std::hint::black_box;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use symblob::ksym::{KsymBlob, Ksyms, NameIndex, Symbol, TextRanges};
 use symblob::lidia::{Frames, LidiaFile, Str};
@@ -18,113 +19,132 @@ pub fn map(path: &Path) -> Result<memmap2::Mmap, String> {
     unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// An address workload: the addresses of a pass, the seconds of timed passes at least,
+/// and whether a pass goes through the batched API (all addresses in one call).
+#[derive(Clone, Copy)]
+pub struct Workload<'a> {
+    /// The addresses looked up in each pass.
+    pub addrs: &'a [u64],
+    /// Minimum seconds of timed passes.
+    pub secs: f64,
+    /// Through the batched API instead of one lookup per address.
+    pub batched: bool,
+}
+
+impl Workload<'_> {
+    /// Times passes: one address at a time through `one`, or with `batched` all of them
+    /// through `each`; both count what they find in the pass's [`Tally`]. `open` is the
+    /// time the input took to open.
+    fn measure(
+        self,
+        open: Duration,
+        one: impl Fn(&mut Tally, u64),
+        each: impl Fn(&mut Tally, &[u64]),
+    ) -> Measurement {
+        let (per_second, (resolved, frames)) = throughput(self.addrs.len(), self.secs, || {
+            let mut tally = Tally::default();
+            if self.batched {
+                each(&mut tally, self.addrs);
+            } else {
+                for &a in self.addrs {
+                    one(&mut tally, a);
+                }
+            }
+            black_box(tally.acc);
+            (tally.found, tally.frames)
+        });
+        Measurement::lookups(per_second, resolved, frames, open)
+    }
+}
+
+/// What the lookups of one pass found, and a sum of what they returned that keeps the
+/// compiler from skipping the work.
+#[derive(Default)]
+struct Tally {
+    found: u64,
+    frames: u64,
+    acc: u64,
+}
+
+impl Tally {
+    /// A lookup's answer of one frame (a name, a symbol), summed as `value`, if it found
+    /// one.
+    fn one_frame(&mut self, value: Option<u64>) {
+        if let Some(value) = value {
+            self.found += 1;
+            self.frames += 1;
+            self.acc = self.acc.wrapping_add(value);
+        }
+    }
+
+    /// A Lidia lookup's frames: it found something if it has any.
+    fn frames(&mut self, lookup: Frames<'_>) {
+        let mut any = false;
+        for f in lookup {
+            any = true;
+            self.frames += 1;
+            let value = f.line + f.function.len() as u64 + f.file.len() as u64;
+            self.acc = self.acc.wrapping_add(value);
+        }
+        self.found += u64::from(any);
+    }
+}
+
+/// `open` of the mapped bytes of `path`, timed; an error names the file.
+fn timed_open<'b, T, E: Display>(
+    path: &Path,
+    bytes: &'b [u8],
+    open: impl FnOnce(&'b [u8]) -> Result<T, E>,
+) -> Result<(T, Duration), String> {
+    let t = Instant::now();
+    let opened = open(bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok((opened, t.elapsed()))
+}
+
 /// Lidia, every frame: function, file and line of the innermost frame and of each caller
-/// it was inlined into. With `batched`, through `LidiaFile::lookup_each` (the searches of
-/// eight addresses overlapped) over all addresses of a pass.
-pub fn lidia_frames(
-    lidia: &Path,
-    addrs: &[u64],
-    secs: f64,
-    batched: bool,
-) -> Result<Measurement, String> {
+/// it was inlined into. Batched through `LidiaFile::lookup_each` (the searches of eight
+/// addresses overlapped).
+pub fn lidia_frames(lidia: &Path, work: Workload<'_>) -> Result<Measurement, String> {
     let bytes = map(lidia)?;
-    let t = Instant::now();
-    let file = LidiaFile::parse(&bytes).map_err(|e| format!("{}: {e}", lidia.display()))?;
-    let open = t.elapsed();
-    let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
-        let (mut found, mut frames, mut acc) = (0u64, 0u64, 0u64);
-        let mut consume = |lookup: Frames<'_>| {
-            let mut any = false;
-            for f in lookup {
-                any = true;
-                frames += 1;
-                acc = acc.wrapping_add(f.line + f.function.len() as u64 + f.file.len() as u64);
-            }
-            found += u64::from(any);
-        };
-        if batched {
-            file.lookup_each(addrs, |_, lookup| consume(lookup));
-        } else {
-            for &a in addrs {
-                consume(file.lookup(a));
-            }
-        }
-        black_box(acc);
-        (found, frames)
-    });
-    Ok(Measurement::lookups(per_second, resolved, frames, open))
+    let (file, open) = timed_open(lidia, &bytes, LidiaFile::parse)?;
+    Ok(work.measure(
+        open,
+        |tally, a| tally.frames(file.lookup(a)),
+        |tally, addrs| file.lookup_each(addrs, |_, lookup| tally.frames(lookup)),
+    ))
 }
 
-/// Lidia, the innermost function name only. With `batched`, through
+/// Lidia, the innermost function name only. Batched through
 /// `LidiaFile::lookup_function_each`.
-pub fn lidia_names(
-    lidia: &Path,
-    addrs: &[u64],
-    secs: f64,
-    batched: bool,
-) -> Result<Measurement, String> {
+pub fn lidia_names(lidia: &Path, work: Workload<'_>) -> Result<Measurement, String> {
     let bytes = map(lidia)?;
-    let t = Instant::now();
-    let file = LidiaFile::parse(&bytes).map_err(|e| format!("{}: {e}", lidia.display()))?;
-    let open = t.elapsed();
-    let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
-        let (mut found, mut acc) = (0u64, 0u64);
-        let mut consume = |name: Option<Str<'_>>| {
-            if let Some(name) = name {
-                found += 1;
-                acc = acc.wrapping_add(name.len() as u64);
-            }
-        };
-        if batched {
-            file.lookup_function_each(addrs, |_, name| consume(name));
-        } else {
-            for &a in addrs {
-                consume(file.lookup_function(a));
-            }
-        }
-        black_box(acc);
-        (found, found)
-    });
-    Ok(Measurement::lookups(per_second, resolved, frames, open))
+    let (file, open) = timed_open(lidia, &bytes, LidiaFile::parse)?;
+    let name_len = |name: Option<Str<'_>>| name.map(|n| n.len() as u64);
+    Ok(work.measure(
+        open,
+        |tally, a| tally.one_frame(name_len(file.lookup_function(a))),
+        |tally, addrs| {
+            file.lookup_function_each(addrs, |_, name| tally.one_frame(name_len(name)));
+        },
+    ))
 }
 
-/// ksym-bin, address → `name+off/size`, bounded by the ELF's executable sections. With
-/// `batched`, through `Ksyms::lookup_address_each`.
-pub fn ksym_addresses(
-    ksym: &Path,
-    elf: &Path,
-    addrs: &[u64],
-    secs: f64,
-    batched: bool,
-) -> Result<Measurement, String> {
+/// ksym-bin, address → `name+off/size`, bounded by the ELF's executable sections. Batched
+/// through `Ksyms::lookup_address_each`.
+pub fn ksym_addresses(ksym: &Path, elf: &Path, work: Workload<'_>) -> Result<Measurement, String> {
     let bytes = map(ksym)?;
     let ranges = text_ranges(elf)?;
-    let t = Instant::now();
     // The O(1) open a kernel uses for the table its own build embedded; `parse` adds the
     // O(N) entry checks (BENCHMARKS.md quotes both).
-    let blob = KsymBlob::parse_trusted(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
-    let open = t.elapsed();
+    let (blob, open) = timed_open(ksym, &bytes, KsymBlob::parse_trusted)?;
     let text = TextRanges::new(&ranges).map_err(|e| format!("text ranges: {e}"))?;
     let ksyms = Ksyms::new(blob, text);
-    let (per_second, (resolved, frames)) = throughput(addrs.len(), secs, || {
-        let (mut found, mut acc) = (0u64, 0u64);
-        let mut consume = |sym: Option<Symbol<'_>>| {
-            if let Some(sym) = sym {
-                found += 1;
-                acc = acc.wrapping_add(sym.offset);
-            }
-        };
-        if batched {
-            ksyms.lookup_address_each(addrs, |_, sym| consume(sym));
-        } else {
-            for &a in addrs {
-                consume(ksyms.lookup_address(a));
-            }
-        }
-        black_box(acc);
-        (found, found)
-    });
-    Ok(Measurement::lookups(per_second, resolved, frames, open))
+    let offset = |sym: Option<Symbol<'_>>| sym.map(|s| s.offset);
+    Ok(work.measure(
+        open,
+        |tally, a| tally.one_frame(offset(ksyms.lookup_address(a))),
+        |tally, addrs| ksyms.lookup_address_each(addrs, |_, sym| tally.one_frame(offset(sym))),
+    ))
 }
 
 /// ksym-bin, name → lowest address. With `indexed`, through the optional [`NameIndex`]

@@ -10,7 +10,7 @@ use symblob_build::lidia::{
     RangeSpec, SymbolSources,
 };
 
-use crate::common::{shared_testdata, testdata};
+use crate::common::{files_ending_in, shared_testdata, testdata};
 
 /// One range of a `synth/*.json` file, owning its strings.
 #[derive(Clone, Debug)]
@@ -164,12 +164,7 @@ fn options_for(opts: &str) -> ElfOptions {
 /// Every `(elf, opts, golden)` triple of a `lidia/` folder whose ELF is in `elf_dir`.
 fn golden_builds(elf_dir: &Path, lidia_dir: &Path) -> Vec<(PathBuf, String, PathBuf)> {
     let mut out = Vec::new();
-    for entry in std::fs::read_dir(lidia_dir).unwrap() {
-        let golden = entry.unwrap().path();
-        let name = golden.file_name().unwrap().to_str().unwrap().to_owned();
-        let Some(stem) = name.strip_suffix(".lidia") else {
-            continue;
-        };
+    for (golden, stem) in files_ending_in(lidia_dir, ".lidia") {
         let Some((elf, opts)) = stem.rsplit_once('.') else {
             continue;
         };
@@ -248,15 +243,21 @@ fn without_text_section(elf: &[u8]) -> Vec<u8> {
     out
 }
 
-#[test]
-fn missing_text_fails_like_pyroscope_unless_gopclntab_is_off() {
-    let dir = tempfile::tempdir().unwrap();
-    let elf = dir.path().join("libdemo-notext.so");
+/// Writes `lidia/elf/libdemo.so` without its `.text` section as `name` into `dir`.
+fn libdemo_without_text(dir: &Path, name: &str) -> PathBuf {
+    let elf = dir.join(name);
     std::fs::write(
         &elf,
         without_text_section(&read(&testdata("lidia/elf/libdemo.so"))),
     )
     .unwrap();
+    elf
+}
+
+#[test]
+fn missing_text_fails_like_pyroscope_unless_gopclntab_is_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let elf = libdemo_without_text(dir.path(), "libdemo-notext.so");
 
     let err = build_from_elf(&elf, &ElfOptions::default())
         .unwrap_err()
@@ -279,12 +280,7 @@ fn missing_text_fails_like_pyroscope_unless_gopclntab_is_off() {
 #[test]
 fn failed_build_leaves_no_output() {
     let dir = tempfile::tempdir().unwrap();
-    let elf = dir.path().join("notext.so");
-    std::fs::write(
-        &elf,
-        without_text_section(&read(&testdata("lidia/elf/libdemo.so"))),
-    )
-    .unwrap();
+    let elf = libdemo_without_text(dir.path(), "notext.so");
 
     let fresh = dir.path().join("fresh.lidia");
     assert!(write_from_elf(&elf, &fresh, &ElfOptions::default()).is_err());

@@ -116,13 +116,7 @@ fn compare_with_symbolizer(
         bad.len(),
         addrs.len()
     );
-    assert!(
-        bad.is_empty(),
-        "{name}: {} of {} addresses disagree with llvm-symbolizer:\n{}",
-        bad.len(),
-        addrs.len(),
-        bad.join("\n")
-    );
+    oracle::assert_agreement(name, addrs.len(), &bad);
     (addrs.len(), bad.len())
 }
 

@@ -11,9 +11,9 @@ mod model;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use symblob::lidia::{crc32c, LidiaFile};
+use symblob::lidia::{crc32c, LidiaFile, RangeEntry};
 
-use crate::common::{shared_testdata, testdata};
+use crate::common::{files_ending_in, shared_testdata, testdata};
 
 /// One golden file with its dump and lookups.
 pub struct Golden {
@@ -30,20 +30,15 @@ impl Golden {
 }
 
 fn goldens_in(lidia_dir: &Path, dump_dir: &Path) -> Vec<Golden> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(lidia_dir).unwrap() {
-        let path = entry.unwrap().path();
-        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
-        let Some(stem) = name.strip_suffix(".lidia") else {
-            continue;
-        };
-        out.push(Golden {
+    let mut out: Vec<Golden> = files_ending_in(lidia_dir, ".lidia")
+        .into_iter()
+        .map(|(lidia, stem)| Golden {
             dump: dump_dir.join(format!("{stem}.dump.txt")),
             lookups: dump_dir.join(format!("{stem}.lookups.tsv")),
-            lidia: path.clone(),
-            name,
-        });
-    }
+            lidia,
+            name: format!("{stem}.lidia"),
+        })
+        .collect();
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
 }
@@ -212,19 +207,19 @@ fn check_dump(g: &Golden, bytes: &[u8], f: &LidiaFile) {
                 let n: Vec<u64> = parts[0].split(' ').map(num).collect();
                 let i = n[0] as usize;
                 assert_eq!(i, entries);
-                let e = f.entry(i).unwrap();
-                let raw = [
-                    e.length,
-                    e.depth,
-                    e.func,
-                    e.file,
-                    e.line_index,
-                    e.line_count,
-                    e.call_file,
-                    e.call_line,
-                ];
+                assert_eq!(n.len(), 10, "{line}");
+                let dumped = RangeEntry {
+                    length: n[2],
+                    depth: n[3],
+                    func: n[4],
+                    file: n[5],
+                    line_index: n[6],
+                    line_count: n[7],
+                    call_file: n[8],
+                    call_line: n[9],
+                };
                 assert_eq!(f.va(i), Some(n[1]), "{line}");
-                assert_eq!(&raw[..], &n[2..], "{line}");
+                assert_eq!(f.entry(i), Some(dumped), "{line}");
                 let r = f.range(i).unwrap();
                 assert_eq!((r.index, r.va, r.length, r.depth), (i, n[1], n[2], n[3]));
                 assert_eq!(r.function, parts[1], "{line}");

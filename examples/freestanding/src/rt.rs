@@ -27,42 +27,41 @@ const SYS_READ: usize = 0;
 const SYS_WRITE: usize = 1;
 const SYS_EXIT_GROUP: usize = 231;
 
-/// `write(fd, buf, len)`; returns the raw result (bytes written, or `-errno`).
-fn sys_write(fd: usize, bytes: &[u8]) -> isize {
+/// A system call with three arguments; returns the raw result (`-errno` on failure).
+///
+/// # Safety
+///
+/// The call `nr` with these arguments must only touch memory the caller lets it: a
+/// pointer argument must be valid for the length the call is given.
+unsafe fn syscall3(nr: usize, a: usize, b: usize, c: usize) -> isize {
     let ret: isize;
-    // SAFETY: `write` only reads `bytes.len()` bytes from `bytes`.
+    // SAFETY: the caller vouches for what the kernel reads and writes; the kernel
+    // clobbers only rcx and r11, and the call does not use our stack.
     unsafe {
         asm!(
             "syscall",
-            inlateout("rax") SYS_WRITE as isize => ret,
-            in("rdi") fd,
-            in("rsi") bytes.as_ptr(),
-            in("rdx") bytes.len(),
-            lateout("rcx") _,
-            lateout("r11") _,
-            options(nostack, readonly),
-        );
-    }
-    ret
-}
-
-/// `read(fd, buf, len)`; returns the raw result (bytes read, or `-errno`).
-fn sys_read(fd: usize, buf: &mut [u8]) -> isize {
-    let ret: isize;
-    // SAFETY: `read` writes at most `buf.len()` bytes into `buf`.
-    unsafe {
-        asm!(
-            "syscall",
-            inlateout("rax") SYS_READ as isize => ret,
-            in("rdi") fd,
-            in("rsi") buf.as_mut_ptr(),
-            in("rdx") buf.len(),
+            inlateout("rax") nr as isize => ret,
+            in("rdi") a,
+            in("rsi") b,
+            in("rdx") c,
             lateout("rcx") _,
             lateout("r11") _,
             options(nostack),
         );
     }
     ret
+}
+
+/// `write(fd, buf, len)`; returns the raw result (bytes written, or `-errno`).
+fn sys_write(fd: usize, bytes: &[u8]) -> isize {
+    // SAFETY: `write` only reads `bytes.len()` bytes from `bytes`.
+    unsafe { syscall3(SYS_WRITE, fd, bytes.as_ptr() as usize, bytes.len()) }
+}
+
+/// `read(fd, buf, len)`; returns the raw result (bytes read, or `-errno`).
+fn sys_read(fd: usize, buf: &mut [u8]) -> isize {
+    // SAFETY: `read` writes at most `buf.len()` bytes into `buf`.
+    unsafe { syscall3(SYS_READ, fd, buf.as_mut_ptr() as usize, buf.len()) }
 }
 
 /// Reads from `fd` until end of file, an error, or `buf` is full; returns the bytes read.

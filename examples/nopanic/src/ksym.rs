@@ -8,6 +8,7 @@ use symblob::ksym::{KallsymsMapped, KsymBlob, Ksyms, LayoutKind, NameIndex, Text
 
 use crate::digest::Digest;
 use crate::fixed_buf::FixedBuf;
+use crate::parsed;
 use crate::rt::Console;
 
 /// Symbols the optional name index is sized for: 64 KiB of stack. Larger blobs take the
@@ -35,12 +36,8 @@ pub fn check(input: &[u8], out: &mut Console) {
         }
     }
     check_compat(input, out);
-    let blob = match KsymBlob::parse(input) {
-        Ok(blob) => blob,
-        Err(e) => {
-            let _ = writeln!(out, "ksym: {e}");
-            return;
-        }
+    let Some(blob) = parsed(KsymBlob::parse(input), "ksym", out) else {
+        return;
     };
     let mut digest = Digest::new();
     let _ = writeln!(

@@ -5,15 +5,12 @@ use core::fmt::Write;
 use symblob::lidia::LidiaFile;
 
 use crate::digest::Digest;
+use crate::parsed;
 use crate::rt::Console;
 
 pub fn check(input: &[u8], out: &mut Console) {
-    let file = match LidiaFile::parse(input) {
-        Ok(file) => file,
-        Err(e) => {
-            let _ = writeln!(out, "lidia: {e}");
-            return;
-        }
+    let Some(file) = parsed(LidiaFile::parse(input), "lidia", out) else {
+        return;
     };
     let mut digest = Digest::new();
     if let Err(e) = file.verify_checksums() {

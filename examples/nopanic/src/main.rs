@@ -54,6 +54,22 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     rt::exit(101)
 }
 
+/// The value of `result`, or `None` after a line `format: error` on `out` (the input is
+/// not a file of that format).
+fn parsed<T, E: core::fmt::Display>(
+    result: Result<T, E>,
+    format: &str,
+    out: &mut rt::Console,
+) -> Option<T> {
+    match result {
+        Ok(value) => Some(value),
+        Err(e) => {
+            let _ = writeln!(out, "{format}: {e}");
+            None
+        }
+    }
+}
+
 /// Largest input read from standard input.
 const INPUT_CAPACITY: usize = 16 << 20;
 

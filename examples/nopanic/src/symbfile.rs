@@ -7,15 +7,12 @@ use core::fmt::Write;
 use symblob::symbfile::{Range, Record, SymbFile};
 
 use crate::digest::Digest;
+use crate::parsed;
 use crate::rt::Console;
 
 pub fn check(input: &[u8], out: &mut Console) {
-    let file = match SymbFile::parse(input) {
-        Ok(file) => file,
-        Err(e) => {
-            let _ = writeln!(out, "symbfile: {e}");
-            return;
-        }
+    let Some(file) = parsed(SymbFile::parse(input), "symbfile", out) else {
+        return;
     };
     let mut digest = Digest::new();
     for m in file.messages() {

@@ -140,14 +140,7 @@ fn generator_blobs_of_the_kernel_system_map() {
 
 #[test]
 fn generator_blobs_of_the_input_files() {
-    for rel in [
-        "seed-3.nm",
-        "alias-dup-6.nm",
-        "edge-order.nm",
-        "tokens-300.nm",
-        "tokens-600.nm",
-        "rust-mangled.nm",
-    ] {
+    for rel in INPUT_FILES {
         check_generated(rel, &read(&format!("ksym/input/{rel}")));
     }
 }

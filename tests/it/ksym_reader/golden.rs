@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
 
 use super::support::{
-    dump, dump_lines, origin, origin_stems, read, read_lookups, Expected, Placed,
+    dump, dump_lines, origin, origin_blobs_with_lookups, origin_stems, read, Expected, Placed,
 };
 
 #[test]
@@ -65,12 +65,8 @@ fn check(stem: &str, ksyms: &Ksyms<'_>, e: &Expected) {
 #[test]
 fn every_lookups_file_is_reproduced_line_for_line() {
     let mut files = 0;
-    for stem in origin_stems() {
-        let Some(lookups) = read_lookups(&stem) else {
-            continue;
-        };
+    for (stem, lookups, bytes) in origin_blobs_with_lookups() {
         files += 1;
-        let bytes = read(origin(&format!("{stem}.bin")));
         // Misaligned on purpose: lookups must not depend on where the blob sits.
         let placed = Placed::new(&bytes, 5);
         let blob = KsymBlob::parse(placed.bytes()).unwrap();

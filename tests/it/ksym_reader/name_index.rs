@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 use symblob::ksym::{KsymBlob, NameIndex};
 use symblob::ErrorKind;
 
-use super::support::{dump_lines, origin, origin_stems, read, read_lookups, Expected, Placed};
+use super::support::{
+    dump_lines, origin, origin_blobs_with_lookups, origin_stems, read, Expected, Placed,
+};
 
 fn index_words(blob: &KsymBlob<'_>) -> Vec<u64> {
     vec![0; NameIndex::words_needed(blob.len())]
@@ -15,11 +17,7 @@ fn index_words(blob: &KsymBlob<'_>) -> Vec<u64> {
 #[test]
 fn origin_name_queries_are_reproduced() {
     let mut queries = 0;
-    for stem in origin_stems() {
-        let Some(lookups) = read_lookups(&stem) else {
-            continue;
-        };
-        let bytes = read(origin(&format!("{stem}.bin")));
+    for (stem, lookups, bytes) in origin_blobs_with_lookups() {
         let placed = Placed::new(&bytes, 3);
         let blob = KsymBlob::parse(placed.bytes()).unwrap();
         // Garbage in the buffer must not matter: build clears it.

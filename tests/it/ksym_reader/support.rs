@@ -119,6 +119,18 @@ pub fn read_lookups(stem: &str) -> Option<Lookups> {
     Some(Lookups { ranges, expected })
 }
 
+/// Every origin blob that has a `.lookups.tsv`: its stem, its expectations and its bytes.
+pub fn origin_blobs_with_lookups() -> Vec<(String, Lookups, Vec<u8>)> {
+    origin_stems()
+        .into_iter()
+        .filter_map(|stem| {
+            let lookups = read_lookups(&stem)?;
+            let bytes = read(origin(&format!("{stem}.bin")));
+            Some((stem, lookups, bytes))
+        })
+        .collect()
+}
+
 /// The dump of a blob as a `String`.
 pub fn dump(blob: &symblob::ksym::KsymBlob<'_>) -> String {
     let mut s = String::new();

@@ -76,9 +76,10 @@ fn build_all() -> Fixtures {
         .arg(&asm));
     let mut c_sources = vec![src("main.c"), src("other.c")];
     c_sources.extend(many_functions(d));
-    let gcc = |out: &str, flags: &[&str]| {
+    // The C program, by `compiler` with `flags`, as `out`.
+    let c_program = |compiler: &str, out: &str, flags: &[&str]| {
         asm_ok
-            && run(Command::new("gcc")
+            && run(Command::new(compiler)
                 .args(["-O2", "-g"])
                 .args(flags)
                 .args(&c_sources)
@@ -86,46 +87,36 @@ fn build_all() -> Fixtures {
                 .arg("-o")
                 .arg(d.join(out)))
     };
-    add(&mut bins, "c-dwarf5", gcc("c-dwarf5", &["-gdwarf-5"]));
-    add(&mut bins, "c-dwarf4", gcc("c-dwarf4", &["-gdwarf-4"]));
-    add(&mut bins, "c-gz-zlib", gcc("c-gz-zlib", &["-gz=zlib"]));
     add(
         &mut bins,
-        "c-clang",
-        asm_ok
-            && run(Command::new("clang-14")
-                .args(["-O2", "-g"])
-                .args(&c_sources)
-                .arg(&asm)
-                .arg("-o")
-                .arg(d.join("c-clang"))),
+        "c-dwarf5",
+        c_program("gcc", "c-dwarf5", &["-gdwarf-5"]),
     );
+    add(
+        &mut bins,
+        "c-dwarf4",
+        c_program("gcc", "c-dwarf4", &["-gdwarf-4"]),
+    );
+    add(
+        &mut bins,
+        "c-gz-zlib",
+        c_program("gcc", "c-gz-zlib", &["-gz=zlib"]),
+    );
+    add(&mut bins, "c-clang", c_program("clang-14", "c-clang", &[]));
     if bins.contains_key("c-dwarf5") {
         let base = d.join("c-dwarf5");
-        add(
-            &mut bins,
-            "c-objcopy-zlib",
-            run(Command::new("objcopy")
-                .arg("--compress-debug-sections=zlib")
+        // Debug sections compressed after the link, by each method objcopy knows.
+        for (name, method) in [
+            ("c-objcopy-zlib", "zlib"),
+            ("c-objcopy-zstd", "zstd"),
+            ("c-zdebug", "zlib-gnu"),
+        ] {
+            let ok = run(Command::new("objcopy")
+                .arg(format!("--compress-debug-sections={method}"))
                 .arg(&base)
-                .arg(d.join("c-objcopy-zlib"))),
-        );
-        add(
-            &mut bins,
-            "c-objcopy-zstd",
-            run(Command::new("objcopy")
-                .arg("--compress-debug-sections=zstd")
-                .arg(&base)
-                .arg(d.join("c-objcopy-zstd"))),
-        );
-        add(
-            &mut bins,
-            "c-zdebug",
-            run(Command::new("objcopy")
-                .arg("--compress-debug-sections=zlib-gnu")
-                .arg(&base)
-                .arg(d.join("c-zdebug"))),
-        );
+                .arg(d.join(name)));
+            add(&mut bins, name, ok);
+        }
         // A stripped program with a .gnu_debuglink to its debug file next to it.
         let debug = d.join("c-stripped.debug");
         let ok = run(Command::new("objcopy")
@@ -244,9 +235,12 @@ fn build_all() -> Fixtures {
             .env("GOFLAGS", "")
             .env("GO111MODULE", "off")),
     );
-    split_dwarf(d, &c_sources, asm_ok.then_some(asm.as_path()), &mut bins);
     split_type_units(d, &mut bins);
-    dwz_multifile(d, &c_sources, asm_ok.then_some(asm.as_path()), &mut bins);
+    // The C program's variants need its assembly function.
+    if asm_ok {
+        split_dwarf(d, &c_sources, &asm, &mut bins);
+        dwz_multifile(d, &c_sources, &asm, &mut bins);
+    }
     Fixtures { _dir: dir, bins }
 }
 
@@ -305,10 +299,9 @@ fn many_functions(dir: &Path) -> Vec<PathBuf> {
 fn split_dwarf(
     d: &Path,
     c_sources: &[PathBuf],
-    asm: Option<&Path>,
+    asm: &Path,
     bins: &mut BTreeMap<&'static str, PathBuf>,
 ) {
-    let Some(asm) = asm else { return };
     let compile_as = |dir: &Path, compiler: &str, version: &str, split: bool, out: &str| {
         std::fs::create_dir_all(dir).is_ok()
             && run(Command::new(compiler)
@@ -323,30 +316,22 @@ fn split_dwarf(
     let compile = |dir: &Path, compiler: &str, version: &str| {
         compile_as(dir, compiler, version, true, "prog")
     };
-    // The same programs without split DWARF, where llvm-symbolizer-14 loses split inline
-    // frames (GCC's; Clang's with `DW_AT_ranges`); it reads these correctly.
-    let twins = [
-        ("split-gcc4/twin", "gcc", "4"),
-        ("split-gcc5/twin", "gcc", "5"),
-        ("split-clang4/twin", "clang-14", "4"),
-        ("split-clang5/twin", "clang-14", "5"),
+    // Each split program, and in its directory its twin: the same program without split
+    // DWARF, where llvm-symbolizer-14 loses split inline frames (GCC's; Clang's with
+    // `DW_AT_ranges`); it reads the twins correctly.
+    let variants: [(&'static str, &'static str, &str, &str); 4] = [
+        ("split-gcc4/prog", "split-gcc4/twin", "gcc", "4"),
+        ("split-gcc5/prog", "split-gcc5/twin", "gcc", "5"),
+        ("split-clang4/prog", "split-clang4/twin", "clang-14", "4"),
+        ("split-clang5/prog", "split-clang5/twin", "clang-14", "5"),
     ];
-    for (name, compiler, version) in twins {
-        let dir = d.join(name).with_file_name("");
+    for (prog, twin, compiler, version) in variants {
+        let dir = d.join(prog).with_file_name("");
         if compile_as(&dir, compiler, version, false, "twin") {
-            bins.insert(name, d.join(name));
+            bins.insert(twin, d.join(twin));
         }
-    }
-    let variants: [(&'static str, &str, &str); 4] = [
-        ("split-gcc4/prog", "gcc", "4"),
-        ("split-gcc5/prog", "gcc", "5"),
-        ("split-clang4/prog", "clang-14", "4"),
-        ("split-clang5/prog", "clang-14", "5"),
-    ];
-    for (name, compiler, version) in variants {
-        let dir = d.join(name).with_file_name("");
         if compile(&dir, compiler, version) {
-            bins.insert(name, d.join(name));
+            bins.insert(prog, d.join(prog));
         }
     }
     let Some(dwp) = crate::common::tool("llvm-dwp-14") else {
@@ -400,10 +385,9 @@ fn split_type_units(d: &Path, bins: &mut BTreeMap<&'static str, PathBuf>) {
 fn dwz_multifile(
     d: &Path,
     c_sources: &[PathBuf],
-    asm: Option<&Path>,
+    asm: &Path,
     bins: &mut BTreeMap<&'static str, PathBuf>,
 ) {
-    let Some(asm) = asm else { return };
     let Some(dwz) = crate::common::tool("dwz") else {
         return;
     };

@@ -14,6 +14,17 @@ pub fn symbolizer() -> Option<PathBuf> {
     crate::common::tool("llvm-symbolizer-14")
 }
 
+/// Fails, listing them, unless `bad` is empty: the addresses, of the `sampled` ones
+/// compared in program `name`, where our frames and llvm-symbolizer's differ.
+pub fn assert_agreement(name: &str, sampled: usize, bad: &[String]) {
+    assert!(
+        bad.is_empty(),
+        "{name}: {} of {sampled} addresses disagree with llvm-symbolizer:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
+}
+
 /// The frames `llvm-symbolizer` gives each address, innermost first; one process for
 /// all addresses. Unknown functions and files ("??") come back empty, and an address it
 /// knows nothing about comes back with no frames.

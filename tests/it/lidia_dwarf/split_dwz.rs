@@ -1,8 +1,11 @@
 //! Split DWARF (`.dwo` files, `.dwp` packages, Rust's unpacked split debug info) and
 //! `dwz` supplementary files, against llvm-symbolizer or the same program unsplit.
 
+use std::path::{Path, PathBuf};
+
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::lidia::dwarf::{self, DwarfStats};
+use symblob_build::lidia::{ElfOptions, LidiaWriter};
 
 use super::fixtures::fixtures;
 use super::{
@@ -94,6 +97,35 @@ fn dwz_multifile_gives_the_frames_of_the_whole_program() {
     }
 }
 
+/// A program copied alone into a new directory: nothing it refers to by a relative path
+/// (`.dwo` files, a package, a supplementary file) comes along.
+struct Alone {
+    dir: tempfile::TempDir,
+    path: PathBuf,
+    data: Vec<u8>,
+}
+
+impl Alone {
+    /// `bin` copied as `name`.
+    fn copy(bin: &Path, name: &str) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let path = dir.path().join(name);
+        std::fs::copy(bin, &path).expect("copy the program alone");
+        let data = std::fs::read(&path).expect("read");
+        Alone { dir, path, data }
+    }
+
+    /// Builds the copy with `options`: the statistics, what the warnings say, and the
+    /// Lidia file.
+    fn build(&self, options: &ElfOptions) -> (DwarfStats, Vec<String>, Vec<u8>) {
+        let mut writer = LidiaWriter::new(options.lidia);
+        let stats =
+            dwarf::collect(&self.path, &self.data, options, &mut writer).expect("build goes on");
+        let texts = stats.warnings.iter().map(ToString::to_string).collect();
+        (stats, texts, writer.finish())
+    }
+}
+
 /// A skeleton whose `.dwo` file is gone is a warning naming the unit and every path
 /// looked in; the build goes on with the symbol table. (The packaged program: its
 /// `.dwo` files were deleted, and its package is not copied.)
@@ -102,17 +134,12 @@ fn missing_dwo_file_is_a_warning_naming_it() {
     let Some(bin) = fixtures().get("dwp-clang5/prog") else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let moved = dir.path().join("prog");
-    std::fs::copy(bin, &moved).expect("copy the program alone");
-    let data = std::fs::read(&moved).expect("read");
+    let moved = Alone::copy(bin, "prog");
     let options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
-    let mut writer = LidiaWriter::new(options.lidia);
-    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
-    let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
+    let (stats, texts, _) = moved.build(&options);
     // The two units of the program, as clang names their `.dwo` files.
     for unit in ["main.dwo", "other.dwo"] {
-        let next_to_binary = dir.path().join(unit);
+        let next_to_binary = moved.dir.path().join(unit);
         assert!(
             texts
                 .iter()
@@ -131,15 +158,10 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
     let Some(bin) = fixtures().get("dwz5/o2") else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let moved = dir.path().join("o2");
-    std::fs::copy(bin, &moved).expect("copy the program alone");
-    let data = std::fs::read(&moved).expect("read");
+    let moved = Alone::copy(bin, "o2");
     let mut options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
-    let mut writer = LidiaWriter::new(options.lidia);
-    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build goes on");
-    let texts: Vec<String> = stats.warnings.iter().map(ToString::to_string).collect();
-    let next_to_it = dir.path().join("common.debug").display().to_string();
+    let (_, texts, _) = moved.build(&options);
+    let next_to_it = moved.dir.path().join("common.debug").display().to_string();
     assert!(
         texts
             .iter()
@@ -151,10 +173,8 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
         sup: Some(bin.with_file_name("common.debug")),
         ..DwarfOptions::default()
     });
-    let mut writer = LidiaWriter::new(options.lidia);
-    let stats = dwarf::collect(&moved, &data, &options, &mut writer).expect("build");
+    let (stats, _, named) = moved.build(&options);
     assert!(stats.warnings.is_empty(), "{:?}", stats.warnings);
-    let named = writer.finish();
     let original = build(bin, None).expect("build in place");
     assert_eq!(all_frames(bin, &named), all_frames(bin, &original));
 }

@@ -25,6 +25,17 @@ fn path_of<'a>(info: &'a SizeInfo, name: &str) -> &'a str {
     &s.source_path
 }
 
+/// The archives of `elf` with the options that `set` sets, and with the defaults.
+fn with_and_without(
+    elf: &std::path::Path,
+    set: impl FnOnce(&mut ArchiveOptions),
+) -> (SizeInfo, SizeInfo) {
+    let mut options = ArchiveOptions::default();
+    set(&mut options);
+    let info = archive(elf, None, &options);
+    (info, archive(elf, None, &ArchiveOptions::default()))
+}
+
 #[test]
 fn size_decl_paths_follow_the_defining_file() {
     let Some(elf) = program("cppdemo") else {
@@ -33,12 +44,7 @@ fn size_decl_paths_follow_the_defining_file() {
     let Some(symbolizer) = tool("llvm-symbolizer-14") else {
         return;
     };
-    let options = ArchiveOptions {
-        decl_paths: true,
-        ..Default::default()
-    };
-    let info = archive(elf, None, &options);
-    let default = archive(elf, None, &ArchiveOptions::default());
+    let (info, default) = with_and_without(elf, |o| o.decl_paths = true);
     let mut headers = 0;
     for s in info
         .symbols
@@ -84,15 +90,10 @@ fn size_data_paths_come_from_dwarf_variables() {
     let Some(elf) = program("diffdemo-v1") else {
         return;
     };
-    let options = ArchiveOptions {
-        data_paths: true,
-        ..Default::default()
-    };
-    let info = archive(elf, None, &options);
+    let (info, default) = with_and_without(elf, |o| o.data_paths = true);
     for name in ["kTable", "g_state", "g_buffer"] {
         assert_eq!(basename(path_of(&info, name)), "diffdemo.c", "{name}");
     }
-    let default = archive(elf, None, &ArchiveOptions::default());
     assert_eq!(
         path_of(&default, "kTable"),
         "",

@@ -183,13 +183,7 @@ fn llvm_differential_of(name: &str, bin: &Path, records: &[RangeRecord]) {
         addrs.len() - exact - bad.len(),
         bad.len()
     );
-    assert!(
-        bad.is_empty(),
-        "{name}: {} of {} addresses disagree with llvm-symbolizer:\n{}",
-        bad.len(),
-        addrs.len(),
-        bad.join("\n")
-    );
+    oracle::assert_agreement(name, addrs.len(), &bad);
 }
 
 #[test]

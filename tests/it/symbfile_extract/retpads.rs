@@ -112,28 +112,26 @@ fn check(name: &str, bin: &Path, objdump: &Path, aarch64: bool) {
     assert!(bad.is_empty(), "{name}:\n{}", bad.join("\n"));
 }
 
-#[test]
-fn x86_64_pads_are_objdumps_call_sites() {
+/// [`check`] on the x86-64 fixture `name`.
+fn check_x86_64(name: &str) {
     let Some(objdump) = tool("objdump") else {
         return;
     };
-    let Some(bin) = fixtures().get("c-dwarf5") else {
-        missing_oracle("fixture c-dwarf5");
+    let Some(bin) = fixtures().get(name) else {
+        missing_oracle(&format!("fixture {name}"));
         return;
     };
-    check("c-dwarf5", bin, &objdump, false);
+    check(name, bin, &objdump, false);
+}
+
+#[test]
+fn x86_64_pads_are_objdumps_call_sites() {
+    check_x86_64("c-dwarf5");
 }
 
 #[test]
 fn x86_64_cpp_pads_are_objdumps_call_sites() {
-    let Some(objdump) = tool("objdump") else {
-        return;
-    };
-    let Some(bin) = fixtures().get("cpp-gxx") else {
-        missing_oracle("fixture cpp-gxx");
-        return;
-    };
-    check("cpp-gxx", bin, &objdump, false);
+    check_x86_64("cpp-gxx");
 }
 
 /// `../dwarf/main.c` and `other.c` with `aarch64_double.c`, built once.
