@@ -110,13 +110,18 @@ impl<'a> ElfFile<'a> {
         self.decompress(section, raw).map(SectionData::Bytes)
     }
 
-    /// Decompresses an `SHF_COMPRESSED` section (`Elf32_Chdr`/`Elf64_Chdr` then zlib).
-    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, Problem> {
-        let endian = if self.big_endian {
+    /// The file's byte order.
+    pub(crate) fn endian(&self) -> Endianness {
+        if self.big_endian {
             Endianness::Big
         } else {
             Endianness::Little
-        };
+        }
+    }
+
+    /// Decompresses an `SHF_COMPRESSED` section (`Elf32_Chdr`/`Elf64_Chdr` then zlib).
+    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, Problem> {
+        let endian = self.endian();
         let (kind, size, header_len) = if self.is_64 {
             let h = object::pod::from_bytes::<object::elf::CompressionHeader64<Endianness>>(raw)
                 .map_err(|()| "truncated compression header")?
