@@ -28,7 +28,7 @@
 //!
 //! | module | owns |
 //! |---|---|
-//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, debug-file discovery (build ID, `.gnu_debuglink`), build ID and load facts of an image |
+//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, debug-file discovery (build ID, `.gnu_debuglink`), build ID and load facts of an image, and (feature `size`) the `readelf`/`llvm-nm` listing SuperSize archives are made from |
 //! | [`dwarf`] | the DWARF session: loads the DWARF sections, walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] |
 //! | [`gopclntab`] | Go functions from `.gopclntab` |
 //! | [`text`] | `nm -n` / System.map / `/proc/kallsyms` text and format detection |
@@ -36,6 +36,7 @@
 //! | [`ksym`] | the ksym-bin writer: ordering, tokens, encoding, layout |
 //! | [`lidia`] | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
 //! | [`cif`] | process image maps: capture, JSON, CIF encoding |
+//! | `size` | (feature `size`) SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`embed`] | placing a built blob into a reserved section of a linked ELF |
 //! | [`input`], [`output`] | reading inputs (mapped) and writing outputs atomically |
 //!

@@ -53,6 +53,7 @@
 mod cursor;
 mod error;
 mod partition;
+mod text;
 mod varint;
 
 pub mod cif;

@@ -55,6 +55,14 @@ impl<'a> SectionStore<'a> {
         Self::load_named(obj, name, Naming::Main)
     }
 
+    /// The DWARF sections of the object file `data` for a reader to whom DWARF is
+    /// optional: `None` when `data` is not an object file or a section cannot be read.
+    #[cfg(feature = "size")]
+    pub(crate) fn load_optional(data: &'a [u8]) -> Option<Self> {
+        let obj = object::File::parse(data).ok()?;
+        Self::load(&obj, Path::new("")).ok()
+    }
+
     /// [`Self::load`] with the section names of `naming`.
     pub(crate) fn load_named(obj: &object::File<'a>, name: &Path, naming: Naming) -> Result<Self> {
         let endian = if obj.is_little_endian() {

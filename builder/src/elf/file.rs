@@ -1,5 +1,6 @@
-//! The small view of an ELF file that the Lidia builder needs: class, byte order and the
-//! section headers, with section contents read as Go's `debug/elf` reads them.
+//! The small view of an ELF file that the Lidia builder and SuperSize's listing need:
+//! class, byte order, machine and the section headers, with section contents read as Go's
+//! `debug/elf` reads them.
 //!
 //! `object` parses the ELF and section headers (32/64-bit, either byte order); everything
 //! after that is done by hand, because Go's choices (which section, which fallback, what
@@ -32,6 +33,9 @@ pub(crate) struct Section<'a> {
     pub size: u64,
     /// `sh_link`.
     pub link: u32,
+    /// `sh_entsize`.
+    #[cfg_attr(not(feature = "size"), allow(dead_code))] // read by SuperSize's listing only
+    pub entsize: u64,
 }
 
 /// What reading a section gives.
@@ -50,6 +54,9 @@ pub(crate) struct ElfFile<'a> {
     pub big_endian: bool,
     /// Whether the file is ELFCLASS64.
     pub is_64: bool,
+    /// `e_machine`.
+    #[cfg_attr(not(feature = "size"), allow(dead_code))] // read by SuperSize's listing only
+    pub machine: object::elf::Machine,
     /// The section headers in table order (index 0 included).
     pub sections: Vec<Section<'a>>,
 }
@@ -103,13 +110,18 @@ impl<'a> ElfFile<'a> {
         self.decompress(section, raw).map(SectionData::Bytes)
     }
 
-    /// Decompresses an `SHF_COMPRESSED` section (`Elf32_Chdr`/`Elf64_Chdr` then zlib).
-    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, Problem> {
-        let endian = if self.big_endian {
+    /// The file's byte order.
+    pub(crate) fn endian(&self) -> Endianness {
+        if self.big_endian {
             Endianness::Big
         } else {
             Endianness::Little
-        };
+        }
+    }
+
+    /// Decompresses an `SHF_COMPRESSED` section (`Elf32_Chdr`/`Elf64_Chdr` then zlib).
+    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, Problem> {
+        let endian = self.endian();
         let (kind, size, header_len) = if self.is_64 {
             let h = object::pod::from_bytes::<object::elf::CompressionHeader64<Endianness>>(raw)
                 .map_err(|()| "truncated compression header")?
@@ -171,12 +183,14 @@ fn parse_generic<'a, Elf: FileHeader<Endian = Endianness>>(
             offset: s.sh_offset(endian).into(),
             size: s.sh_size(endian).into(),
             link: s.sh_link(endian),
+            entsize: s.sh_entsize(endian).into(),
         });
     }
     Ok(ElfFile {
         data,
         big_endian: header.is_big_endian(),
         is_64: header.is_type_64(),
+        machine: header.e_machine(endian),
         sections,
     })
 }

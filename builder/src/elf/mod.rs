@@ -5,7 +5,7 @@
 //! * `symbols_go`: function symbols by Go's `debug/elf` rules (Pyroscope byte
 //!   compatibility);
 //! * `symbols_nm`: text symbols typed as binutils `nm` types them, and text ranges
-//!   ([`read_elf`]);
+//!   ([`read_elf`]); the binding rule of nm's type letters, which `listing` shares;
 //! * `symbols_llvm`: the symbol model of LLVM's symbolizer, which DWARF builds name
 //!   depth-0 frames after;
 //! * `plt`: x86-64 PLT entries, named `name@plt` after their GOT slot's relocation (part
@@ -14,12 +14,17 @@
 //!   `.gnu_debuglink`);
 //! * `sections`: which ranges hold code (one rule, the two views ksym and DWARF builds
 //!   need);
+//! * `listing`: what `readelf` and `llvm-nm --defined-only` list (section headers,
+//!   relocation count, build ID, every defined symbol with `llvm-nm`'s type letter), which
+//!   SuperSize archives are made from;
 //! * `image`: what a process-map capture needs: build ID, load and text-end addresses
 //!   from the program headers ([`inspect_elf`]).
 
 mod debug_file;
 pub(crate) mod file;
 mod image;
+#[cfg(feature = "size")]
+pub(crate) mod listing;
 mod plt;
 mod sections;
 pub(crate) mod symbols_go;

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::fmt;
 
 use object::elf::{SHT_DYNSYM, SHT_SYMTAB, STT_FUNC};
+use object::{Endian, Endianness};
 
 use super::file::{ElfFile, SectionData};
 use crate::error::Problem;
@@ -65,7 +66,7 @@ pub(crate) struct SymbolTable<'a> {
     names: Option<Cow<'a, [u8]>>,
     entry_size: usize,
     is_64: bool,
-    big_endian: bool,
+    endian: Endianness,
 }
 
 /// A symbol kept for Lidia: a named `STT_FUNC`.
@@ -125,7 +126,7 @@ impl<'a> SymbolTable<'a> {
             names,
             entry_size: entry_size as usize,
             is_64: elf.is_64,
-            big_endian: elf.big_endian,
+            endian: elf.endian(),
         })
     }
 
@@ -140,22 +141,9 @@ impl<'a> SymbolTable<'a> {
 
     /// Decodes one entry, keeping it only if it is a `STT_FUNC` with a non-empty name.
     fn decode(&self, e: &[u8]) -> Option<FuncSymbol<'_>> {
-        let u32_at = |at: usize| {
-            let b: [u8; 4] = e.get(at..at + 4)?.try_into().ok()?;
-            Some(if self.big_endian {
-                u32::from_be_bytes(b)
-            } else {
-                u32::from_le_bytes(b)
-            })
-        };
-        let u64_at = |at: usize| {
-            let b: [u8; 8] = e.get(at..at + 8)?.try_into().ok()?;
-            Some(if self.big_endian {
-                u64::from_be_bytes(b)
-            } else {
-                u64::from_le_bytes(b)
-            })
-        };
+        let endian = self.endian;
+        let u32_at = |at: usize| Some(endian.read_u32(e.get(at..at + 4)?.try_into().ok()?));
+        let u64_at = |at: usize| Some(endian.read_u64(e.get(at..at + 8)?.try_into().ok()?));
         let (info, value, size) = if self.is_64 {
             (*e.get(4)?, u64_at(8)?, u64_at(16)?)
         } else {

@@ -109,13 +109,8 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
             list.skipped_mapping += 1;
             continue;
         }
-        let kind = match sym.st_bind() {
-            elf::STB_LOCAL => b't',
-            elf::STB_GLOBAL => b'T',
-            elf::STB_WEAK => b'W',
-            elf::STB_GNU_UNIQUE => b'u',
-            _ => b'?',
-        };
+        // Only functions and untyped symbols are kept here, never objects.
+        let kind = binding_letter(sym.st_bind(), false, b't');
         accept(&mut list, options, value, kind, name)
             .map_err(|e| Error::input_from(input, at, e))?;
     }
@@ -128,6 +123,22 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         symbols: list,
         text_ranges,
     })
+}
+
+/// The type letter of a defined symbol by its binding, given the lower-case letter of
+/// what it is (`t` text, `d` data, …): weak `W` (`V` for an object), GNU unique `u`, local
+/// as given, global in upper case, any other binding `?`. binutils `nm` and `llvm-nm`
+/// agree on it; `llvm-nm`'s further rules for common, absolute and indirect symbols are
+/// in `listing.rs`.
+pub(crate) fn binding_letter(bind: elf::SymbolBind, is_object: bool, class: u8) -> u8 {
+    match bind {
+        elf::STB_WEAK if is_object => b'V',
+        elf::STB_WEAK => b'W',
+        elf::STB_GNU_UNIQUE => b'u',
+        elf::STB_LOCAL => class,
+        elf::STB_GLOBAL => class.to_ascii_uppercase(),
+        _ => b'?',
+    }
 }
 
 /// The kernel's text-boundary symbols, when present.

@@ -10,13 +10,14 @@ use rayon::prelude::*;
 
 use super::decl_paths::DeclPaths;
 use super::dwarf_paths::SourceMapper;
-use super::elf_input::{self, ElfInput, ElfSection};
 use super::json::Json;
 use super::model::{
     self, is_bss, is_native, Container, SizeInfo, Symbol, FLAG_GENERATED_SOURCE, KNOWN_SECTIONS,
     SECTION_OTHER,
 };
 use super::names;
+use crate::elf::file::Section;
+use crate::elf::listing::{list_elf, ElfListing};
 use crate::{Error, Location, Result};
 
 /// An ELF file to archive.
@@ -62,22 +63,25 @@ struct Range {
 /// Sections by name in header order; names without a leading `.` are merged into the
 /// section before them. With `estimate_stripped`, what `strip` removes is left out:
 /// `.symtab`, `.strtab` and the non-allocated `.debug*` sections.
-fn section_ranges(sections: &[ElfSection], estimate_stripped: bool) -> Vec<Range> {
+fn section_ranges(sections: &[Section<'_>], estimate_stripped: bool) -> Vec<Range> {
     let mut out: Vec<Range> = Vec::new();
-    for s in sections {
-        if s.name.ends_with("_partition") {
+    // Index 0 is the null section.
+    for s in sections.iter().skip(1) {
+        let name = String::from_utf8_lossy(s.name);
+        if name.ends_with("_partition") {
             break;
         }
-        let removed_by_strip = (s.name.starts_with(".debug") && !s.alloc)
-            || s.name == ".symtab"
-            || s.name == ".strtab";
+        let alloc = s.flags & object::elf::SHF_ALLOC.0 != 0;
+        let nobits = s.kind == object::elf::SHT_NOBITS.0;
+        let removed_by_strip =
+            (name.starts_with(".debug") && !alloc) || name == ".symtab" || name == ".strtab";
         if estimate_stripped && removed_by_strip {
             continue;
         }
-        if !s.name.starts_with('.') {
+        if !name.starts_with('.') {
             if let Some(prev) = out.last_mut() {
-                if prev.address != 0 && s.address != 0 {
-                    let end = (prev.address + prev.size).max(s.address + s.size);
+                if prev.address != 0 && s.addr != 0 {
+                    let end = (prev.address + prev.size).max(s.addr + s.size);
                     prev.size = end - prev.address;
                 } else {
                     prev.size += s.size;
@@ -85,44 +89,62 @@ fn section_ranges(sections: &[ElfSection], estimate_stripped: bool) -> Vec<Range
             }
             continue;
         }
-        match out.iter_mut().find(|r| r.name == s.name) {
+        match out.iter_mut().find(|r| r.name == name) {
             Some(r) => {
-                r.address = s.address;
+                r.address = s.addr;
                 r.size = s.size;
-                r.nobits = s.nobits;
+                r.nobits = nobits;
             }
             None => out.push(Range {
-                name: s.name.clone(),
-                address: s.address,
+                name: name.into_owned(),
+                address: s.addr,
                 size: s.size,
-                nobits: s.nobits,
+                nobits,
             }),
         }
     }
     out
 }
 
+/// `readelf -h`'s machine in SuperSize's spelling.
+fn arch_name(machine: object::elf::Machine) -> String {
+    use object::elf;
+    match machine {
+        elf::EM_386 => "x86".into(),
+        elf::EM_X86_64 => "x64".into(),
+        elf::EM_ARM => "arm".into(),
+        elf::EM_AARCH64 => "arm64".into(),
+        elf::EM_RISCV => "RISC-V".into(),
+        elf::EM_PPC64 => "PowerPC64".into(),
+        elf::EM_PPC => "PowerPC".into(),
+        elf::EM_S390 => "IBM S/390".into(),
+        elf::EM_MIPS => "MIPS R3000".into(),
+        elf::EM_LOONGARCH => "LoongArch".into(),
+        other => format!("{:#x}", other.0),
+    }
+}
+
 /// Archives one ELF file.
 pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Result<SizeInfo> {
-    let elf = elf_input::read(input.data, &input.file_name)?;
-    let all_ranges = section_ranges(&elf.sections, false);
+    let elf = list_elf(input.data, &input.file_name)?;
+    let all_ranges = section_ranges(&elf.file.sections, false);
     let (shipped_ranges, shipped_file_size, removed_bytes) = match input.stripped {
         Some(bytes) => {
-            let stripped = elf_input::read(bytes, "stripped ELF")?;
+            let stripped = list_elf(bytes, "stripped ELF")?;
             (
-                section_ranges(&stripped.sections, true),
-                stripped.file_size,
+                section_ranges(&stripped.file.sections, true),
+                bytes.len() as u64,
                 0,
             )
         }
         None => {
-            let shipped = section_ranges(&elf.sections, true);
+            let shipped = section_ranges(&elf.file.sections, true);
             let removed: u64 = all_ranges
                 .iter()
                 .filter(|r| !r.nobits && !shipped.iter().any(|s| s.name == r.name))
                 .map(|r| r.size)
                 .sum();
-            (shipped, elf.file_size, removed)
+            (shipped, input.data.len() as u64, removed)
         }
     };
 
@@ -261,15 +283,16 @@ fn assign_source_paths(
 
 fn container(
     input: &ElfArchiveInput<'_>,
-    elf: &ElfInput,
+    elf: &ElfListing<'_>,
     ranges: &[Range],
     other: u64,
 ) -> Container {
     let mut metadata = BTreeMap::new();
     metadata.insert("elf_algorithm".into(), Json::Str("dwarf".into()));
-    metadata.insert("elf_arch".into(), Json::Str(elf.arch.clone()));
-    if let Some(id) = &elf.build_id {
-        metadata.insert("elf_build_id".into(), Json::Str(id.clone()));
+    metadata.insert("elf_arch".into(), Json::Str(arch_name(elf.file.machine)));
+    if let Some(id) = elf.build_id {
+        let hex = id.iter().map(|b| format!("{b:02x}")).collect();
+        metadata.insert("elf_build_id".into(), Json::Str(hex));
     }
     metadata.insert(
         "elf_file_name".into(),
@@ -306,7 +329,7 @@ fn container(
 
 /// nm's `CreateUniqueSymbols`: one symbol per address in the native sections, sizes
 /// filled in and clipped to the next symbol or the section end.
-fn unique_symbols(elf: &ElfInput, ranges: &[Range]) -> Vec<Symbol> {
+fn unique_symbols(elf: &ElfListing<'_>, ranges: &[Range]) -> Vec<Symbol> {
     let mut native: Vec<&Range> = ranges.iter().filter(|r| is_native(&r.name)).collect();
     native.sort_by_key(|r| (r.address, r.size));
     let (Some(first), Some(last)) = (native.first(), native.last()) else {
@@ -315,7 +338,7 @@ fn unique_symbols(elf: &ElfInput, ranges: &[Range]) -> Vec<Symbol> {
     let (min_address, max_address) = (first.address, last.address + last.size);
     let mut by_address: HashMap<u64, (String, u64)> = HashMap::new();
     for sym in &elf.symbols {
-        if !"BbDdTtRrWw".contains(sym.nm_type) || sym.name.is_empty() || sym.name.starts_with('$') {
+        if !"BbDdTtRrWw".contains(sym.letter) || sym.name.is_empty() || sym.name.starts_with('$') {
             continue;
         }
         if !(min_address <= sym.address && sym.address < max_address) {
@@ -331,7 +354,7 @@ fn unique_symbols(elf: &ElfInput, ranges: &[Range]) -> Vec<Symbol> {
         } else if let Some(rest) = sym.name.strip_prefix("__ThumbV7PILongThunk_") {
             format!("{rest}.LongThunk")
         } else {
-            sym.name.clone()
+            sym.name.to_string()
         };
         by_address.insert(sym.address, (name, sym.size));
     }
@@ -382,15 +405,15 @@ fn is_upper(s: &str) -> bool {
 
 /// nm's `CollectAliasesByAddress`: demangled names of `t`/`T`/`W` symbols at addresses
 /// holding more than one, sorted with `**` names last.
-fn aliases_by_address(elf: &ElfInput) -> HashMap<u64, Vec<String>> {
+fn aliases_by_address(elf: &ElfListing<'_>) -> HashMap<u64, Vec<String>> {
     // (address, name) of every candidate, sorted, so that each address's names are
     // contiguous and only addresses with several names allocate.
     let mut all: Vec<(u64, &str)> = elf
         .symbols
         .iter()
-        .filter(|s| "tTW".contains(s.nm_type) && !s.name.is_empty() && !s.name.starts_with('$'))
+        .filter(|s| "tTW".contains(s.letter) && !s.name.is_empty() && !s.name.starts_with('$'))
         .filter(|s| s.address != 0)
-        .map(|s| (s.address, s.name.as_str()))
+        .map(|s| (s.address, &*s.name))
         .collect();
     all.sort_unstable();
     all.dedup();

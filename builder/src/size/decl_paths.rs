@@ -7,9 +7,8 @@
 use std::collections::HashMap;
 
 use gimli::{AttributeValue, EndianSlice, RunTimeEndian};
-use object::Object;
 
-use super::elf_input::section_data;
+use crate::dwarf::load::SectionStore;
 
 type Slice<'a> = EndianSlice<'a, RunTimeEndian>;
 
@@ -26,20 +25,10 @@ impl DeclPaths {
     /// Reads the declarations of `data` (an ELF file); unreadable DWARF gives nothing.
     pub fn from_elf(data: &[u8]) -> DeclPaths {
         let mut out = DeclPaths::default();
-        let Ok(file) = object::File::parse(data) else {
+        let Some(sections) = SectionStore::load_optional(data) else {
             return out;
         };
-        let endian = if file.is_little_endian() {
-            RunTimeEndian::Little
-        } else {
-            RunTimeEndian::Big
-        };
-        let Ok(sections) = gimli::DwarfSections::load(|id| -> Result<_, ()> {
-            Ok(section_data(&file, id.name()).unwrap_or_default())
-        }) else {
-            return out;
-        };
-        let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
+        let dwarf = sections.dwarf();
         let mut units = dwarf.units();
         while let Ok(Some(header)) = units.next() {
             if let Ok(unit) = dwarf.unit(header) {

@@ -3,9 +3,8 @@
 //! compile unit's name (or split-DWARF `.dwo` name) over its address ranges.
 
 use gimli::{EndianSlice, RunTimeEndian};
-use object::Object;
 
-use super::elf_input::section_data;
+use crate::dwarf::load::SectionStore;
 
 /// Sorted `(start, end, unit)` ranges with SuperSize's lookup rule; `units` holds each
 /// unit's `(path, comp_dir)` once (a unit can have thousands of ranges).
@@ -19,21 +18,10 @@ impl SourceMapper {
     /// Reads the compile units of `data` (an ELF file). Missing or unreadable DWARF gives
     /// an empty mapper: paths are best-effort, as in SuperSize.
     pub fn from_elf(data: &[u8]) -> SourceMapper {
-        let Ok(file) = object::File::parse(data) else {
+        let Some(sections) = SectionStore::load_optional(data) else {
             return SourceMapper::default();
         };
-        let endian = if file.is_little_endian() {
-            RunTimeEndian::Little
-        } else {
-            RunTimeEndian::Big
-        };
-        let sections = gimli::DwarfSections::load(|id| -> Result<_, ()> {
-            Ok(section_data(&file, id.name()).unwrap_or_default())
-        });
-        let Ok(sections) = sections else {
-            return SourceMapper::default();
-        };
-        let dwarf = sections.borrow(|s| EndianSlice::new(s, endian));
+        let dwarf = sections.dwarf();
         let mut mapper = SourceMapper::default();
         let mut headers = dwarf.units();
         while let Ok(Some(header)) = headers.next() {

@@ -11,7 +11,6 @@ pub mod archive;
 pub mod decl_paths;
 pub mod diff;
 pub mod dwarf_paths;
-pub mod elf_input;
 pub mod gzip;
 pub mod json;
 pub mod loader;

@@ -33,17 +33,10 @@ pub const NATIVE_SECTIONS: &[&str] = &[
 /// Sections that take no space in the file.
 pub const BSS_SECTIONS: &[&str] = &[".bss", ".bss.rel.ro", ".relro_padding", ".part.end"];
 
-/// Every section name SuperSize knows (spec §5); others are lumped into `.other`.
-pub const KNOWN_SECTIONS: &[&str] = &[
-    ".text",
-    ".rodata",
-    ".data",
-    ".data.rel.ro",
-    ".data.rel.ro.local",
-    ".bss",
-    ".bss.rel.ro",
+/// The known sections that are not native ([`KNOWN_SECTIONS`] is the native ones, then
+/// these).
+const KNOWN_NOT_NATIVE: &[&str] = &[
     ".relro_padding",
-    ".part.end",
     ".dex",
     ".dex.method",
     ".pak.nontranslated",
@@ -51,6 +44,27 @@ pub const KNOWN_SECTIONS: &[&str] = &[
     ".arsc",
     ".other",
 ];
+
+/// Every section name SuperSize knows (spec §5); others are lumped into `.other`.
+pub const KNOWN_SECTIONS: &[&str] = &concat::<{ NATIVE_SECTIONS.len() + KNOWN_NOT_NATIVE.len() }>(
+    NATIVE_SECTIONS,
+    KNOWN_NOT_NATIVE,
+);
+
+/// `a` followed by `b`, at compile time (`N` is their total length).
+const fn concat<const N: usize>(a: &[&'static str], b: &[&'static str]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < a.len() {
+        out[i] = a[i];
+        i += 1;
+    }
+    while i < N {
+        out[i] = b[i - a.len()];
+        i += 1;
+    }
+    out
+}
 
 /// SuperSize's section sort order (spec §2.6); unknown names sort with `.other`.
 pub fn section_order(section: &str) -> u8 {

@@ -304,10 +304,15 @@ mod tests {
 
     #[test]
     fn promoted_suffix() {
-        assert_eq!(strip_llvm_promoted_suffix("foo.llvm.123"), "foo");
-        assert_eq!(strip_llvm_promoted_suffix("foo.1.llvm.123"), "foo");
-        assert_eq!(strip_llvm_promoted_suffix("f() (.1.llvm.123)"), "f()");
-        assert_eq!(strip_llvm_promoted_suffix("foo.llvm.x"), "foo.llvm.x");
+        let cases = [
+            ("foo.llvm.123", "foo"),
+            ("foo.1.llvm.123", "foo"),
+            ("f() (.1.llvm.123)", "f()"),
+            ("foo.llvm.x", "foo.llvm.x"),
+        ];
+        for (name, stripped) in cases {
+            assert_eq!(strip_llvm_promoted_suffix(name), stripped, "{name}");
+        }
     }
 
     #[test]

@@ -1,10 +1,44 @@
 //! Random access and iteration over the symbols, in address order and in name order.
 
-use core::iter::FusedIterator;
 use core::ops::Range;
 
 use super::name::Name;
 use super::parse::KsymBlob;
+
+/// Implements the iterator traits for a struct with a `blob: KsymBlob` and a
+/// `Range<usize>` of positions: each position `i` yields `blob.$get(i)`. Every position
+/// below the blob's `len()` has a symbol, so stopping at the first `None` only matters as
+/// a defence against a broken invariant. (Three public iterators share these impls; a
+/// macro because each needs its own trait impls.)
+macro_rules! entry_iterator {
+    ($iter:ident, $positions:ident, $get:ident) => {
+        impl<'a> Iterator for $iter<'a> {
+            type Item = Entry<'a>;
+
+            fn next(&mut self) -> Option<Entry<'a>> {
+                self.blob.$get(self.$positions.next()?)
+            }
+
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.$positions.size_hint()
+            }
+
+            fn nth(&mut self, n: usize) -> Option<Entry<'a>> {
+                self.blob.$get(self.$positions.nth(n)?)
+            }
+        }
+
+        impl<'a> DoubleEndedIterator for $iter<'a> {
+            fn next_back(&mut self) -> Option<Entry<'a>> {
+                self.blob.$get(self.$positions.next_back()?)
+            }
+        }
+
+        impl ExactSizeIterator for $iter<'_> {}
+        impl core::iter::FusedIterator for $iter<'_> {}
+    };
+}
+pub(crate) use entry_iterator;
 
 /// One stored symbol: its address-order index, stored address, type byte and name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,32 +97,7 @@ pub struct Symbols<'a> {
     indices: Range<usize>,
 }
 
-impl<'a> Iterator for Symbols<'a> {
-    type Item = Entry<'a>;
-
-    fn next(&mut self) -> Option<Entry<'a>> {
-        // Every index below len() has a symbol, so stopping at the first None only
-        // matters as a defence against a broken invariant.
-        self.blob.symbol(self.indices.next()?)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.indices.size_hint()
-    }
-
-    fn nth(&mut self, n: usize) -> Option<Entry<'a>> {
-        self.blob.symbol(self.indices.nth(n)?)
-    }
-}
-
-impl<'a> DoubleEndedIterator for Symbols<'a> {
-    fn next_back(&mut self) -> Option<Entry<'a>> {
-        self.blob.symbol(self.indices.next_back()?)
-    }
-}
-
-impl ExactSizeIterator for Symbols<'_> {}
-impl FusedIterator for Symbols<'_> {}
+entry_iterator!(Symbols, indices, symbol);
 
 /// Iterator over the symbols in name order; see [`KsymBlob::symbols_by_name`].
 #[derive(Clone, Debug)]
@@ -97,23 +106,4 @@ pub struct SymbolsByName<'a> {
     ranks: Range<usize>,
 }
 
-impl<'a> Iterator for SymbolsByName<'a> {
-    type Item = Entry<'a>;
-
-    fn next(&mut self) -> Option<Entry<'a>> {
-        self.blob.symbol_by_rank(self.ranks.next()?)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ranks.size_hint()
-    }
-}
-
-impl<'a> DoubleEndedIterator for SymbolsByName<'a> {
-    fn next_back(&mut self) -> Option<Entry<'a>> {
-        self.blob.symbol_by_rank(self.ranks.next_back()?)
-    }
-}
-
-impl ExactSizeIterator for SymbolsByName<'_> {}
-impl FusedIterator for SymbolsByName<'_> {}
+entry_iterator!(SymbolsByName, ranks, symbol_by_rank);

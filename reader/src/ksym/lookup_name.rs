@@ -5,10 +5,9 @@
 //! name piece by piece (token, then rest) without decoding into a buffer.
 
 use core::cmp::Ordering;
-use core::iter::FusedIterator;
 use core::ops::Range;
 
-use super::iter::Entry;
+use super::iter::{entry_iterator, Entry};
 use super::name::Name;
 use super::parse::KsymBlob;
 use super::search;
@@ -90,23 +89,4 @@ impl NameMatches<'_> {
     }
 }
 
-impl<'a> Iterator for NameMatches<'a> {
-    type Item = Entry<'a>;
-
-    fn next(&mut self) -> Option<Entry<'a>> {
-        self.blob.symbol_by_rank(self.ranks.next()?)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ranks.size_hint()
-    }
-}
-
-impl<'a> DoubleEndedIterator for NameMatches<'a> {
-    fn next_back(&mut self) -> Option<Entry<'a>> {
-        self.blob.symbol_by_rank(self.ranks.next_back()?)
-    }
-}
-
-impl ExactSizeIterator for NameMatches<'_> {}
-impl FusedIterator for NameMatches<'_> {}
+entry_iterator!(NameMatches, ranks, symbol_by_rank);

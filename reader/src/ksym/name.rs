@@ -201,47 +201,16 @@ fn compare(a: &[u8], b: &[u8]) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-/// Writes `bytes` as UTF-8, each invalid sequence as U+FFFD.
-fn write_lossy(f: &mut fmt::Formatter<'_>, bytes: &[u8]) -> fmt::Result {
-    for chunk in bytes.utf8_chunks() {
-        f.write_str(chunk.valid())?;
-        if !chunk.invalid().is_empty() {
-            f.write_str("\u{FFFD}")?;
-        }
-    }
-    Ok(())
-}
-
 impl fmt::Display for Name<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write_lossy(f, self.token)?;
-        write_lossy(f, self.rest)
+        crate::text::write_lossy(f, &[self.token, self.rest])
     }
 }
 
 impl fmt::Debug for Name<'_> {
+    /// Quoted like a `str`, escaped as `str`'s `Debug` escapes.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", DebugStr(*self))
-    }
-}
-
-/// Debug-quotes a name like a `str`, escaping as `str`'s Debug does.
-struct DebugStr<'a>(Name<'a>);
-
-impl fmt::Debug for DebugStr<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"")?;
-        for piece in [self.0.token, self.0.rest] {
-            for chunk in piece.utf8_chunks() {
-                for c in chunk.valid().chars() {
-                    write!(f, "{}", c.escape_debug())?;
-                }
-                for b in chunk.invalid() {
-                    write!(f, "\\x{b:02x}")?;
-                }
-            }
-        }
-        f.write_str("\"")
+        crate::text::write_quoted(f, &[self.token, self.rest])
     }
 }
 

@@ -241,28 +241,19 @@ impl<'a> LidiaFile<'a> {
             ));
         }
         let vs = header.va.entry_size.get();
-        if vs != 4 && vs != 8 {
-            return Err(error(
-                section::VA,
-                field::VA_SIZE,
-                ErrorKind::BadFieldSize(vs),
-            ));
-        }
         let fs = header.ranges.entry_size.get();
-        if fs != 4 && fs != 8 {
-            return Err(error(
-                section::RANGES,
-                field::RANGE_SIZE,
-                ErrorKind::BadFieldSize(fs),
-            ));
-        }
         let ls = header.lines.entry_size.get();
-        if ls != 2 && ls != 4 {
-            return Err(error(
-                section::LINES,
-                field::LINE_SIZE,
-                ErrorKind::BadFieldSize(ls),
-            ));
+        // Each table's entry size, checked in table order: (table, header field, size,
+        // the sizes the format allows).
+        let entry_sizes = [
+            (section::VA, field::VA_SIZE, vs, [4, 8]),
+            (section::RANGES, field::RANGE_SIZE, fs, [4, 8]),
+            (section::LINES, field::LINE_SIZE, ls, [2, 4]),
+        ];
+        for (table, at, size, allowed) in entry_sizes {
+            if !allowed.contains(&size) {
+                return Err(error(table, at, ErrorKind::BadFieldSize(size)));
+            }
         }
         let count = header.va.count.get();
         let range_count = header.ranges.count.get();

@@ -67,28 +67,12 @@ impl PartialEq<&[u8]> for Str<'_> {
 
 impl fmt::Display for Str<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Lossy UTF-8 without allocating: valid runs as they are, U+FFFD per invalid run.
-        for chunk in self.0.utf8_chunks() {
-            f.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                f.write_str("\u{FFFD}")?;
-            }
-        }
-        Ok(())
+        crate::text::write_lossy(f, &[self.0])
     }
 }
 
 impl fmt::Debug for Str<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("\"")?;
-        for chunk in self.0.utf8_chunks() {
-            for c in chunk.valid().chars() {
-                fmt::Display::fmt(&c.escape_debug(), f)?;
-            }
-            for byte in chunk.invalid() {
-                write!(f, "\\x{byte:02x}")?;
-            }
-        }
-        f.write_str("\"")
+        crate::text::write_quoted(f, &[self.0])
     }
 }

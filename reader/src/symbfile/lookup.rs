@@ -1,7 +1,7 @@
 //! Address lookups by one sweep over the file (a symbfile has no index).
 
 use super::records::{self, Range, ReturnPad};
-use super::{error, message_type, Records, Strings, SymbFile};
+use super::{error, message_type, Pending, Records, Strings, SymbFile};
 use crate::Error;
 
 impl<'a> SymbFile<'a> {
@@ -21,15 +21,7 @@ impl<'a> SymbFile<'a> {
         let mut records = Records::new(self.messages(), scratch, false);
         let mut found = 0usize;
         while let Some(p) = records.next_pending()? {
-            let range = p.message.kind == message_type::RANGE_V1;
-            let (section, set_field) = if range {
-                ("range", 12)
-            } else {
-                ("return pad", 5)
-            };
-            let (va, length) = records::peek(p.message.body, set_field, section, p.prev_va)
-                .map_err(|(s, k)| error(s, p.message.offset, k))?;
-            records.prev_va = Some(va);
+            let (range, va, length) = records.peek_next(&p)?;
             let covers = range && addr.checked_sub(va).is_some_and(|d| d < length);
             if !covers {
                 continue;
@@ -55,16 +47,8 @@ impl<'a> SymbFile<'a> {
     ) -> Result<Option<ReturnPad<'a, 's>>, Error> {
         let mut records = Records::new(self.messages(), scratch, false);
         while let Some(p) = records.next_pending()? {
-            let pad = p.message.kind == message_type::RETURN_PAD_V1;
-            let (section, set_field) = if pad {
-                ("return pad", 5)
-            } else {
-                ("range", 12)
-            };
-            let (va, _) = records::peek(p.message.body, set_field, section, p.prev_va)
-                .map_err(|(s, k)| error(s, p.message.offset, k))?;
-            records.prev_va = Some(va);
-            if pad && va == addr {
+            let (range, va, _) = records.peek_next(&p)?;
+            if !range && va == addr {
                 let len = records.index_table()?;
                 let Records {
                     scratch,
@@ -84,6 +68,25 @@ impl<'a> SymbFile<'a> {
             }
         }
         Ok(None)
+    }
+}
+
+impl<'a> Records<'a, '_> {
+    /// The VA and length of pending record `p` (a range or a return pad), read without
+    /// decoding the rest, and its VA kept as the base of the next record's delta. Returns
+    /// whether it is a range record, its VA and its length.
+    #[inline]
+    fn peek_next(&mut self, p: &Pending<'a>) -> Result<(bool, u64, u64), Error> {
+        let range = p.message.kind == message_type::RANGE_V1;
+        let (section, set_field) = if range {
+            ("range", 12)
+        } else {
+            ("return pad", 5)
+        };
+        let (va, length) = records::peek(p.message.body, set_field, section, p.prev_va)
+            .map_err(|(s, k)| error(s, p.message.offset, k))?;
+        self.prev_va = Some(va);
+        Ok((range, va, length))
     }
 }
 
