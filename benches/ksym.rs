@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
+use symblob::ksym::{KallsymsMapped, KsymBlob, Ksyms, NameIndex, TextRanges};
 
 const TEXT: Range<u64> = 0xffffffff81000000..0xffffffff81e01ef2;
 const INIT_TEXT: Range<u64> = 0xffffffff8304e000..0xffffffff830b1850;
@@ -55,12 +55,12 @@ fn random_addresses(count: usize) -> Vec<u64> {
 }
 
 /// Moves `j` on to the next of `names`, back to the first after the last, and returns it.
-fn next_name<'a>(names: &'a [String], j: &mut usize) -> &'a [u8] {
+fn next_name<'a>(names: &'a [String], j: &mut usize) -> &'a str {
     *j += 1;
     if *j == names.len() {
         *j = 0;
     }
-    names[*j].as_bytes()
+    &names[*j]
 }
 
 fn bench(c: &mut Criterion) {
@@ -108,7 +108,13 @@ fn bench(c: &mut Criterion) {
     names.retain(|n| seen.insert(n.clone()));
     let mut j = 0usize;
     c.bench_function("ksym/lookup_name (every distinct name)", |b| {
-        b.iter(|| blob.lookup_name(black_box(next_name(&names, &mut j))))
+        b.iter(|| blob.lookup_name(black_box(next_name(&names, &mut j).as_bytes())))
+    });
+
+    // The same queries through the compatibility type (the `ksym` crate's API).
+    let mapped = KallsymsMapped::from_parsed(blob, TEXT.start, TEXT.end);
+    c.bench_function("ksym/KallsymsMapped::lookup_name (every distinct name)", |b| {
+        b.iter(|| mapped.lookup_name(black_box(next_name(&names, &mut j))))
     });
 
     // The same queries through the optional hash index (16 bytes per symbol).
@@ -122,7 +128,7 @@ fn bench(c: &mut Criterion) {
     });
     let index = NameIndex::build(blob, &mut words).expect("the kernel blob indexes");
     c.bench_function("ksym/NameIndex::lookup_name (every distinct name)", |b| {
-        b.iter(|| index.lookup_name(black_box(next_name(&names, &mut j))))
+        b.iter(|| index.lookup_name(black_box(next_name(&names, &mut j).as_bytes())))
     });
 }
 
