@@ -145,6 +145,12 @@ impl SymbfileWriter {
         }
     }
 
+    /// Adds one range record (a copy of it); as [`add`](Self::add) without the [`Record`]
+    /// around it.
+    pub fn add_range(&mut self, r: &RangeRecord) -> Result<()> {
+        self.push_range(r)
+    }
+
     fn push_range(&mut self, r: &RangeRecord) -> Result<()> {
         if r.lines.windows(2).any(|w| w[1].offset < w[0].offset) {
             return Err(Error::input(

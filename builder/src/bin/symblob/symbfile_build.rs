@@ -10,7 +10,7 @@ use symblob_build::output::{refuse_same_file, write_atomic, Output};
 use symblob_build::symbfile::extract::{self, ExtractOptions, ExtractStats};
 use symblob_build::symbfile::parts::PartSplitter;
 use symblob_build::symbfile::retpads::PadMaker;
-use symblob_build::symbfile::{Record, SymbfileWriter, WriterOptions};
+use symblob_build::symbfile::{RangeRecord, Record, SymbfileWriter, WriterOptions};
 use symblob_build::Error;
 
 use crate::common::{output_name, parse_size, Failure, Result};
@@ -137,16 +137,9 @@ impl<'w> Destination<'w> {
 
     fn push(&mut self, record: Record) -> Result<(), Error> {
         match self {
-            Destination::Stream {
-                writer,
-                out,
-                name,
-                bytes,
-            } => {
+            Destination::Stream { writer, .. } => {
                 writer.push(record)?;
-                let chunk = writer.take_written();
-                *bytes += chunk.len() as u64;
-                out.write_all(&chunk).map_err(|e| Error::io(&*name, e))
+                self.stream_out()
             }
             Destination::Parts(parts) => {
                 let done = parts
@@ -157,6 +150,33 @@ impl<'w> Destination<'w> {
                 done.flatten().map_or(Ok(()), |part| parts.part(part))
             }
         }
+    }
+
+    /// As [`push`](Self::push) for a range record lent by the extraction.
+    fn push_range(&mut self, range: &RangeRecord) -> Result<(), Error> {
+        match self {
+            Destination::Stream { writer, .. } => {
+                writer.add_range(range)?;
+                self.stream_out()
+            }
+            Destination::Parts(_) => self.push(Record::Range(range.clone())),
+        }
+    }
+
+    /// Writes out what the stream's writer completed.
+    fn stream_out(&mut self) -> Result<(), Error> {
+        let Destination::Stream {
+            writer,
+            out,
+            name,
+            bytes,
+        } = self
+        else {
+            return Ok(());
+        };
+        let chunk = writer.take_written();
+        *bytes += chunk.len() as u64;
+        out.write_all(&chunk).map_err(|e| Error::io(&*name, e))
     }
 
     /// Writes what is left; `records` is the number of records given.
@@ -265,7 +285,7 @@ fn extract_into(
             m.push(r.clone(), &mut |p| pad_sink(p, &mut failure, &mut pads));
         }
         range_count += 1;
-        if let Err(e) = ranges.push(Record::Range(r)) {
+        if let Err(e) = ranges.push_range(r) {
             failure.get_or_insert(e);
         }
     })?;

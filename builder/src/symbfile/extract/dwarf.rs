@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use super::functree::{function_records, UnitContext};
 use super::lines::{read_lines, UnitError, UnitFiles};
+use super::unit_out::{ReusedRecord, UnitRecords};
 use super::walk::{Instance, Sources, UnitIndex, Walker};
 use super::DwarfInput;
 use crate::dwarf::fast_hash::fast_map;
@@ -30,7 +31,7 @@ const BATCH_PER_THREAD: usize = 4;
 /// skeleton's); references into a supplementary file are followed.
 pub(super) fn dwarf_records(
     input: &DwarfInput<'_, '_>,
-    sink: &mut dyn FnMut(RangeRecord),
+    sink: &mut dyn FnMut(&RangeRecord),
 ) -> DwarfStats {
     let mut stats = DwarfStats::default();
     let index = UnitIndex::new(input.headers);
@@ -46,31 +47,34 @@ pub(super) fn dwarf_records(
     let sup_index = UnitIndex::new(&sup_headers);
     let sup = input.dwarf.sup().map(|d| (d, &sup_index));
     let batch = BATCH_PER_THREAD * rayon::current_num_threads().max(1);
-    let extract = |chunk: &[_]| -> Vec<(Vec<RangeRecord>, bool)> {
+    let extract = |chunk: &[_]| -> Vec<(UnitRecords, bool)> {
         chunk
             .par_iter()
             .with_max_len(1)
             .map(|(start, _, header)| {
-                let mut out = Vec::new();
+                let mut out = UnitRecords::default();
+                let mut files = UnitFiles::default();
                 let split = input.split_units.get(start);
                 let sources = Sources {
                     dwarf: input.dwarf,
                     index: &index,
                     sup,
                 };
-                let ok = unit_records(&sources, *header, split, &mut out).is_ok();
+                let ok = unit_records(&sources, *header, split, &mut files, &mut out).is_ok();
+                out.files = files.names;
                 (out, ok)
             })
             .collect()
     };
-    let mut deliver = |results: Vec<(Vec<RangeRecord>, bool)>| {
+    let mut reused = ReusedRecord::default();
+    let mut deliver = |results: Vec<(UnitRecords, bool)>| {
         for (records, ok) in results {
             if ok {
                 stats.units_ok += 1;
             } else {
                 stats.units_broken += 1;
             }
-            records.into_iter().for_each(&mut *sink);
+            reused.deliver(&records, sink);
         }
     };
     // A pipeline of two stages: while the pool extracts one batch, this thread hands the
@@ -99,7 +103,8 @@ fn unit_records<'a>(
     sources: &Sources<'_, 'a>,
     header: gimli::UnitHeader<Slice<'a>>,
     split: Option<&gimli::Dwarf<Slice<'a>>>,
-    out: &mut Vec<RangeRecord>,
+    files: &mut UnitFiles,
+    out: &mut UnitRecords,
 ) -> Result<(), UnitError> {
     let dwarf = sources.dwarf;
     let unit = dwarf.unit(header).map_err(|e| format!("unit: {e}"))?;
@@ -109,8 +114,7 @@ fn unit_records<'a>(
             .map(|u| (d, u)),
         None => None,
     };
-    let mut files = UnitFiles::default();
-    let Some(lines) = read_lines(dwarf, &unit, &mut files)? else {
+    let Some(lines) = read_lines(dwarf, &unit, files)? else {
         return Ok(());
     };
     let max_end: Vec<u64> = lines
@@ -124,7 +128,7 @@ fn unit_records<'a>(
     let mut cx = UnitContext {
         dwarf,
         unit: &unit,
-        files: &mut files,
+        files,
         lines: &lines,
         max_end: &max_end,
         names: &mut names,

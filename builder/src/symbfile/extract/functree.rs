@@ -10,10 +10,11 @@ use gimli::AttributeValue as AV;
 
 use super::demangle::demangle;
 use super::lines::{overlapping, LineEntry, UnitError, UnitFiles};
+use super::unit_out::{CompactRange, UnitRecords, NO_STRING};
 use super::walk::{Instance, MAX_FUNCTION_DEPTH};
 use crate::dwarf::fast_hash::FastMap;
 use crate::dwarf::Slice;
-use crate::symbfile::record::{LineRow, RangeRecord};
+use crate::symbfile::record::LineRow;
 
 const NO_INSTANCE: usize = usize::MAX;
 
@@ -36,9 +37,9 @@ pub(crate) struct UnitContext<'u, 'a> {
     pub lines: &'u [LineEntry],
     /// Running maximum of `lines[..=i].end`.
     pub max_end: &'u [u64],
-    /// Demangled names by the address and length of their bytes in the sections (equal
-    /// `.debug_str` entries are one).
-    pub names: &'u mut FastMap<(usize, usize), String>,
+    /// Indices into [`UnitRecords::funcs`] of the demangled names, by the address and
+    /// length of their bytes in the sections (equal `.debug_str` entries are one).
+    pub names: &'u mut FastMap<(usize, usize), u32>,
 }
 
 /// Builds the tree of one function and appends its records to `out`. Records appended
@@ -46,7 +47,7 @@ pub(crate) struct UnitContext<'u, 'a> {
 pub(crate) fn function_records<'a>(
     cx: &mut UnitContext<'_, 'a>,
     instances: &[Instance<'a>],
-    out: &mut Vec<RangeRecord>,
+    out: &mut UnitRecords,
 ) -> Result<(), UnitError> {
     let mut nodes = vec![Node {
         start: 0,
@@ -175,7 +176,7 @@ fn emit<'a>(
     nodes: &[Node],
     instances: &[Instance<'a>],
     n: usize,
-    out: &mut Vec<RangeRecord>,
+    out: &mut UnitRecords,
 ) -> Result<(), UnitError> {
     let node = &nodes[n];
     let inst = &instances[node.instance];
@@ -183,15 +184,16 @@ fn emit<'a>(
     if let Some(raw) = inst.name {
         let key = (raw.slice().as_ptr() as usize, raw.len());
         let func = match cx.names.get(&key) {
-            Some(f) => f.clone(),
+            Some(&f) => f,
             None => {
-                let f = demangle(&raw.to_string_lossy());
-                cx.names.insert(key, f.clone());
+                let f = out.funcs.len() as u32;
+                out.funcs.push(demangle(&raw.to_string_lossy()));
+                cx.names.insert(key, f);
                 f
             }
         };
         let call_file = match inst.call_file {
-            None => None,
+            None => NO_STRING,
             Some(AV::FileIndex(i)) => {
                 let header = &cx
                     .unit
@@ -199,51 +201,53 @@ fn emit<'a>(
                     .as_ref()
                     .ok_or("call file without a line program")?
                     .header();
-                let id = cx.files.id(cx.dwarf, cx.unit, header, i)?;
-                Some(cx.files.names[id as usize].clone())
+                cx.files.id(cx.dwarf, cx.unit, header, i)?
             }
             Some(_) => return Err("call file is not a file index".into()),
         };
-        let mut record = RangeRecord {
+        let mut record = CompactRange {
             va: node.start,
             length: node.end - node.start,
             func,
-            file: None,
+            file: NO_STRING,
             call_file,
             call_line: inst.call_line.map(|l| l.get() as u32),
             depth: inst.depth as u32,
-            lines: Vec::new(),
+            lines: (out.lines.len() as u32, out.lines.len() as u32),
         };
         let mut file_id = None;
         for &(start, file, line) in &node.rows {
             match file_id {
                 Some(f) if f != file => {
-                    let mut piece = record.clone();
-                    piece.length = start - record.va;
                     let piece_end = start;
-                    out.push(piece);
+                    out.records.push(CompactRange {
+                        length: start - record.va,
+                        lines: (record.lines.0, out.lines.len() as u32),
+                        ..record
+                    });
                     while let Some(c) = children.next_if(|&c| nodes[c].start < piece_end) {
                         emit(cx, nodes, instances, c, out)?;
                     }
                     record.va = start;
                     record.length = node.end - start;
-                    record.lines.clear();
-                    record.file = Some(cx.files.names[file as usize].clone());
+                    record.lines.0 = out.lines.len() as u32;
+                    record.file = file;
                     file_id = Some(file);
                 }
                 Some(_) => {}
                 None => {
-                    record.file = Some(cx.files.names[file as usize].clone());
+                    record.file = file;
                     file_id = Some(file);
                 }
             }
-            record.lines.push(LineRow {
+            out.lines.push(LineRow {
                 offset: (start - record.va) as u32,
                 line: line as u32,
             });
         }
         if node.has_lines {
-            out.push(record);
+            record.lines.1 = out.lines.len() as u32;
+            out.records.push(record);
         }
     }
     for c in children {

@@ -21,6 +21,7 @@ mod dwarf;
 mod functree;
 mod lines;
 mod merge;
+mod unit_out;
 mod walk;
 
 use std::path::{Path, PathBuf};
@@ -96,17 +97,18 @@ pub struct Extraction {
 /// debug file, found as the Lidia DWARF build finds it).
 pub fn ranges(path: &Path, options: &ExtractOptions) -> Result<Extraction> {
     let mut records = Vec::new();
-    let stats = ranges_each(path, options, &mut |r| records.push(r))?;
+    let stats = ranges_each(path, options, &mut |r| records.push(r.clone()))?;
     Ok(Extraction { records, stats })
 }
 
 /// As [`ranges`], handing each record to `sink` in output order as soon as it is final
 /// instead of collecting them: memory stays bounded by a batch of units, whatever the
-/// size of the executable.
+/// size of the executable. The record lent to `sink` is refilled for the next one (no
+/// allocation per record); clone it to keep it.
 pub fn ranges_each(
     path: &Path,
     options: &ExtractOptions,
-    sink: &mut dyn FnMut(RangeRecord),
+    sink: &mut dyn FnMut(&RangeRecord),
 ) -> Result<ExtractStats> {
     let bytes = crate::input::open(path)?;
     session::open(path, &bytes, options.session_files(), |s| {
@@ -136,7 +138,7 @@ pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Re
         split_units: &SplitUnits::new(),
     };
     let mut records = Vec::new();
-    let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r))
+    let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r.clone()))
         .map_err(|m| Error::input(name, Location::Whole, m))?;
     stats.dwarf.units_broken += cut.len();
     Ok(Extraction { records, stats })
@@ -164,13 +166,13 @@ fn extract(
     obj: &object::File<'_>,
     input: &DwarfInput<'_, '_>,
     options: &ExtractOptions,
-    sink: &mut dyn FnMut(RangeRecord),
+    sink: &mut dyn FnMut(&RangeRecord),
 ) -> std::result::Result<ExtractStats, String> {
     let mut map = CoverageMap::new(obj)?;
     let mut stats = ExtractStats::default();
     let mut merge = SourceMerge::default();
     stats.dwarf = dwarf::dwarf_records(input, &mut |r| {
-        if merge.accept(&mut map, &r) {
+        if merge.accept(&mut map, r) {
             sink(r);
         }
     });
@@ -187,7 +189,7 @@ fn extract(
         let mut merge = SourceMerge::default();
         for r in records {
             if merge.accept(&mut map, &r) {
-                sink(r);
+                sink(&r);
             }
         }
         stats.sources.push((source, merge.stats));
