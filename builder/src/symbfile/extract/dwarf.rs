@@ -3,10 +3,10 @@
 
 use rayon::prelude::*;
 
-use super::functree::{function_records, UnitContext};
+use super::functree::{function_records, Tree, UnitContext};
 use super::lines::{read_lines, UnitError, UnitFiles};
 use super::unit_out::{ReusedRecord, UnitRecords};
-use super::walk::{Instance, Sources, UnitIndex, Walker};
+use super::walk::{Function, Sources, UnitIndex, Walker};
 use super::DwarfInput;
 use crate::dwarf::fast_hash::fast_map;
 use crate::dwarf::session::{self, split_unit};
@@ -133,7 +133,8 @@ fn unit_records<'a>(
         max_end: &max_end,
         names: &mut names,
     };
-    let each = |instances: Vec<Instance<'a>>| function_records(&mut cx, &instances, out);
+    let mut tree = Tree::default();
+    let each = |function: &Function<'a>| function_records(&mut cx, &mut tree, function, out);
     match &split_unit {
         // References out of a split unit lead nowhere: it gets no index of the binary's.
         Some((split_dwarf, split_unit)) => {
