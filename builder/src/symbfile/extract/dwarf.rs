@@ -80,9 +80,11 @@ pub(super) fn dwarf_records(
     // A pipeline of two stages: while the pool extracts one batch, this thread hands the
     // previous batch's records to the sink (merge and writer), so neither waits for the
     // other; the records still reach the sink in unit order.
+    let debug_info = gimli::Section::reader(&input.dwarf.debug_info).slice();
+    let chunks: Vec<_> = index.headers.chunks(batch).collect();
     std::thread::scope(|scope| {
         let mut previous = None;
-        for chunk in index.headers.chunks(batch) {
+        for (k, chunk) in chunks.iter().enumerate() {
             let next = scope.spawn(|| extract(chunk));
             if let Some(results) = previous.take() {
                 deliver(results);
@@ -90,6 +92,16 @@ pub(super) fn dwarf_records(
             match next.join() {
                 Ok(results) => previous = Some(results),
                 Err(panic) => std::panic::resume_unwind(panic),
+            }
+            // Every unit before the next batch is done: its DIEs are read again only
+            // through a reference from a later unit.
+            let done = chunks
+                .get(k + 1)
+                .and_then(|c| c.first())
+                .map_or(debug_info.len(), |(start, _, _)| *start);
+            let from = chunk.first().map_or(done, |(start, _, _)| *start);
+            if let Some(part) = debug_info.get(from..done) {
+                (input.release)(part);
             }
         }
         if let Some(results) = previous {

@@ -21,6 +21,7 @@ mod dwarf;
 mod functree;
 mod lines;
 mod merge;
+mod pages;
 mod unit_out;
 mod walk;
 
@@ -38,6 +39,7 @@ use crate::dwarf::session::{self, SplitUnits};
 use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
 use crate::gopclntab::{self, LineSpan};
+use crate::input::InputBytes;
 use crate::{Error, Location, Result, Warning};
 
 /// What to extract.
@@ -111,11 +113,17 @@ pub fn ranges_each(
     sink: &mut dyn FnMut(&RangeRecord),
 ) -> Result<ExtractStats> {
     let bytes = crate::input::open(path)?;
+    let release = |part: &[u8]| {
+        if let InputBytes::Mapped(map) = &bytes {
+            pages::release(map, part);
+        }
+    };
     session::open(path, &bytes, options.session_files(), |s| {
         let dwarf = DwarfInput {
             dwarf: &s.dwarf,
             headers: &s.headers,
             split_units: &s.split_units,
+            release: &release,
         };
         let mut stats = extract(&bytes, s.obj, &dwarf, options, sink)
             .map_err(|m| Error::input(path.display().to_string(), Location::Whole, m))?;
@@ -136,6 +144,7 @@ pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Re
         dwarf: &dwarf,
         headers: &headers,
         split_units: &SplitUnits::new(),
+        release: &|_| {},
     };
     let mut records = Vec::new();
     let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r.clone()))
@@ -158,6 +167,8 @@ struct DwarfInput<'i, 'a> {
     dwarf: &'i gimli::Dwarf<Slice<'a>>,
     headers: &'i [gimli::UnitHeader<Slice<'a>>],
     split_units: &'i SplitUnits<'a>,
+    /// Gives back the mapped pages of DWARF bytes read for the last time (see [`pages`]).
+    release: &'i dyn Fn(&[u8]),
 }
 
 /// The records of every source, merged; an error is a message about the ELF as a whole.
