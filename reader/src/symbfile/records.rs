@@ -34,6 +34,7 @@ fn to_u32(section: &'static str, value: u64) -> Result<u32, Fail> {
 
 /// The ELF VA of a record from its `deltaElfVA` / `setElfVA` field and the previous
 /// record's VA (spec §3.1).
+#[inline]
 fn elf_va(section: &'static str, va: Option<VaField>, prev: Option<u64>) -> Result<u64, Fail> {
     match va {
         Some(VaField::Set(v)) => Ok(v),
@@ -55,7 +56,56 @@ enum VaField {
 
 /// Just the VA and length of a record, for lookups that decode only what covers the
 /// address. Field numbers: `set` is 12 in ranges and 5 in return pads.
+#[inline(always)]
 pub(crate) fn peek(
+    body: &[u8],
+    set_field: u64,
+    section: &'static str,
+    prev: Option<u64>,
+) -> Result<(u64, u64), Fail> {
+    match peek_usual(body, set_field) {
+        Some(found) => Ok((elf_va(section, found.0, prev)?, found.1)),
+        None => peek_fields(body, set_field, section, prev),
+    }
+}
+
+/// [`peek`] for bodies of the usual shape: one-byte keys (field numbers below 16), varint
+/// and length-delimited fields only. Skips each field by its key without building a field
+/// value; `None` on anything else (including every malformed body), which the general
+/// field walk then reads or reports. Where it answers, it answers as that walk would.
+#[inline(always)]
+fn peek_usual(body: &[u8], set_field: u64) -> Option<(Option<VaField>, u64)> {
+    let mut va = None;
+    let mut length = 0;
+    let mut rest = body;
+    while let Some((&key, tail)) = rest.split_first() {
+        let number = u64::from(key >> 3);
+        if key >= 0x80 || number == 0 {
+            return None;
+        }
+        let (value, n) = leb128::read(tail).ok()?;
+        let tail = tail.get(n..)?;
+        match key & 7 {
+            0 => {
+                rest = tail;
+                if number == 1 {
+                    va = Some(VaField::Delta(value));
+                } else if number == set_field {
+                    va = Some(VaField::Set(value));
+                } else if number == 2 && set_field == 12 {
+                    length = value;
+                }
+            }
+            2 => rest = tail.get(usize::try_from(value).ok()?..)?,
+            _ => return None,
+        }
+    }
+    Some((va, length))
+}
+
+/// [`peek`] by the general field walk.
+#[inline(never)]
+fn peek_fields(
     body: &[u8],
     set_field: u64,
     section: &'static str,
