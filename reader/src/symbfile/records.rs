@@ -384,6 +384,21 @@ fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
     (longest <= 3).then_some(count)
 }
 
+/// The fields of a `RangeV1` body, strings not yet resolved.
+#[derive(Default)]
+struct RangeFields<'a> {
+    va: Option<VaField>,
+    length: u64,
+    func: Option<StrField<'a>>,
+    file: Option<StrField<'a>>,
+    call_file: Option<StrField<'a>>,
+    call_line: u32,
+    depth: u32,
+    rows: u32,
+    /// The two packed line-table columns when the table is written the usual way.
+    packed: Option<(&'a [u8], &'a [u8])>,
+}
+
 /// Decodes a `RangeV1` body. `resolve` turns a string-table index into its string.
 #[inline(always)]
 pub(crate) fn decode_range<'a>(
@@ -392,6 +407,119 @@ pub(crate) fn decode_range<'a>(
     prev: Option<u64>,
     mut resolve: impl FnMut(u64) -> Result<&'a str, Fail>,
 ) -> Result<Range<'a>, Fail> {
+    let f = match range_usual(body) {
+        Some(f) => f,
+        None => range_fields(body)?,
+    };
+    let va = elf_va(RANGE, f.va, prev)?;
+    let mut string = |f: Option<StrField<'a>>| -> Result<Option<&'a str>, Fail> {
+        match f {
+            None => Ok(None),
+            Some(StrField::Inline(b)) => core::str::from_utf8(b)
+                .map(Some)
+                .map_err(|_| (RANGE, ErrorKind::InvalidUtf8)),
+            Some(StrField::Ref(i)) => resolve(i).map(Some),
+        }
+    };
+    let func = string(f.func)?.ok_or((RANGE, ErrorKind::Malformed("range without a function")))?;
+    Ok(Range {
+        offset,
+        va,
+        length: f.length,
+        func,
+        file: string(f.file)?,
+        call_file: string(f.call_file)?,
+        call_line: (f.call_line != 0).then_some(f.call_line),
+        depth: f.depth,
+        line_table: LineTable {
+            body,
+            rows: f.rows,
+            packed: f.packed,
+        },
+    })
+}
+
+/// [`range_fields`] for bodies of the usual shape: one-byte keys, each known field with
+/// its own wire type, at most one line table made of one packed field per column whose
+/// values fit `u32` and whose counts agree. One dispatch per field on its key byte; `None`
+/// on anything else (including every malformed body), which [`range_fields`] then reads
+/// or reports. Where it answers, it answers as [`range_fields`] would.
+#[inline(always)]
+fn range_usual(body: &[u8]) -> Option<RangeFields<'_>> {
+    let mut f = RangeFields::default();
+    let mut tables = 0u32;
+    let mut rest = body;
+    while let Some((&key, tail)) = rest.split_first() {
+        if key >= 0x80 {
+            return None;
+        }
+        let (value, n) = leb128::read(tail).ok()?;
+        let tail = tail.get(n..)?;
+        if key & 7 == 2 {
+            let (bytes, after) = tail.split_at_checked(usize::try_from(value).ok()?)?;
+            rest = after;
+            match key >> 3 {
+                3 => f.func = Some(StrField::Inline(bytes)),
+                4 => f.file = Some(StrField::Inline(bytes)),
+                6 => f.call_file = Some(StrField::Inline(bytes)),
+                8 => {
+                    tables = tables.wrapping_add(1);
+                    let (offsets, lines, rows) = line_table_usual(bytes)?;
+                    f.packed = Some((offsets, lines));
+                    f.rows = rows;
+                }
+                0 | 1 | 2 | 5 | 7 | 9..=12 => return None,
+                _ => {}
+            }
+        } else if key & 7 == 0 {
+            rest = tail;
+            match key >> 3 {
+                1 => f.va = Some(VaField::Delta(value)),
+                12 => f.va = Some(VaField::Set(value)),
+                2 => f.length = value,
+                9 => f.func = Some(StrField::Ref(value)),
+                10 => f.file = Some(StrField::Ref(value)),
+                11 => f.call_file = Some(StrField::Ref(value)),
+                5 => f.call_line = u32::try_from(value).ok()?,
+                7 => f.depth = u32::try_from(value).ok()?,
+                0 | 3 | 4 | 6 | 8 => return None,
+                _ => {}
+            }
+        } else {
+            return None;
+        }
+    }
+    (tables <= 1).then_some(f)
+}
+
+/// A line table of one packed offsets field and one packed lines field (each at most
+/// once), counted without decoding: (offsets, lines, rows); `None` otherwise.
+#[inline(always)]
+fn line_table_usual(table: &[u8]) -> Option<(&[u8], &[u8], u32)> {
+    let (mut offsets, mut lines) = (None, None);
+    let mut rest = table;
+    while let Some((&key, tail)) = rest.split_first() {
+        let (len, n) = leb128::read(tail).ok()?;
+        let tail = tail.get(n..)?;
+        let (bytes, after) = tail.split_at_checked(usize::try_from(len).ok()?)?;
+        rest = after;
+        let column = match key {
+            0x0a => &mut offsets,
+            0x12 => &mut lines,
+            _ => return None,
+        };
+        if column.replace(bytes).is_some() {
+            return None;
+        }
+    }
+    let (offsets, lines) = (offsets.unwrap_or(&[]), lines.unwrap_or(&[]));
+    let (rows, _) = packed_small(offsets)?;
+    (packed_count_u32(lines)? == rows).then_some((offsets, lines, rows))
+}
+
+/// The fields of any `RangeV1` body, by the general field walk; every rule checked.
+#[inline(never)]
+fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
     let wrong_wire = (
         RANGE,
         ErrorKind::Malformed("known field with the wrong wire type"),
@@ -473,34 +601,19 @@ pub(crate) fn decode_range<'a>(
             },
         ));
     }
-    let va = elf_va(RANGE, va, prev)?;
-    let mut string = |f: Option<StrField<'a>>| -> Result<Option<&'a str>, Fail> {
-        match f {
-            None => Ok(None),
-            Some(StrField::Inline(b)) => core::str::from_utf8(b)
-                .map(Some)
-                .map_err(|_| (RANGE, ErrorKind::InvalidUtf8)),
-            Some(StrField::Ref(i)) => resolve(i).map(Some),
-        }
-    };
-    let func = string(func)?.ok_or((RANGE, ErrorKind::Malformed("range without a function")))?;
-    Ok(Range {
-        offset,
+    Ok(RangeFields {
         va,
         length,
         func,
-        file: string(file)?,
-        call_file: string(call_file)?,
-        call_line: (call_line != 0).then_some(call_line),
+        file,
+        call_file,
+        call_line,
         depth,
-        line_table: LineTable {
-            body,
-            rows: offsets,
-            packed: if plain && tables == 1 {
-                Some((packed_offsets.unwrap_or(&[]), packed_lines.unwrap_or(&[])))
-            } else {
-                None
-            },
+        rows: offsets,
+        packed: if plain && tables == 1 {
+            Some((packed_offsets.unwrap_or(&[]), packed_lines.unwrap_or(&[])))
+        } else {
+            None
         },
     })
 }
