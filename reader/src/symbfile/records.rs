@@ -3,6 +3,7 @@
 use super::leb128;
 use super::proto::{repeated_values, Column, Fields, Packed, Value};
 use super::strings::Strings;
+use super::usual::{peek_usual, range_usual};
 use crate::ErrorKind;
 
 /// What went wrong in a record body: the section name and the error kind (the decoder adds
@@ -48,8 +49,8 @@ fn elf_va(section: &'static str, va: Option<VaField>, prev: Option<u64>) -> Resu
     }
 }
 
-#[derive(Copy, Clone)]
-enum VaField {
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum VaField {
     Delta(u64),
     Set(u64),
 }
@@ -69,43 +70,9 @@ pub(crate) fn peek(
     }
 }
 
-/// [`peek`] for bodies of the usual shape: one-byte keys (field numbers below 16), varint
-/// and length-delimited fields only. Skips each field by its key without building a field
-/// value; `None` on anything else (including every malformed body), which the general
-/// field walk then reads or reports. Where it answers, it answers as that walk would.
-#[inline(always)]
-fn peek_usual(body: &[u8], set_field: u64) -> Option<(Option<VaField>, u64)> {
-    let mut va = None;
-    let mut length = 0;
-    let mut rest = body;
-    while let Some((&key, tail)) = rest.split_first() {
-        let number = u64::from(key >> 3);
-        if key >= 0x80 || number == 0 {
-            return None;
-        }
-        let (value, n) = leb128::read(tail).ok()?;
-        let tail = tail.get(n..)?;
-        match key & 7 {
-            0 => {
-                rest = tail;
-                if number == 1 {
-                    va = Some(VaField::Delta(value));
-                } else if number == set_field {
-                    va = Some(VaField::Set(value));
-                } else if number == 2 && set_field == 12 {
-                    length = value;
-                }
-            }
-            2 => rest = tail.get(usize::try_from(value).ok()?..)?,
-            _ => return None,
-        }
-    }
-    Some((va, length))
-}
-
 /// [`peek`] by the general field walk.
 #[inline(never)]
-fn peek_fields(
+pub(super) fn peek_fields(
     body: &[u8],
     set_field: u64,
     section: &'static str,
@@ -126,8 +93,8 @@ fn peek_fields(
 }
 
 /// A string field: inline bytes or a string-table index.
-#[derive(Copy, Clone)]
-enum StrField<'a> {
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum StrField<'a> {
     Inline(&'a [u8]),
     Ref(u64),
 }
@@ -354,7 +321,7 @@ const OFFSET_OVERFLOW: Fail = (
 /// sum, found without decoding; `None` otherwise. A body holds at most 16 MiB, so neither
 /// the count nor the sum (at most 127 per byte) can overflow `u32`.
 #[inline]
-fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
+pub(super) fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
     if !bytes.iter().all(|&b| b < 0x80) {
         return None;
     }
@@ -369,7 +336,7 @@ fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
 /// four bytes, so below 2^28) and the last one is complete; `None` when the column needs
 /// the full decoder to decide. Counts the final bytes (top bit clear) without decoding.
 #[inline]
-fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
+pub(super) fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
     if bytes.last().is_some_and(|&b| b >= 0x80) {
         return None;
     }
@@ -385,18 +352,18 @@ fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
 }
 
 /// The fields of a `RangeV1` body, strings not yet resolved.
-#[derive(Default)]
-struct RangeFields<'a> {
-    va: Option<VaField>,
-    length: u64,
-    func: Option<StrField<'a>>,
-    file: Option<StrField<'a>>,
-    call_file: Option<StrField<'a>>,
-    call_line: u32,
-    depth: u32,
-    rows: u32,
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct RangeFields<'a> {
+    pub(super) va: Option<VaField>,
+    pub(super) length: u64,
+    pub(super) func: Option<StrField<'a>>,
+    pub(super) file: Option<StrField<'a>>,
+    pub(super) call_file: Option<StrField<'a>>,
+    pub(super) call_line: u32,
+    pub(super) depth: u32,
+    pub(super) rows: u32,
     /// The two packed line-table columns when the table is written the usual way.
-    packed: Option<(&'a [u8], &'a [u8])>,
+    pub(super) packed: Option<(&'a [u8], &'a [u8])>,
 }
 
 /// Decodes a `RangeV1` body. `resolve` turns a string-table index into its string.
@@ -439,87 +406,9 @@ pub(crate) fn decode_range<'a>(
     })
 }
 
-/// [`range_fields`] for bodies of the usual shape: one-byte keys, each known field with
-/// its own wire type, at most one line table made of one packed field per column whose
-/// values fit `u32` and whose counts agree. One dispatch per field on its key byte; `None`
-/// on anything else (including every malformed body), which [`range_fields`] then reads
-/// or reports. Where it answers, it answers as [`range_fields`] would.
-#[inline(always)]
-fn range_usual(body: &[u8]) -> Option<RangeFields<'_>> {
-    let mut f = RangeFields::default();
-    let mut tables = 0u32;
-    let mut rest = body;
-    while let Some((&key, tail)) = rest.split_first() {
-        if key >= 0x80 {
-            return None;
-        }
-        let (value, n) = leb128::read(tail).ok()?;
-        let tail = tail.get(n..)?;
-        if key & 7 == 2 {
-            let (bytes, after) = tail.split_at_checked(usize::try_from(value).ok()?)?;
-            rest = after;
-            match key >> 3 {
-                3 => f.func = Some(StrField::Inline(bytes)),
-                4 => f.file = Some(StrField::Inline(bytes)),
-                6 => f.call_file = Some(StrField::Inline(bytes)),
-                8 => {
-                    tables = tables.wrapping_add(1);
-                    let (offsets, lines, rows) = line_table_usual(bytes)?;
-                    f.packed = Some((offsets, lines));
-                    f.rows = rows;
-                }
-                0 | 1 | 2 | 5 | 7 | 9..=12 => return None,
-                _ => {}
-            }
-        } else if key & 7 == 0 {
-            rest = tail;
-            match key >> 3 {
-                1 => f.va = Some(VaField::Delta(value)),
-                12 => f.va = Some(VaField::Set(value)),
-                2 => f.length = value,
-                9 => f.func = Some(StrField::Ref(value)),
-                10 => f.file = Some(StrField::Ref(value)),
-                11 => f.call_file = Some(StrField::Ref(value)),
-                5 => f.call_line = u32::try_from(value).ok()?,
-                7 => f.depth = u32::try_from(value).ok()?,
-                0 | 3 | 4 | 6 | 8 => return None,
-                _ => {}
-            }
-        } else {
-            return None;
-        }
-    }
-    (tables <= 1).then_some(f)
-}
-
-/// A line table of one packed offsets field and one packed lines field (each at most
-/// once), counted without decoding: (offsets, lines, rows); `None` otherwise.
-#[inline(always)]
-fn line_table_usual(table: &[u8]) -> Option<(&[u8], &[u8], u32)> {
-    let (mut offsets, mut lines) = (None, None);
-    let mut rest = table;
-    while let Some((&key, tail)) = rest.split_first() {
-        let (len, n) = leb128::read(tail).ok()?;
-        let tail = tail.get(n..)?;
-        let (bytes, after) = tail.split_at_checked(usize::try_from(len).ok()?)?;
-        rest = after;
-        let column = match key {
-            0x0a => &mut offsets,
-            0x12 => &mut lines,
-            _ => return None,
-        };
-        if column.replace(bytes).is_some() {
-            return None;
-        }
-    }
-    let (offsets, lines) = (offsets.unwrap_or(&[]), lines.unwrap_or(&[]));
-    let (rows, _) = packed_small(offsets)?;
-    (packed_count_u32(lines)? == rows).then_some((offsets, lines, rows))
-}
-
 /// The fields of any `RangeV1` body, by the general field walk; every rule checked.
 #[inline(never)]
-fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
+pub(super) fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
     let wrong_wire = (
         RANGE,
         ErrorKind::Malformed("known field with the wrong wire type"),
