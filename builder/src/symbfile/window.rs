@@ -63,6 +63,7 @@ pub(crate) enum Pending<'w> {
 pub(crate) struct Window {
     bytes: Vec<u8>,
     len: usize,
+    pads: usize,
 }
 
 impl Window {
@@ -73,6 +74,11 @@ impl Window {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// Whether a return pad is buffered.
+    pub(crate) fn has_pads(&self) -> bool {
+        self.pads != 0
     }
 
     /// Buffers a range record; `lines` appends its line-table payload.
@@ -108,6 +114,7 @@ impl Window {
             }
         });
         self.len += 1;
+        self.pads += 1;
     }
 
     /// The buffered records, in order.
@@ -144,6 +151,7 @@ impl Window {
     pub(crate) fn clear(&mut self) {
         self.bytes.clear();
         self.len = 0;
+        self.pads = 0;
     }
 }
 
@@ -161,7 +169,18 @@ fn length_prefixed(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
 struct Cursor<'w>(&'w [u8]);
 
 impl<'w> Cursor<'w> {
+    #[inline(always)]
     fn varint(&mut self) -> u64 {
+        if let Some((&byte, rest)) = self.0.split_first() {
+            if byte < 0x80 {
+                self.0 = rest;
+                return u64::from(byte);
+            }
+        }
+        self.varint_long()
+    }
+
+    fn varint_long(&mut self) -> u64 {
         let mut v = 0u64;
         let mut shift = 0;
         while let Some((&byte, rest)) = self.0.split_first() {

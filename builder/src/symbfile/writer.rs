@@ -233,7 +233,9 @@ impl SymbfileWriter {
                 table.push(id as u32);
             }
         }
-        for record in self.window.iter() {
+        // Then the return-pad strings used once (a window of ranges only has none).
+        let pads = self.window.has_pads().then(|| self.window.iter());
+        for record in pads.into_iter().flatten() {
             let Pending::ReturnPad(p) = record else {
                 continue;
             };
