@@ -58,38 +58,37 @@ pub(super) fn range_usual(body: &[u8]) -> Option<RangeFields<'_>> {
         }
         let (value, n) = leb128::read(tail).ok()?;
         let tail = tail.get(n..)?;
-        if key & 7 == 2 {
-            let (bytes, after) = tail.split_at_checked(usize::try_from(value).ok()?)?;
-            rest = after;
-            match key >> 3 {
-                3 => f.func = Some(StrField::Inline(bytes)),
-                4 => f.file = Some(StrField::Inline(bytes)),
-                6 => f.call_file = Some(StrField::Inline(bytes)),
-                8 => {
-                    tables = tables.wrapping_add(1);
-                    let (offsets, lines, rows) = line_table_usual(bytes)?;
-                    f.packed = Some((offsets, lines));
-                    f.rows = rows;
+        rest = tail;
+        // One dispatch on the whole key (field number and wire type).
+        match key {
+            0x08 => f.va = Some(VaField::Delta(value)),
+            0x60 => f.va = Some(VaField::Set(value)),
+            0x10 => f.length = value,
+            0x48 => f.func = Some(StrField::Ref(value)),
+            0x50 => f.file = Some(StrField::Ref(value)),
+            0x58 => f.call_file = Some(StrField::Ref(value)),
+            0x28 => f.call_line = u32::try_from(value).ok()?,
+            0x38 => f.depth = u32::try_from(value).ok()?,
+            // Unknown varint fields 13–15.
+            0x68 | 0x70 | 0x78 => {}
+            _ => {
+                let (bytes, after) = tail.split_at_checked(usize::try_from(value).ok()?)?;
+                rest = after;
+                match key {
+                    0x1a => f.func = Some(StrField::Inline(bytes)),
+                    0x22 => f.file = Some(StrField::Inline(bytes)),
+                    0x32 => f.call_file = Some(StrField::Inline(bytes)),
+                    0x42 => {
+                        tables = tables.wrapping_add(1);
+                        let (offsets, lines, rows) = line_table_usual(bytes)?;
+                        f.packed = Some((offsets, lines));
+                        f.rows = rows;
+                    }
+                    // Unknown length-delimited fields 13–15.
+                    0x6a | 0x72 | 0x7a => {}
+                    _ => return None,
                 }
-                0 | 1 | 2 | 5 | 7 | 9..=12 => return None,
-                _ => {}
             }
-        } else if key & 7 == 0 {
-            rest = tail;
-            match key >> 3 {
-                1 => f.va = Some(VaField::Delta(value)),
-                12 => f.va = Some(VaField::Set(value)),
-                2 => f.length = value,
-                9 => f.func = Some(StrField::Ref(value)),
-                10 => f.file = Some(StrField::Ref(value)),
-                11 => f.call_file = Some(StrField::Ref(value)),
-                5 => f.call_line = u32::try_from(value).ok()?,
-                7 => f.depth = u32::try_from(value).ok()?,
-                0 | 3 | 4 | 6 | 8 => return None,
-                _ => {}
-            }
-        } else {
-            return None;
         }
     }
     (tables <= 1).then_some(f)
