@@ -8,12 +8,37 @@
 use super::leb128;
 use super::records::{packed_count_u32, packed_small, RangeFields, StrField, VaField};
 
-/// [`peek`](super::records::peek) for bodies of the usual shape: one-byte keys (field numbers below 16), varint
-/// and length-delimited fields only. Skips each field by its key without building a field
-/// value; `None` on anything else (including every malformed body), which the general
-/// field walk then reads or reports. Where it answers, it answers as that walk would.
+/// [`peek`](super::records::peek) for bodies of the usual shape: one-byte keys (field
+/// numbers below 16), varint and length-delimited fields only. A range record in the
+/// writers' field order is taken field by field (see [`range_usual`]); any other body has
+/// each field skipped by its key without building a field value. `None` on anything else
+/// (including every malformed body), which the general field walk then reads or reports.
+/// Where it answers, it answers as that walk would.
 #[inline(always)]
 pub(super) fn peek_usual(body: &[u8], set_field: u64) -> Option<(Option<VaField>, u64)> {
+    if set_field == 12 {
+        let mut c = InOrder(body);
+        let va = match c.varint(0x08) {
+            Some(v) => Some(VaField::Delta(v)),
+            None => c.varint(0x60).map(VaField::Set),
+        };
+        let length = c.varint(0x10).unwrap_or(0);
+        c.string(0x1a, 0x48);
+        c.string(0x22, 0x50);
+        c.varint(0x28);
+        c.string(0x32, 0x58);
+        c.varint(0x38);
+        c.bytes(0x42);
+        if c.0.is_empty() {
+            return Some((va, length));
+        }
+    }
+    peek_any_order(body, set_field)
+}
+
+/// [`peek_usual`] for fields in any order.
+#[inline(never)]
+fn peek_any_order(body: &[u8], set_field: u64) -> Option<(Option<VaField>, u64)> {
     let mut va = None;
     let mut length = 0;
     let mut rest = body;
@@ -42,13 +67,91 @@ pub(super) fn peek_usual(body: &[u8], set_field: u64) -> Option<(Option<VaField>
     Some((va, length))
 }
 
-/// [`range_fields`](super::records::range_fields) for bodies of the usual shape: one-byte keys, each known field with
-/// its own wire type, at most one line table made of one packed field per column whose
-/// values fit `u32` and whose counts agree. One dispatch per field on its key byte; `None`
-/// on anything else (including every malformed body), which [`range_fields`] then reads
-/// or reports. Where it answers, it answers as [`range_fields`] would.
+/// [`range_fields`](super::records::range_fields) for bodies of the usual shape: one-byte
+/// keys, each known field with its own wire type, at most one line table made of one
+/// packed field per column whose values fit `u32` and whose counts agree; `None` on
+/// anything else (including every malformed body), which `range_fields` then reads or
+/// reports. Where it answers, it answers as `range_fields` would.
+///
+/// The fields are first taken in the order the writers emit them, each test a branch the
+/// processor predicts well; a body in any other order is read again by one dispatch per
+/// field on its key byte.
 #[inline(always)]
 pub(super) fn range_usual(body: &[u8]) -> Option<RangeFields<'_>> {
+    let mut c = InOrder(body);
+    let mut f = RangeFields::default();
+    if let Some(v) = c.varint(0x08) {
+        f.va = Some(VaField::Delta(v));
+    } else if let Some(v) = c.varint(0x60) {
+        f.va = Some(VaField::Set(v));
+    }
+    if let Some(v) = c.varint(0x10) {
+        f.length = v;
+    }
+    f.func = c.string(0x1a, 0x48);
+    f.file = c.string(0x22, 0x50);
+    if let Some(v) = c.varint(0x28) {
+        f.call_line = u32::try_from(v).ok()?;
+    }
+    f.call_file = c.string(0x32, 0x58);
+    if let Some(v) = c.varint(0x38) {
+        f.depth = u32::try_from(v).ok()?;
+    }
+    if let Some(table) = c.bytes(0x42) {
+        let (offsets, lines, rows) = line_table_usual(table)?;
+        f.packed = Some((offsets, lines));
+        f.rows = rows;
+    }
+    if c.0.is_empty() {
+        Some(f)
+    } else {
+        range_any_order(body)
+    }
+}
+
+/// Reads the fields of a body in the writers' order: each call takes the next field when
+/// it has the given key (and is well formed), else leaves it.
+struct InOrder<'a>(&'a [u8]);
+
+impl<'a> InOrder<'a> {
+    #[inline(always)]
+    fn varint(&mut self, key: u8) -> Option<u64> {
+        let (&first, tail) = self.0.split_first()?;
+        if first != key {
+            return None;
+        }
+        let (v, n) = leb128::read(tail).ok()?;
+        self.0 = tail.get(n..)?;
+        Some(v)
+    }
+
+    #[inline(always)]
+    fn bytes(&mut self, key: u8) -> Option<&'a [u8]> {
+        let (&first, tail) = self.0.split_first()?;
+        if first != key {
+            return None;
+        }
+        let (len, n) = leb128::read(tail).ok()?;
+        let (bytes, rest) = tail
+            .get(n..)?
+            .split_at_checked(usize::try_from(len).ok()?)?;
+        self.0 = rest;
+        Some(bytes)
+    }
+
+    /// A string field: inline under `inline_key`, or a table index under `ref_key`.
+    #[inline(always)]
+    fn string(&mut self, inline_key: u8, ref_key: u8) -> Option<StrField<'a>> {
+        if let Some(b) = self.bytes(inline_key) {
+            return Some(StrField::Inline(b));
+        }
+        self.varint(ref_key).map(StrField::Ref)
+    }
+}
+
+/// [`range_usual`] for fields in any order: one dispatch per field on its key byte.
+#[inline(never)]
+fn range_any_order(body: &[u8]) -> Option<RangeFields<'_>> {
     let mut f = RangeFields::default();
     let mut tables = 0u32;
     let mut rest = body;
