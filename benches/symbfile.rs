@@ -8,10 +8,14 @@
 //! * `validate`: the same with nothing kept.
 //! * `lookup_ranges` / `lookup_return_pad`: one sweep lookup of an address near the end.
 //! * `write`: the deterministic writer.
+//!
+//! With `SYMBLOB_BENCH_SYMBFILE=FILE` the four sweeps also run over that file (group
+//! `symbfile_file`), e.g. the range file of a large program.
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use symblob::symbfile::{Range, Record as View, SymbFile};
 use symblob_build::symbfile::writer::encode;
 use symblob_build::symbfile::{LineRow, PadEntry, RangeRecord, Record, ReturnPadRecord};
@@ -87,23 +91,46 @@ fn records() -> Vec<Record> {
 fn bench(c: &mut Criterion) {
     let records = records();
     let bytes = encode(&records).unwrap();
-    let file = SymbFile::parse(&bytes).unwrap();
-    let last = records.iter().rev().find_map(|r| match r {
-        Record::Range(r) if r.depth == 0 => Some(r.va + 1),
-        _ => None,
-    });
-    let last = last.unwrap();
-    let mut scratch = vec![""; 1 << 17];
-    eprintln!(
-        "symbfile bench file: {} records, {} bytes, {} string tables",
-        records.len(),
-        bytes.len(),
-        file.validate(&mut scratch).unwrap().string_tables
-    );
-
     let mut g = c.benchmark_group("symbfile");
-    g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.sample_size(20);
+    sweeps(&mut g, &bytes);
+    g.bench_function("write", |b| {
+        b.iter(|| black_box(encode(&records).unwrap().len()))
+    });
+    g.finish();
+    // A real range file (e.g. `symblob symbfile build` of a large program) when named.
+    if let Some(path) = std::env::var_os("SYMBLOB_BENCH_SYMBFILE") {
+        let bytes = std::fs::read(&path).unwrap();
+        let mut g = c.benchmark_group("symbfile_file");
+        g.sample_size(20);
+        sweeps(&mut g, &bytes);
+        g.finish();
+    }
+}
+
+/// The sweep benches over one file; the lookup is of the last depth-0 range's start + 1.
+fn sweeps(g: &mut BenchmarkGroup<'_, WallTime>, bytes: &[u8]) {
+    let file = SymbFile::parse(bytes).unwrap();
+    let mut scratch = vec![""; 1 << 20];
+    let mut last = None;
+    let mut it = file.records(&mut scratch);
+    while let Some(r) = it.next().unwrap() {
+        if let View::Range(r) = r {
+            if r.depth == 0 {
+                last = Some(r.va + 1);
+            }
+        }
+    }
+    let last = last.unwrap();
+    let counts = file.validate(&mut scratch).unwrap();
+    eprintln!(
+        "symbfile bench file: {} ranges, {} return pads, {} bytes, {} string tables",
+        counts.ranges,
+        counts.return_pads,
+        bytes.len(),
+        counts.string_tables
+    );
+    g.throughput(Throughput::Bytes(bytes.len() as u64));
     g.bench_function("sweep_records", |b| {
         b.iter(|| {
             let mut sum = 0u64;
@@ -147,10 +174,6 @@ fn bench(c: &mut Criterion) {
             )
         })
     });
-    g.bench_function("write", |b| {
-        b.iter(|| black_box(encode(&records).unwrap().len()))
-    });
-    g.finish();
 }
 
 criterion_group!(benches, bench);

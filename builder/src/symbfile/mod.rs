@@ -42,6 +42,7 @@ pub mod retpads;
 pub mod text;
 #[cfg(feature = "upload")]
 pub mod upload;
+mod window;
 pub mod writer;
 
 pub use fileid::FileId;

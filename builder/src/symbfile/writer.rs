@@ -13,6 +13,7 @@ use crate::dwarf::fast_hash::{fast_map, FastMap};
 use crate::{Error, Location, Result};
 
 use super::record::{LineRow, RangeRecord, Record, ReturnPadRecord};
+use super::window::{Pending, PendingEntry, PendingPad, PendingRange, Window};
 
 const MAGIC: &[u8; 8] = b"symbfile";
 const MT_HEADER: u64 = 1;
@@ -48,38 +49,17 @@ struct StringUse {
     index: Option<u32>,
 }
 
-/// A buffered range record: strings as window string ids, the line table already encoded
-/// (a fraction of the memory of the owned record, which the window holds 2^18 of).
-struct PendingRange {
-    va: u64,
-    length: u64,
-    func: u32,
-    file: Option<u32>,
-    call_file: Option<u32>,
-    call_line: Option<u32>,
-    depth: u32,
-    /// The `lineTable` payload in [`SymbfileWriter::line_tables`].
-    lines: std::ops::Range<usize>,
-}
-
-enum Pending {
-    Range(PendingRange),
-    ReturnPad(ReturnPadRecord),
-}
-
 /// Writes records into a symbfile in memory.
 pub struct SymbfileWriter {
     options: WriterOptions,
     out: Vec<u8>,
-    window: Vec<Pending>,
+    window: Window,
     /// The distinct strings of the window, each stored once, with its id: ids count up
     /// in first-use order. Fx-hashed: the strings are names from the input, and the map is
     /// bounded by a window.
     ids: FastMap<Box<str>, u32>,
     /// Uses of each string id.
     uses: Vec<StringUse>,
-    /// The encoded line tables of the window's ranges.
-    line_tables: Vec<u8>,
     table_estimate: usize,
     prev_va: Option<u64>,
     records: u64,
@@ -108,10 +88,9 @@ impl SymbfileWriter {
                 window_records: options.window_records.max(1),
             },
             out,
-            window: Vec::new(),
+            window: Window::default(),
             ids: fast_map(),
             uses: Vec::new(),
-            line_tables: Vec::new(),
             table_estimate: 0,
             prev_va: None,
             records: 0,
@@ -133,7 +112,7 @@ impl SymbfileWriter {
     pub fn add(&mut self, record: &Record) -> Result<()> {
         match record {
             Record::Range(r) => self.push_range(r),
-            Record::ReturnPad(p) => self.push_pad(p.clone()),
+            Record::ReturnPad(p) => self.push_pad(p),
         }
     }
 
@@ -141,8 +120,14 @@ impl SymbfileWriter {
     pub fn push(&mut self, record: Record) -> Result<()> {
         match record {
             Record::Range(r) => self.push_range(&r),
-            Record::ReturnPad(p) => self.push_pad(p),
+            Record::ReturnPad(p) => self.push_pad(&p),
         }
+    }
+
+    /// Adds one range record (a copy of it); as [`add`](Self::add) without the [`Record`]
+    /// around it.
+    pub fn add_range(&mut self, r: &RangeRecord) -> Result<()> {
+        self.push_range(r)
     }
 
     fn push_range(&mut self, r: &RangeRecord) -> Result<()> {
@@ -160,11 +145,23 @@ impl SymbfileWriter {
         let func = self.use_string(&r.func);
         let file = r.file.as_deref().map(|s| self.use_string(s));
         let call_file = r.call_file.as_deref().map(|s| self.use_string(s));
-        let start = self.line_tables.len();
-        if !r.lines.is_empty() {
+        let pending = PendingRange {
+            va: r.va,
+            length: r.length,
+            func,
+            file,
+            call_file,
+            call_line: u64::from(r.call_line.unwrap_or(0)),
+            depth: u64::from(r.depth),
+            lines: &[],
+        };
+        self.window.push_range(&pending, |b| {
+            if r.lines.is_empty() {
+                return;
+            }
             let mut last = 0;
             packed(
-                &mut self.line_tables,
+                b,
                 1,
                 r.lines.iter().map(|row: &LineRow| {
                     let delta = row.offset - last;
@@ -172,31 +169,21 @@ impl SymbfileWriter {
                     u64::from(delta)
                 }),
             );
-            packed(
-                &mut self.line_tables,
-                2,
-                r.lines.iter().map(|row| u64::from(row.line)),
-            );
-        }
-        self.window.push(Pending::Range(PendingRange {
-            va: r.va,
-            length: r.length,
-            func,
-            file,
-            call_file,
-            call_line: r.call_line,
-            depth: r.depth,
-            lines: start..self.line_tables.len(),
-        }));
+            packed(b, 2, r.lines.iter().map(|row| u64::from(row.line)));
+        });
         self.pushed()
     }
 
-    fn push_pad(&mut self, p: ReturnPadRecord) -> Result<()> {
+    fn push_pad(&mut self, p: &ReturnPadRecord) -> Result<()> {
+        let mut entries = Vec::with_capacity(p.entries.len());
         for e in &p.entries {
-            self.use_string(&e.func);
-            self.use_string(e.file.as_deref().unwrap_or(""));
+            entries.push(PendingEntry {
+                func: self.use_string(&e.func),
+                file: self.use_string(e.file.as_deref().unwrap_or("")),
+                line: u64::from(e.line.unwrap_or(0)),
+            });
         }
-        self.window.push(Pending::ReturnPad(p));
+        self.window.push_pad(p.va, entries.into_iter());
         self.pushed()
     }
 
@@ -239,42 +226,53 @@ impl SymbfileWriter {
         for (s, &id) in &ids {
             texts[id as usize] = s;
         }
-        let mut table: Vec<&str> = Vec::new();
-        for (u, s) in self.uses.iter_mut().zip(&texts) {
+        let mut table: Vec<u32> = Vec::new();
+        for (id, u) in self.uses.iter_mut().enumerate() {
             if u.count > 1 {
                 u.index = Some(table.len() as u32);
-                table.push(s);
+                table.push(id as u32);
             }
         }
-        for record in &self.window {
+        // Then the return-pad strings used once (a window of ranges only has none).
+        let pads = self.window.has_pads().then(|| self.window.iter());
+        for record in pads.into_iter().flatten() {
             let Pending::ReturnPad(p) = record else {
                 continue;
             };
-            let funcs = p.entries.iter().map(|e| e.func.as_str());
-            let files = p.entries.iter().map(|e| e.file.as_deref().unwrap_or(""));
-            for s in funcs.chain(files) {
-                let u = &mut self.uses[ids[s] as usize];
+            let funcs = p.entries().map(|e| e.func);
+            let files = p.entries().map(|e| e.file);
+            for id in funcs.chain(files) {
+                let u = &mut self.uses[id as usize];
                 if u.index.is_none() {
                     u.index = Some(table.len() as u32);
-                    table.push(s);
+                    table.push(id);
                 }
             }
         }
-        let mut body = Vec::new();
-        for s in &table {
-            len_delim(&mut body, 1, s.as_bytes());
+        // The table is written straight into the output: its size is known beforehand.
+        let size: usize = table
+            .iter()
+            .map(|&id| {
+                let len = texts[id as usize].len();
+                1 + varint_len(len as u64) + len
+            })
+            .sum();
+        check_size(size)?;
+        varint(&mut self.out, size as u64);
+        varint(&mut self.out, MT_STRING_TABLE_V1);
+        for &id in &table {
+            len_delim(&mut self.out, 1, texts[id as usize].as_bytes());
         }
-        checked_message(&mut self.out, MT_STRING_TABLE_V1, &body)?;
         let strings = WindowStrings {
             texts: &texts,
             uses: &self.uses,
-            ids: &ids,
         };
-        for record in std::mem::take(&mut self.window) {
+        let mut body = Vec::new();
+        for record in self.window.iter() {
             body.clear();
             let kind = match &record {
                 Pending::Range(r) => {
-                    encode_range(&mut body, &mut self.prev_va, &strings, r, &self.line_tables);
+                    encode_range(&mut body, &mut self.prev_va, &strings, r);
                     MT_RANGE_V1
                 }
                 Pending::ReturnPad(p) => {
@@ -284,8 +282,8 @@ impl SymbfileWriter {
             };
             checked_message(&mut self.out, kind, &body)?;
         }
+        self.window.clear();
         self.uses.clear();
-        self.line_tables.clear();
         self.table_estimate = 0;
         self.flushed = true;
         Ok(())
@@ -311,7 +309,6 @@ impl SymbfileWriter {
 struct WindowStrings<'w> {
     texts: &'w [&'w str],
     uses: &'w [StringUse],
-    ids: &'w FastMap<Box<str>, u32>,
 }
 
 impl WindowStrings<'_> {
@@ -329,9 +326,8 @@ impl WindowStrings<'_> {
     }
 
     /// A return-pad string's table index.
-    fn index(&self, s: &str) -> u64 {
-        let u = self.ids.get(s).map(|&id| self.uses[id as usize]);
-        u64::from(u.and_then(|u| u.index).unwrap_or(0))
+    fn index(&self, id: u32) -> u64 {
+        u64::from(self.uses[id as usize].index.unwrap_or(0))
     }
 }
 
@@ -356,8 +352,7 @@ fn encode_range(
     body: &mut Vec<u8>,
     prev_va: &mut Option<u64>,
     strings: &WindowStrings<'_>,
-    r: &PendingRange,
-    line_tables: &[u8],
+    r: &PendingRange<'_>,
 ) {
     elf_va(body, prev_va, r.va, 12);
     if r.length != 0 {
@@ -368,19 +363,19 @@ fn encode_range(
     if let Some(file) = r.file {
         strings.field(body, 4, 10, file);
     }
-    if let Some(line) = r.call_line.filter(|&l| l != 0) {
+    if r.call_line != 0 {
         tag(body, 5, 0);
-        varint(body, u64::from(line));
+        varint(body, r.call_line);
     }
     if let Some(call_file) = r.call_file {
         strings.field(body, 6, 11, call_file);
     }
     if r.depth != 0 {
         tag(body, 7, 0);
-        varint(body, u64::from(r.depth));
+        varint(body, r.depth);
     }
     if !r.lines.is_empty() {
-        len_delim(body, 8, &line_tables[r.lines.clone()]);
+        len_delim(body, 8, r.lines);
     }
 }
 
@@ -388,22 +383,12 @@ fn encode_pad(
     body: &mut Vec<u8>,
     prev_va: &mut Option<u64>,
     strings: &WindowStrings<'_>,
-    p: &ReturnPadRecord,
+    p: &PendingPad<'_>,
 ) {
     elf_va(body, prev_va, p.va, 5);
-    let funcs: Vec<u64> = p.entries.iter().map(|e| strings.index(&e.func)).collect();
-    let files: Vec<u64> = p
-        .entries
-        .iter()
-        .map(|e| strings.index(e.file.as_deref().unwrap_or("")))
-        .collect();
-    packed(body, 2, funcs.into_iter());
-    packed(body, 3, files.into_iter());
-    packed(
-        body,
-        4,
-        p.entries.iter().map(|e| u64::from(e.line.unwrap_or(0))),
-    );
+    packed(body, 2, p.entries().map(|e| strings.index(e.func)));
+    packed(body, 3, p.entries().map(|e| strings.index(e.file)));
+    packed(body, 4, p.entries().map(|e| e.line));
 }
 
 /// Encodes every record into a complete symbfile with default options.
@@ -431,14 +416,25 @@ fn len_delim(out: &mut Vec<u8>, field: u32, payload: &[u8]) {
     out.extend_from_slice(payload);
 }
 
+/// A packed repeated field; nothing when there are no values. The values are encoded in
+/// place and the tag and length moved before them (no buffer of their own).
 fn packed(out: &mut Vec<u8>, field: u32, values: impl Iterator<Item = u64>) {
-    let mut payload = Vec::new();
+    let start = out.len();
     for v in values {
-        varint(&mut payload, v);
+        varint(out, v);
     }
-    if !payload.is_empty() {
-        len_delim(out, field, &payload);
+    let end = out.len();
+    if end == start {
+        return;
     }
+    tag(out, field, 2);
+    varint(out, (end - start) as u64);
+    out[start..].rotate_left(end - start);
+}
+
+/// Bytes of `v` as a varint.
+fn varint_len(v: u64) -> usize {
+    (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
 fn message(out: &mut Vec<u8>, kind: u64, body: &[u8]) {
@@ -448,13 +444,18 @@ fn message(out: &mut Vec<u8>, kind: u64, body: &[u8]) {
 }
 
 fn checked_message(out: &mut Vec<u8>, kind: u64, body: &[u8]) -> Result<()> {
-    if body.len() > MAX_MESSAGE_SIZE {
+    check_size(body.len())?;
+    message(out, kind, body);
+    Ok(())
+}
+
+fn check_size(size: usize) -> Result<()> {
+    if size > MAX_MESSAGE_SIZE {
         return Err(Error::Limit {
             what: "symbfile message size",
-            value: body.len() as u64,
+            value: size as u64,
             limit: MAX_MESSAGE_SIZE as u64,
         });
     }
-    message(out, kind, body);
     Ok(())
 }

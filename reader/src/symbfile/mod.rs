@@ -66,6 +66,7 @@ mod lookup;
 mod proto;
 mod records;
 mod strings;
+mod usual;
 
 pub use records::{LineRow, LineRows, LineTable, PadEntries, PadEntry, Range, ReturnPad};
 pub use strings::{StringTable, Strings, TableStrings};

@@ -3,6 +3,7 @@
 use super::leb128;
 use super::proto::{repeated_values, Column, Fields, Packed, Value};
 use super::strings::Strings;
+use super::usual::{peek_usual, range_usual};
 use crate::ErrorKind;
 
 /// What went wrong in a record body: the section name and the error kind (the decoder adds
@@ -34,6 +35,7 @@ fn to_u32(section: &'static str, value: u64) -> Result<u32, Fail> {
 
 /// The ELF VA of a record from its `deltaElfVA` / `setElfVA` field and the previous
 /// record's VA (spec §3.1).
+#[inline]
 fn elf_va(section: &'static str, va: Option<VaField>, prev: Option<u64>) -> Result<u64, Fail> {
     match va {
         Some(VaField::Set(v)) => Ok(v),
@@ -47,15 +49,30 @@ fn elf_va(section: &'static str, va: Option<VaField>, prev: Option<u64>) -> Resu
     }
 }
 
-#[derive(Copy, Clone)]
-enum VaField {
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum VaField {
     Delta(u64),
     Set(u64),
 }
 
 /// Just the VA and length of a record, for lookups that decode only what covers the
 /// address. Field numbers: `set` is 12 in ranges and 5 in return pads.
+#[inline(always)]
 pub(crate) fn peek(
+    body: &[u8],
+    set_field: u64,
+    section: &'static str,
+    prev: Option<u64>,
+) -> Result<(u64, u64), Fail> {
+    match peek_usual(body, set_field) {
+        Some(found) => Ok((elf_va(section, found.0, prev)?, found.1)),
+        None => peek_fields(body, set_field, section, prev),
+    }
+}
+
+/// [`peek`] by the general field walk.
+#[inline(never)]
+pub(super) fn peek_fields(
     body: &[u8],
     set_field: u64,
     section: &'static str,
@@ -76,8 +93,8 @@ pub(crate) fn peek(
 }
 
 /// A string field: inline bytes or a string-table index.
-#[derive(Copy, Clone)]
-enum StrField<'a> {
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(super) enum StrField<'a> {
     Inline(&'a [u8]),
     Ref(u64),
 }
@@ -304,7 +321,7 @@ const OFFSET_OVERFLOW: Fail = (
 /// sum, found without decoding; `None` otherwise. A body holds at most 16 MiB, so neither
 /// the count nor the sum (at most 127 per byte) can overflow `u32`.
 #[inline]
-fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
+pub(super) fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
     if !bytes.iter().all(|&b| b < 0x80) {
         return None;
     }
@@ -319,7 +336,7 @@ fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
 /// four bytes, so below 2^28) and the last one is complete; `None` when the column needs
 /// the full decoder to decide. Counts the final bytes (top bit clear) without decoding.
 #[inline]
-fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
+pub(super) fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
     if bytes.last().is_some_and(|&b| b >= 0x80) {
         return None;
     }
@@ -334,6 +351,21 @@ fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
     (longest <= 3).then_some(count)
 }
 
+/// The fields of a `RangeV1` body, strings not yet resolved.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct RangeFields<'a> {
+    pub(super) va: Option<VaField>,
+    pub(super) length: u64,
+    pub(super) func: Option<StrField<'a>>,
+    pub(super) file: Option<StrField<'a>>,
+    pub(super) call_file: Option<StrField<'a>>,
+    pub(super) call_line: u32,
+    pub(super) depth: u32,
+    pub(super) rows: u32,
+    /// The two packed line-table columns when the table is written the usual way.
+    pub(super) packed: Option<(&'a [u8], &'a [u8])>,
+}
+
 /// Decodes a `RangeV1` body. `resolve` turns a string-table index into its string.
 #[inline(always)]
 pub(crate) fn decode_range<'a>(
@@ -342,6 +374,41 @@ pub(crate) fn decode_range<'a>(
     prev: Option<u64>,
     mut resolve: impl FnMut(u64) -> Result<&'a str, Fail>,
 ) -> Result<Range<'a>, Fail> {
+    let f = match range_usual(body) {
+        Some(f) => f,
+        None => range_fields(body)?,
+    };
+    let va = elf_va(RANGE, f.va, prev)?;
+    let mut string = |f: Option<StrField<'a>>| -> Result<Option<&'a str>, Fail> {
+        match f {
+            None => Ok(None),
+            Some(StrField::Inline(b)) => core::str::from_utf8(b)
+                .map(Some)
+                .map_err(|_| (RANGE, ErrorKind::InvalidUtf8)),
+            Some(StrField::Ref(i)) => resolve(i).map(Some),
+        }
+    };
+    let func = string(f.func)?.ok_or((RANGE, ErrorKind::Malformed("range without a function")))?;
+    Ok(Range {
+        offset,
+        va,
+        length: f.length,
+        func,
+        file: string(f.file)?,
+        call_file: string(f.call_file)?,
+        call_line: (f.call_line != 0).then_some(f.call_line),
+        depth: f.depth,
+        line_table: LineTable {
+            body,
+            rows: f.rows,
+            packed: f.packed,
+        },
+    })
+}
+
+/// The fields of any `RangeV1` body, by the general field walk; every rule checked.
+#[inline(never)]
+pub(super) fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
     let wrong_wire = (
         RANGE,
         ErrorKind::Malformed("known field with the wrong wire type"),
@@ -423,34 +490,19 @@ pub(crate) fn decode_range<'a>(
             },
         ));
     }
-    let va = elf_va(RANGE, va, prev)?;
-    let mut string = |f: Option<StrField<'a>>| -> Result<Option<&'a str>, Fail> {
-        match f {
-            None => Ok(None),
-            Some(StrField::Inline(b)) => core::str::from_utf8(b)
-                .map(Some)
-                .map_err(|_| (RANGE, ErrorKind::InvalidUtf8)),
-            Some(StrField::Ref(i)) => resolve(i).map(Some),
-        }
-    };
-    let func = string(func)?.ok_or((RANGE, ErrorKind::Malformed("range without a function")))?;
-    Ok(Range {
-        offset,
+    Ok(RangeFields {
         va,
         length,
         func,
-        file: string(file)?,
-        call_file: string(call_file)?,
-        call_line: (call_line != 0).then_some(call_line),
+        file,
+        call_file,
+        call_line,
         depth,
-        line_table: LineTable {
-            body,
-            rows: offsets,
-            packed: if plain && tables == 1 {
-                Some((packed_offsets.unwrap_or(&[]), packed_lines.unwrap_or(&[])))
-            } else {
-                None
-            },
+        rows: offsets,
+        packed: if plain && tables == 1 {
+            Some((packed_offsets.unwrap_or(&[]), packed_lines.unwrap_or(&[])))
+        } else {
+            None
         },
     })
 }

@@ -10,7 +10,7 @@ use symblob_build::output::{refuse_same_file, write_atomic, Output};
 use symblob_build::symbfile::extract::{self, ExtractOptions, ExtractStats};
 use symblob_build::symbfile::parts::PartSplitter;
 use symblob_build::symbfile::retpads::PadMaker;
-use symblob_build::symbfile::{Record, SymbfileWriter, WriterOptions};
+use symblob_build::symbfile::{RangeRecord, Record, SymbfileWriter, WriterOptions};
 use symblob_build::Error;
 
 use crate::common::{output_name, parse_size, Failure, Result};
@@ -147,6 +147,14 @@ impl<'w> Destination<'w> {
         }
     }
 
+    /// As [`push`](Self::push) for a range record lent by the extraction.
+    fn push_range(&mut self, range: &RangeRecord) -> Result<(), Error> {
+        match self {
+            Destination::Stream(stream) => stream.push_range(range),
+            Destination::Parts(parts) => parts.push(Record::Range(range.clone())),
+        }
+    }
+
     /// Writes what is left; `records` is the number of records given.
     fn finish(&mut self, records: u64) -> Result<Written, Error> {
         match self {
@@ -167,6 +175,16 @@ impl<'w> Destination<'w> {
 impl StreamFile<'_> {
     fn push(&mut self, record: Record) -> Result<(), Error> {
         self.writer.push(record)?;
+        self.write_completed()
+    }
+
+    fn push_range(&mut self, range: &RangeRecord) -> Result<(), Error> {
+        self.writer.add_range(range)?;
+        self.write_completed()
+    }
+
+    /// Writes out what the writer completed.
+    fn write_completed(&mut self) -> Result<(), Error> {
         let chunk = self.writer.take_written();
         self.write(&chunk)
     }
@@ -276,7 +294,7 @@ fn extract_into(
             m.push(r.clone(), &mut |p| pad_sink(p, &mut failure, &mut pads));
         }
         range_count += 1;
-        if let Err(e) = ranges.push(Record::Range(r)) {
+        if let Err(e) = ranges.push_range(r) {
             failure.get_or_insert(e);
         }
     })?;

@@ -3,9 +3,10 @@
 
 use rayon::prelude::*;
 
-use super::functree::{function_records, UnitContext};
+use super::functree::{function_records, Tree, UnitContext};
 use super::lines::{read_lines, UnitError, UnitFiles};
-use super::walk::{Instance, Sources, UnitIndex, Walker};
+use super::unit_out::{ReusedRecord, UnitRecords};
+use super::walk::{Function, Sources, UnitIndex, Walker};
 use super::DwarfInput;
 use crate::dwarf::fast_hash::fast_map;
 use crate::dwarf::session::{self, split_unit};
@@ -30,7 +31,7 @@ const BATCH_PER_THREAD: usize = 4;
 /// skeleton's); references into a supplementary file are followed.
 pub(super) fn dwarf_records(
     input: &DwarfInput<'_, '_>,
-    sink: &mut dyn FnMut(RangeRecord),
+    sink: &mut dyn FnMut(&RangeRecord),
 ) -> DwarfStats {
     let mut stats = DwarfStats::default();
     let index = UnitIndex::new(input.headers);
@@ -46,39 +47,44 @@ pub(super) fn dwarf_records(
     let sup_index = UnitIndex::new(&sup_headers);
     let sup = input.dwarf.sup().map(|d| (d, &sup_index));
     let batch = BATCH_PER_THREAD * rayon::current_num_threads().max(1);
-    let extract = |chunk: &[_]| -> Vec<(Vec<RangeRecord>, bool)> {
+    let extract = |chunk: &[_]| -> Vec<(UnitRecords, bool)> {
         chunk
             .par_iter()
             .with_max_len(1)
             .map(|(start, _, header)| {
-                let mut out = Vec::new();
+                let mut out = UnitRecords::default();
+                let mut files = UnitFiles::default();
                 let split = input.split_units.get(start);
                 let sources = Sources {
                     dwarf: input.dwarf,
                     index: &index,
                     sup,
                 };
-                let ok = unit_records(&sources, *header, split, &mut out).is_ok();
+                let ok = unit_records(&sources, *header, split, &mut files, &mut out).is_ok();
+                out.files = files.names;
                 (out, ok)
             })
             .collect()
     };
-    let mut deliver = |results: Vec<(Vec<RangeRecord>, bool)>| {
+    let mut reused = ReusedRecord::default();
+    let mut deliver = |results: Vec<(UnitRecords, bool)>| {
         for (records, ok) in results {
             if ok {
                 stats.units_ok += 1;
             } else {
                 stats.units_broken += 1;
             }
-            records.into_iter().for_each(&mut *sink);
+            reused.deliver(&records, sink);
         }
     };
     // A pipeline of two stages: while the pool extracts one batch, this thread hands the
     // previous batch's records to the sink (merge and writer), so neither waits for the
     // other; the records still reach the sink in unit order.
+    let debug_info = gimli::Section::reader(&input.dwarf.debug_info).slice();
+    let chunks: Vec<_> = index.headers.chunks(batch).collect();
     std::thread::scope(|scope| {
         let mut previous = None;
-        for chunk in index.headers.chunks(batch) {
+        for (k, chunk) in chunks.iter().enumerate() {
             let next = scope.spawn(|| extract(chunk));
             if let Some(results) = previous.take() {
                 deliver(results);
@@ -86,6 +92,16 @@ pub(super) fn dwarf_records(
             match next.join() {
                 Ok(results) => previous = Some(results),
                 Err(panic) => std::panic::resume_unwind(panic),
+            }
+            // Every unit before the next batch is done: its DIEs are read again only
+            // through a reference from a later unit.
+            let done = chunks
+                .get(k + 1)
+                .and_then(|c| c.first())
+                .map_or(debug_info.len(), |(start, _, _)| *start);
+            let from = chunk.first().map_or(done, |(start, _, _)| *start);
+            if let Some(part) = debug_info.get(from..done) {
+                (input.release)(part);
             }
         }
         if let Some(results) = previous {
@@ -99,7 +115,8 @@ fn unit_records<'a>(
     sources: &Sources<'_, 'a>,
     header: gimli::UnitHeader<Slice<'a>>,
     split: Option<&gimli::Dwarf<Slice<'a>>>,
-    out: &mut Vec<RangeRecord>,
+    files: &mut UnitFiles,
+    out: &mut UnitRecords,
 ) -> Result<(), UnitError> {
     let dwarf = sources.dwarf;
     let unit = dwarf.unit(header).map_err(|e| format!("unit: {e}"))?;
@@ -109,8 +126,7 @@ fn unit_records<'a>(
             .map(|u| (d, u)),
         None => None,
     };
-    let mut files = UnitFiles::default();
-    let Some(lines) = read_lines(dwarf, &unit, &mut files)? else {
+    let Some(lines) = read_lines(dwarf, &unit, files)? else {
         return Ok(());
     };
     let max_end: Vec<u64> = lines
@@ -124,12 +140,13 @@ fn unit_records<'a>(
     let mut cx = UnitContext {
         dwarf,
         unit: &unit,
-        files: &mut files,
+        files,
         lines: &lines,
         max_end: &max_end,
         names: &mut names,
     };
-    let each = |instances: Vec<Instance<'a>>| function_records(&mut cx, &instances, out);
+    let mut tree = Tree::default();
+    let each = |function: &Function<'a>| function_records(&mut cx, &mut tree, function, out);
     match &split_unit {
         // References out of a split unit lead nowhere: it gets no index of the binary's.
         Some((split_dwarf, split_unit)) => {

@@ -10,10 +10,11 @@ use gimli::AttributeValue as AV;
 
 use super::demangle::demangle;
 use super::lines::{overlapping, LineEntry, UnitError, UnitFiles};
-use super::walk::{Instance, MAX_FUNCTION_DEPTH};
+use super::unit_out::{CompactRange, UnitRecords, NO_STRING};
+use super::walk::{Function, Instance, MAX_FUNCTION_DEPTH};
 use crate::dwarf::fast_hash::FastMap;
 use crate::dwarf::Slice;
-use crate::symbfile::record::{LineRow, RangeRecord};
+use crate::symbfile::record::LineRow;
 
 const NO_INSTANCE: usize = usize::MAX;
 
@@ -36,52 +37,84 @@ pub(crate) struct UnitContext<'u, 'a> {
     pub lines: &'u [LineEntry],
     /// Running maximum of `lines[..=i].end`.
     pub max_end: &'u [u64],
-    /// Demangled names by the address and length of their bytes in the sections (equal
-    /// `.debug_str` entries are one).
-    pub names: &'u mut FastMap<(usize, usize), String>,
+    /// Indices into [`UnitRecords::funcs`] of the demangled names, by the address and
+    /// length of their bytes in the sections (equal `.debug_str` entries are one).
+    pub names: &'u mut FastMap<(usize, usize), u32>,
+}
+
+/// The nodes of a function's tree and its top view, kept from one function to the next so
+/// that their vectors are allocated once per unit rather than once per function.
+#[derive(Default)]
+pub(crate) struct Tree {
+    nodes: Vec<Node>,
+    /// Nodes of earlier functions, emptied, for reuse.
+    free: Vec<Node>,
+    pieces: Vec<(u64, u64, usize)>,
+}
+
+impl Tree {
+    /// Starts a new tree with its root.
+    fn reset(&mut self) {
+        for mut node in self.nodes.drain(..) {
+            node.children.clear();
+            node.rows.clear();
+            self.free.push(node);
+        }
+        self.pieces.clear();
+        self.add(0, u64::MAX, NO_INSTANCE);
+    }
+
+    fn add(&mut self, start: u64, end: u64, instance: usize) -> usize {
+        let node = match self.free.pop() {
+            Some(node) => Node {
+                start,
+                end,
+                instance,
+                has_lines: false,
+                ..node
+            },
+            None => Node {
+                start,
+                end,
+                instance,
+                children: Vec::new(),
+                rows: Vec::new(),
+                has_lines: false,
+            },
+        };
+        self.nodes.push(node);
+        self.nodes.len() - 1
+    }
 }
 
 /// Builds the tree of one function and appends its records to `out`. Records appended
 /// before an error stay (symblib keeps what it emitted before abandoning a unit).
 pub(crate) fn function_records<'a>(
     cx: &mut UnitContext<'_, 'a>,
-    instances: &[Instance<'a>],
-    out: &mut Vec<RangeRecord>,
+    tree: &mut Tree,
+    function: &Function<'a>,
+    out: &mut UnitRecords,
 ) -> Result<(), UnitError> {
-    let mut nodes = vec![Node {
-        start: 0,
-        end: u64::MAX,
-        instance: NO_INSTANCE,
-        children: Vec::new(),
-        rows: Vec::new(),
-        has_lines: false,
-    }];
-    for (i, inst) in instances.iter().enumerate() {
+    tree.reset();
+    for (i, inst) in function.instances.iter().enumerate() {
         if inst.depth > MAX_FUNCTION_DEPTH {
             return Err("inline tree deeper than 256".into());
         }
-        for &(start, end) in &inst.ranges {
+        for &(start, end) in function.ranges_of(inst) {
             // Ranges at 0 or 1 are code the linker removed. Empty and inverted ranges
             // (corrupt DWARF) could never give a record: symblib would compute a wrapped
             // length from them.
             if start <= 1 || end <= start {
                 continue;
             }
-            let Some(parent) = container(&nodes, inst.depth, start, end) else {
+            let Some(parent) = container(&tree.nodes, inst.depth, start, end) else {
                 continue;
             };
-            let id = nodes.len();
-            nodes.push(Node {
-                start,
-                end,
-                instance: i,
-                children: Vec::new(),
-                rows: Vec::new(),
-                has_lines: false,
-            });
-            nodes[parent].children.push(id);
+            let id = tree.add(start, end, i);
+            tree.nodes[parent].children.push(id);
         }
     }
+    let nodes = &mut tree.nodes;
     if nodes[0].children.is_empty() {
         return Ok(());
     }
@@ -90,9 +123,8 @@ pub(crate) fn function_records<'a>(
         children.sort_by_key(|&c| (nodes[c].start, nodes[c].end));
         nodes[n].children = children;
     }
-    let mut pieces = Vec::new();
-    top_view(&nodes, 0, &mut pieces);
-    for (start, end, n) in pieces {
+    top_view(nodes, 0, &mut tree.pieces);
+    for &(start, end, n) in &tree.pieces {
         if n == 0 {
             continue;
         }
@@ -103,15 +135,15 @@ pub(crate) fn function_records<'a>(
             nodes[n].rows.push((e.start.max(start), e.file, e.line));
         }
     }
-    for node in &mut nodes {
+    for node in nodes.iter_mut() {
         node.rows.sort_by_key(|r| r.0);
         // Rows with the same start, or the same file and line, merge into the first.
         node.rows
             .dedup_by(|b, a| a.0 == b.0 || (a.1 == b.1 && a.2 == b.2));
     }
-    mark_lines(&mut nodes, 0);
-    for &c in &nodes[0].children.clone() {
-        emit(cx, &nodes, instances, c, out)?;
+    mark_lines(nodes, 0);
+    for &c in &nodes[0].children {
+        emit(cx, nodes, &function.instances, c, out)?;
     }
     Ok(())
 }
@@ -161,7 +193,8 @@ fn top_view(nodes: &[Node], n: usize, out: &mut Vec<(u64, u64, usize)>) {
 
 fn mark_lines(nodes: &mut [Node], n: usize) -> bool {
     let mut any = !nodes[n].rows.is_empty();
-    for c in nodes[n].children.clone() {
+    for i in 0..nodes[n].children.len() {
+        let c = nodes[n].children[i];
         any |= mark_lines(nodes, c);
     }
     nodes[n].has_lines = any;
@@ -175,7 +208,7 @@ fn emit<'a>(
     nodes: &[Node],
     instances: &[Instance<'a>],
     n: usize,
-    out: &mut Vec<RangeRecord>,
+    out: &mut UnitRecords,
 ) -> Result<(), UnitError> {
     let node = &nodes[n];
     let inst = &instances[node.instance];
@@ -183,15 +216,16 @@ fn emit<'a>(
     if let Some(raw) = inst.name {
         let key = (raw.slice().as_ptr() as usize, raw.len());
         let func = match cx.names.get(&key) {
-            Some(f) => f.clone(),
+            Some(&f) => f,
             None => {
-                let f = demangle(&raw.to_string_lossy());
-                cx.names.insert(key, f.clone());
+                let f = out.funcs.len() as u32;
+                out.funcs.push(demangle(&raw.to_string_lossy()));
+                cx.names.insert(key, f);
                 f
             }
         };
         let call_file = match inst.call_file {
-            None => None,
+            None => NO_STRING,
             Some(AV::FileIndex(i)) => {
                 let header = &cx
                     .unit
@@ -199,51 +233,53 @@ fn emit<'a>(
                     .as_ref()
                     .ok_or("call file without a line program")?
                     .header();
-                let id = cx.files.id(cx.dwarf, cx.unit, header, i)?;
-                Some(cx.files.names[id as usize].clone())
+                cx.files.id(cx.dwarf, cx.unit, header, i)?
             }
             Some(_) => return Err("call file is not a file index".into()),
         };
-        let mut record = RangeRecord {
+        let mut record = CompactRange {
             va: node.start,
             length: node.end - node.start,
             func,
-            file: None,
+            file: NO_STRING,
             call_file,
             call_line: inst.call_line.map(|l| l.get() as u32),
             depth: inst.depth as u32,
-            lines: Vec::new(),
+            lines: (out.lines.len() as u32, out.lines.len() as u32),
         };
         let mut file_id = None;
         for &(start, file, line) in &node.rows {
             match file_id {
                 Some(f) if f != file => {
-                    let mut piece = record.clone();
-                    piece.length = start - record.va;
                     let piece_end = start;
-                    out.push(piece);
+                    out.records.push(CompactRange {
+                        length: start - record.va,
+                        lines: (record.lines.0, out.lines.len() as u32),
+                        ..record
+                    });
                     while let Some(c) = children.next_if(|&c| nodes[c].start < piece_end) {
                         emit(cx, nodes, instances, c, out)?;
                     }
                     record.va = start;
                     record.length = node.end - start;
-                    record.lines.clear();
-                    record.file = Some(cx.files.names[file as usize].clone());
+                    record.lines.0 = out.lines.len() as u32;
+                    record.file = file;
                     file_id = Some(file);
                 }
                 Some(_) => {}
                 None => {
-                    record.file = Some(cx.files.names[file as usize].clone());
+                    record.file = file;
                     file_id = Some(file);
                 }
             }
-            record.lines.push(LineRow {
+            out.lines.push(LineRow {
                 offset: (start - record.va) as u32,
                 line: line as u32,
             });
         }
         if node.has_lines {
-            out.push(record);
+            record.lines.1 = out.lines.len() as u32;
+            out.records.push(record);
         }
     }
     for c in children {

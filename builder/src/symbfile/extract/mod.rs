@@ -21,6 +21,8 @@ mod dwarf;
 mod functree;
 mod lines;
 mod merge;
+mod pages;
+mod unit_out;
 mod walk;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +39,7 @@ use crate::dwarf::session::{self, SplitUnits};
 use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
 use crate::gopclntab::{self, LineSpan};
+use crate::input::InputBytes;
 use crate::{Error, Location, Result, Warning};
 
 /// What to extract.
@@ -96,24 +99,31 @@ pub struct Extraction {
 /// debug file, found as the Lidia DWARF build finds it).
 pub fn ranges(path: &Path, options: &ExtractOptions) -> Result<Extraction> {
     let mut records = Vec::new();
-    let stats = ranges_each(path, options, &mut |r| records.push(r))?;
+    let stats = ranges_each(path, options, &mut |r| records.push(r.clone()))?;
     Ok(Extraction { records, stats })
 }
 
 /// As [`ranges`], handing each record to `sink` in output order as soon as it is final
 /// instead of collecting them: memory stays bounded by a batch of units, whatever the
-/// size of the executable.
+/// size of the executable. The record lent to `sink` is refilled for the next one (no
+/// allocation per record); clone it to keep it.
 pub fn ranges_each(
     path: &Path,
     options: &ExtractOptions,
-    sink: &mut dyn FnMut(RangeRecord),
+    sink: &mut dyn FnMut(&RangeRecord),
 ) -> Result<ExtractStats> {
     let bytes = crate::input::open(path)?;
+    let release = |part: &[u8]| {
+        if let InputBytes::Mapped(map) = &bytes {
+            pages::release(map, part);
+        }
+    };
     session::open(path, &bytes, options.session_files(), |s| {
         let dwarf = DwarfInput {
             dwarf: &s.dwarf,
             headers: &s.headers,
             split_units: &s.split_units,
+            release: &release,
         };
         let mut stats = extract(&bytes, s.obj, &dwarf, options, sink)
             .map_err(|m| Error::input(path.display().to_string(), Location::Whole, m))?;
@@ -134,9 +144,10 @@ pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Re
         dwarf: &dwarf,
         headers: &headers,
         split_units: &SplitUnits::new(),
+        release: &|_| {},
     };
     let mut records = Vec::new();
-    let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r))
+    let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r.clone()))
         .map_err(|m| Error::input(name, Location::Whole, m))?;
     stats.dwarf.units_broken += cut.len();
     Ok(Extraction { records, stats })
@@ -156,6 +167,8 @@ struct DwarfInput<'i, 'a> {
     dwarf: &'i gimli::Dwarf<Slice<'a>>,
     headers: &'i [gimli::UnitHeader<Slice<'a>>],
     split_units: &'i SplitUnits<'a>,
+    /// Gives back the mapped pages of DWARF bytes read for the last time (see [`pages`]).
+    release: &'i dyn Fn(&[u8]),
 }
 
 /// The records of every source, merged; an error is a message about the ELF as a whole.
@@ -164,13 +177,13 @@ fn extract(
     obj: &object::File<'_>,
     input: &DwarfInput<'_, '_>,
     options: &ExtractOptions,
-    sink: &mut dyn FnMut(RangeRecord),
+    sink: &mut dyn FnMut(&RangeRecord),
 ) -> std::result::Result<ExtractStats, String> {
     let mut map = CoverageMap::new(obj)?;
     let mut stats = ExtractStats::default();
     let mut merge = SourceMerge::default();
     stats.dwarf = dwarf::dwarf_records(input, &mut |r| {
-        if merge.accept(&mut map, &r) {
+        if merge.accept(&mut map, r) {
             sink(r);
         }
     });
@@ -187,7 +200,7 @@ fn extract(
         let mut merge = SourceMerge::default();
         for r in records {
             if merge.accept(&mut map, &r) {
-                sink(r);
+                sink(&r);
             }
         }
         stats.sources.push((source, merge.stats));

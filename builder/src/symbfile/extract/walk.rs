@@ -35,8 +35,28 @@ pub(crate) struct Instance<'a> {
     pub call_file: Option<AV<Slice<'a>>>,
     /// `DW_AT_call_line` of the concrete DIE, 0 dropped.
     pub call_line: Option<NonZeroU64>,
-    /// `[begin, end)` pairs in DWARF order.
+    /// Its `[begin, end)` pairs, in DWARF order, in [`Function::ranges`].
+    pub ranges: std::ops::Range<usize>,
+}
+
+/// A function: its instances (the function first, then its inline instances in DIE
+/// order) and their address ranges in one vector. The walk reuses one for every function.
+#[derive(Default)]
+pub(crate) struct Function<'a> {
+    pub instances: Vec<Instance<'a>>,
     pub ranges: Vec<(u64, u64)>,
+}
+
+impl Function<'_> {
+    /// The address ranges of `inst`.
+    pub(crate) fn ranges_of(&self, inst: &Instance<'_>) -> &[(u64, u64)] {
+        &self.ranges[inst.ranges.clone()]
+    }
+
+    fn clear(&mut self) {
+        self.instances.clear();
+        self.ranges.clear();
+    }
 }
 
 /// The headers of every unit, for references into other units.
@@ -110,17 +130,18 @@ impl<'d, 'a> Walker<'d, 'a> {
         }
     }
 
-    /// Walks `unit`, calling `function` with each function's instances (the function
-    /// first, then its inline instances in DIE order).
+    /// Walks `unit`, calling `function` with each function.
     pub(crate) fn walk(
         &mut self,
         unit: &Unit<'a>,
-        mut function: impl FnMut(Vec<Instance<'a>>) -> Result<(), UnitError>,
+        mut function: impl FnMut(&Function<'a>) -> Result<(), UnitError>,
     ) -> Result<(), UnitError> {
         let mut cursor = unit.entries();
         let mut depth: isize;
-        // Inside a function: its DIE depth and the DIE stack below it as (depth, counts).
-        let mut current: Option<(isize, Vec<Instance<'a>>)> = None;
+        // Inside a function: its DIE depth (its instances in `func`), and the DIE stack
+        // below it as (depth, counts).
+        let mut current: Option<isize> = None;
+        let mut func = Function::default();
         let mut stack: Vec<(isize, bool)> = Vec::new();
         // Skipping the subtree of an abstract subprogram at this depth.
         let mut skip_below: Option<isize> = None;
@@ -134,8 +155,8 @@ impl<'d, 'a> Walker<'d, 'a> {
                 }
                 skip_below = None;
             }
-            if let Some((fdepth, _)) = &current {
-                if depth > *fdepth {
+            if let Some(fdepth) = current {
+                if depth > fdepth {
                     while stack.last().is_some_and(|&(d, _)| d >= depth) {
                         stack.pop();
                     }
@@ -147,15 +168,14 @@ impl<'d, 'a> Walker<'d, 'a> {
                     let level = 1 + stack.iter().filter(|&&(_, a)| a).count() as u64;
                     stack.push((depth, affects));
                     if affects && !is_abstract(die) {
-                        let inst = self.instance(unit, die, level)?;
-                        if let Some((_, list)) = &mut current {
-                            list.push(inst);
-                        }
+                        let inst = self.instance(unit, die, level, &mut func.ranges)?;
+                        func.instances.push(inst);
                     }
                     continue;
                 }
-                let (_, list) = current.take().expect("checked above");
-                function(list)?;
+                current = None;
+                function(&func)?;
+                func.clear();
             }
             if !matches!(die.tag(), DW_TAG_subprogram | DW_TAG_entry_point) {
                 continue;
@@ -165,11 +185,12 @@ impl<'d, 'a> Walker<'d, 'a> {
                 continue;
             }
             stack.clear();
-            let inst = self.instance(unit, die, 0)?;
-            current = Some((depth, vec![inst]));
+            let inst = self.instance(unit, die, 0, &mut func.ranges)?;
+            func.instances.push(inst);
+            current = Some(depth);
         }
-        if let Some((_, list)) = current {
-            function(list)?;
+        if current.is_some() {
+            function(&func)?;
         }
         Ok(())
     }
@@ -179,6 +200,7 @@ impl<'d, 'a> Walker<'d, 'a> {
         unit: &Unit<'a>,
         die: &gimli::DebuggingInformationEntry<Slice<'a>>,
         depth: u64,
+        ranges: &mut Vec<(u64, u64)>,
     ) -> Result<Instance<'a>, UnitError> {
         let mut call_file = None;
         let mut call_line = None;
@@ -190,7 +212,7 @@ impl<'d, 'a> Walker<'d, 'a> {
             }
         }
         let (link, name) = self.names(Side::Main, unit, die, 0)?;
-        let mut ranges = Vec::new();
+        let first = ranges.len();
         let mut iter = self
             .sources
             .dwarf
@@ -204,7 +226,7 @@ impl<'d, 'a> Walker<'d, 'a> {
             name: link.or(name),
             call_file,
             call_line,
-            ranges,
+            ranges: first..ranges.len(),
         })
     }
 
@@ -221,7 +243,6 @@ impl<'d, 'a> Walker<'d, 'a> {
         }
         let mut name = None;
         let mut link = None;
-        let mut refs: Vec<AV<Slice<'a>>> = Vec::new();
         let mut origin = None;
         let mut spec = None;
         for a in die.attrs() {
@@ -241,9 +262,7 @@ impl<'d, 'a> Walker<'d, 'a> {
         };
         let mut name = string(name)?;
         let mut link = string(link)?;
-        refs.extend(origin);
-        refs.extend(spec);
-        for r in refs {
+        for r in origin.into_iter().chain(spec) {
             let (target_side, target, offset) = self.resolve(side, unit, r)?;
             let key = match &target {
                 Some((start, _)) => (target_side, *start, offset.0),

@@ -1,0 +1,203 @@
+//! The writer's window: the records waiting for their string table, each encoded as it
+//! arrives into one byte vector, strings as window string ids (varints).
+//!
+//! A window holds up to 2^18 records until its string table can be written (the table
+//! precedes the records, and whether a string is inline or in the table is known only
+//! when the window is complete). Held as structs, a record cost 64 bytes plus its line
+//! table; encoded this way it costs about 15 bytes plus its line table.
+
+use super::writer::varint;
+
+const RANGE: u8 = 0;
+const PAD: u8 = 1;
+
+/// A buffered range record.
+pub(crate) struct PendingRange<'w> {
+    pub va: u64,
+    pub length: u64,
+    pub func: u32,
+    pub file: Option<u32>,
+    pub call_file: Option<u32>,
+    /// 0 = none.
+    pub call_line: u64,
+    pub depth: u64,
+    /// The `lineTable` payload (empty = none).
+    pub lines: &'w [u8],
+}
+
+/// A buffered return-pad record.
+pub(crate) struct PendingPad<'w> {
+    pub va: u64,
+    count: usize,
+    entries: &'w [u8],
+}
+
+/// One buffered entry of a return pad.
+#[derive(Clone, Copy)]
+pub(crate) struct PendingEntry {
+    pub func: u32,
+    pub file: u32,
+    pub line: u64,
+}
+
+impl PendingPad<'_> {
+    /// The entries, outermost first.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = PendingEntry> + '_ {
+        let mut r = Cursor(self.entries);
+        (0..self.count).map(move |_| PendingEntry {
+            func: r.varint() as u32,
+            file: r.varint() as u32,
+            line: r.varint(),
+        })
+    }
+}
+
+/// A buffered record.
+pub(crate) enum Pending<'w> {
+    Range(PendingRange<'w>),
+    ReturnPad(PendingPad<'w>),
+}
+
+/// The buffered records of a window, in order.
+#[derive(Default)]
+pub(crate) struct Window {
+    bytes: Vec<u8>,
+    len: usize,
+    pads: usize,
+}
+
+impl Window {
+    /// Number of records buffered.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether a return pad is buffered.
+    pub(crate) fn has_pads(&self) -> bool {
+        self.pads != 0
+    }
+
+    /// Buffers a range record; `lines` appends its line-table payload.
+    pub(crate) fn push_range(&mut self, r: &PendingRange<'_>, lines: impl FnOnce(&mut Vec<u8>)) {
+        let b = &mut self.bytes;
+        b.push(RANGE);
+        varint(b, r.va);
+        varint(b, r.length);
+        varint(b, u64::from(r.func));
+        varint(b, r.file.map_or(0, |f| u64::from(f) + 1));
+        varint(b, r.call_file.map_or(0, |f| u64::from(f) + 1));
+        varint(b, r.call_line);
+        varint(b, r.depth);
+        length_prefixed(b, lines);
+        self.len += 1;
+    }
+
+    /// Buffers a return pad.
+    pub(crate) fn push_pad(
+        &mut self,
+        va: u64,
+        entries: impl ExactSizeIterator<Item = PendingEntry>,
+    ) {
+        let b = &mut self.bytes;
+        b.push(PAD);
+        varint(b, va);
+        varint(b, entries.len() as u64);
+        length_prefixed(b, |b| {
+            for e in entries {
+                varint(b, u64::from(e.func));
+                varint(b, u64::from(e.file));
+                varint(b, e.line);
+            }
+        });
+        self.len += 1;
+        self.pads += 1;
+    }
+
+    /// The buffered records, in order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = Pending<'_>> + '_ {
+        let mut r = Cursor(&self.bytes);
+        std::iter::from_fn(move || {
+            let (&kind, rest) = r.0.split_first()?;
+            r.0 = rest;
+            Some(match kind {
+                RANGE => Pending::Range(PendingRange {
+                    va: r.varint(),
+                    length: r.varint(),
+                    func: r.varint() as u32,
+                    file: r.varint().checked_sub(1).map(|f| f as u32),
+                    call_file: r.varint().checked_sub(1).map(|f| f as u32),
+                    call_line: r.varint(),
+                    depth: r.varint(),
+                    lines: r.bytes(),
+                }),
+                _ => {
+                    let va = r.varint();
+                    let count = r.varint() as usize;
+                    Pending::ReturnPad(PendingPad {
+                        va,
+                        count,
+                        entries: r.bytes(),
+                    })
+                }
+            })
+        })
+    }
+
+    /// Empties the window, keeping its buffer.
+    pub(crate) fn clear(&mut self) {
+        self.bytes.clear();
+        self.len = 0;
+        self.pads = 0;
+    }
+}
+
+/// Appends what `write` appends, preceded by its length as a varint.
+fn length_prefixed(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    let start = b.len();
+    write(b);
+    let len = b.len() - start;
+    let end = b.len();
+    varint(b, len as u64);
+    b[start..].rotate_left(end - start);
+}
+
+/// Reads back what [`Window`] wrote (its own bytes, so always well formed).
+struct Cursor<'w>(&'w [u8]);
+
+impl<'w> Cursor<'w> {
+    #[inline(always)]
+    fn varint(&mut self) -> u64 {
+        if let Some((&byte, rest)) = self.0.split_first() {
+            if byte < 0x80 {
+                self.0 = rest;
+                return u64::from(byte);
+            }
+        }
+        self.varint_long()
+    }
+
+    fn varint_long(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        while let Some((&byte, rest)) = self.0.split_first() {
+            self.0 = rest;
+            v |= u64::from(byte & 0x7f) << shift;
+            if byte < 0x80 {
+                break;
+            }
+            shift += 7;
+        }
+        v
+    }
+
+    fn bytes(&mut self) -> &'w [u8] {
+        let len = self.varint() as usize;
+        let (bytes, rest) = self.0.split_at(len.min(self.0.len()));
+        self.0 = rest;
+        bytes
+    }
+}
