@@ -62,13 +62,15 @@
 //! ```
 
 mod leb128;
+mod line_table;
 mod lookup;
 mod proto;
 mod records;
 mod strings;
 mod usual;
 
-pub use records::{LineRow, LineRows, LineTable, PadEntries, PadEntry, Range, ReturnPad};
+pub use line_table::{LineRow, LineRows, LineTable};
+pub use records::{PadEntries, PadEntry, Range, ReturnPad};
 pub use strings::{StringTable, Strings, TableStrings};
 
 use crate::{Error, ErrorKind, Format};

@@ -6,7 +6,8 @@
 //! tests below compare the two on generated bodies).
 
 use super::leb128;
-use super::records::{packed_count_u32, packed_small, RangeFields, StrField, VaField};
+use super::line_table::{packed_count_u32, packed_small};
+use super::records::{RangeFields, StrField, VaField};
 
 /// [`peek`](super::records::peek) for bodies of the usual shape: one-byte keys (field
 /// numbers below 16), varint and length-delimited fields only. A range record in the

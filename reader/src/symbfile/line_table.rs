@@ -1,0 +1,194 @@
+//! A range record's line table, read in place from the record body: the usual two packed
+//! columns directly, any other encoding by walking every `lineTable` occurrence.
+
+use super::proto::{Column, Fields, Packed, Value};
+use super::records::{Fail, LINE_TABLE, LINE_TABLE_FIELD};
+use crate::ErrorKind;
+
+/// A record's line table, read in place: `(offset, line)` rows in wire order with the
+/// offsets already accumulated (spec §2.3).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct LineTable<'a> {
+    /// The record's body (line tables may occur several times; protobuf merges them).
+    pub(super) body: &'a [u8],
+    /// Number of rows.
+    pub(super) rows: u32,
+    /// The two packed columns, when the table is written the usual way (one `lineTable`
+    /// holding one packed field of each column): read directly, without walking the body.
+    pub(super) packed: Option<(&'a [u8], &'a [u8])>,
+}
+
+impl<'a> LineTable<'a> {
+    /// Number of rows.
+    pub fn len(&self) -> u32 {
+        self.rows
+    }
+
+    /// True if the table has no row.
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The rows in order.
+    pub fn iter(&self) -> LineRows<'a> {
+        let (offsets, lines) = match self.packed {
+            Some((o, l)) => (
+                Source::Packed(Packed::new(o)),
+                Source::Packed(Packed::new(l)),
+            ),
+            None => (
+                Source::Nested(LineColumn::new(self.body, 1)),
+                Source::Nested(LineColumn::new(self.body, 2)),
+            ),
+        };
+        LineRows {
+            offsets,
+            lines,
+            offset: 0,
+            left: self.rows,
+        }
+    }
+}
+
+impl<'a> IntoIterator for LineTable<'a> {
+    type Item = LineRow;
+    type IntoIter = LineRows<'a>;
+    fn into_iter(self) -> LineRows<'a> {
+        self.iter()
+    }
+}
+
+/// One line-table row: from `offset` bytes past the record's VA on, the line is `line`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LineRow {
+    /// Offset from the record's VA (accumulated from the wire's deltas).
+    pub offset: u32,
+    /// Source line.
+    pub line: u32,
+}
+
+/// Iterator over a [`LineTable`]'s rows.
+#[derive(Clone, Debug)]
+pub struct LineRows<'a> {
+    offsets: Source<'a>,
+    lines: Source<'a>,
+    offset: u32,
+    left: u32,
+}
+
+impl Iterator for LineRows<'_> {
+    type Item = LineRow;
+
+    #[inline]
+    fn next(&mut self) -> Option<LineRow> {
+        self.left = self.left.checked_sub(1)?;
+        let delta = u32::try_from(self.offsets.next()?).ok()?;
+        let line = u32::try_from(self.lines.next()?).ok()?;
+        self.offset = self.offset.checked_add(delta)?;
+        Some(LineRow {
+            offset: self.offset,
+            line,
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (0, Some(n))
+    }
+}
+
+/// Where a line-table column's values come from.
+#[derive(Clone, Debug)]
+enum Source<'a> {
+    /// The one packed field of the column.
+    Packed(Packed<'a>),
+    /// Any other encoding: every occurrence, walked through the record body.
+    Nested(LineColumn<'a>),
+}
+
+impl Iterator for Source<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        match self {
+            Source::Packed(p) => p.next()?.ok(),
+            Source::Nested(c) => c.next(),
+        }
+    }
+}
+
+/// The values of column `number` across every `lineTable` occurrence of a record body.
+#[derive(Clone, Debug)]
+struct LineColumn<'a> {
+    outer: Fields<'a>,
+    inner: Column<'a>,
+    number: u64,
+}
+
+impl<'a> LineColumn<'a> {
+    fn new(body: &'a [u8], number: u64) -> Self {
+        LineColumn {
+            outer: Fields::new(body),
+            inner: Column::new(&[], number),
+            number,
+        }
+    }
+}
+
+impl Iterator for LineColumn<'_> {
+    type Item = u64;
+
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        loop {
+            if let Some(v) = self.inner.next() {
+                return Some(v);
+            }
+            let field = self.outer.next()?.ok()?;
+            if let (LINE_TABLE_FIELD, Value::Bytes(b)) = (field.number, field.value) {
+                self.inner = Column::new(b, self.number);
+            }
+        }
+    }
+}
+
+pub(super) const TOO_MANY_ROWS: Fail = (LINE_TABLE, ErrorKind::Malformed("too many rows"));
+pub(super) const OFFSET_OVERFLOW: Fail = (
+    LINE_TABLE,
+    ErrorKind::Malformed("cumulative offset overflows u32"),
+);
+
+/// A packed column whose values all take one byte (the usual offset deltas): its count and
+/// sum, found without decoding; `None` otherwise. A body holds at most 16 MiB, so neither
+/// the count nor the sum (at most 127 per byte) can overflow `u32`.
+#[inline]
+pub(super) fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
+    if !bytes.iter().all(|&b| b < 0x80) {
+        return None;
+    }
+    let count = u32::try_from(bytes.len()).ok()?;
+    let sum = bytes
+        .iter()
+        .fold(0u32, |acc, &b| acc.wrapping_add(u32::from(b)));
+    Some((count, sum))
+}
+
+/// The number of values in a packed column when every value certainly fits `u32` (at most
+/// four bytes, so below 2^28) and the last one is complete; `None` when the column needs
+/// the full decoder to decide. Counts the final bytes (top bit clear) without decoding.
+#[inline]
+pub(super) fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
+    if bytes.last().is_some_and(|&b| b >= 0x80) {
+        return None;
+    }
+    let (mut count, mut run, mut longest) = (0u32, 0u32, 0u32);
+    for &b in bytes {
+        let more = u32::from(b >> 7);
+        // Length of the current run of continuation bytes (reset by a final byte).
+        run = run.wrapping_add(more).wrapping_mul(more);
+        longest = longest.max(run);
+        count = count.wrapping_add(more ^ 1);
+    }
+    (longest <= 3).then_some(count)
+}
