@@ -113,9 +113,10 @@ fn bench(c: &mut Criterion) {
 
     // The same queries through the compatibility type (the `ksym` crate's API).
     let mapped = KallsymsMapped::from_parsed(blob, TEXT.start, TEXT.end);
-    c.bench_function("ksym/KallsymsMapped::lookup_name (every distinct name)", |b| {
-        b.iter(|| mapped.lookup_name(black_box(next_name(&names, &mut j))))
-    });
+    c.bench_function(
+        "ksym/KallsymsMapped::lookup_name (every distinct name)",
+        |b| b.iter(|| mapped.lookup_name(black_box(next_name(&names, &mut j)))),
+    );
 
     // The same queries through the optional hash index (16 bytes per symbol).
     let mut words = vec![0u64; NameIndex::words_needed(blob.len())];
