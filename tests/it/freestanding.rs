@@ -15,10 +15,20 @@ use crate::common::root;
 const SECTION_SIZE: u64 = 64 * 1024;
 
 fn run(cmd: &mut Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
-    out
+    // A program this test has just written can be "busy" (ETXTBSY) for a moment: a child
+    // that another test thread forks while the file is open for writing inherits that
+    // descriptor until it calls exec. Waiting a little and trying again is the remedy.
+    const TEXT_FILE_BUSY: i32 = 26;
+    let mut tries = 0;
+    loop {
+        match cmd.output() {
+            Err(e) if e.raw_os_error() == Some(TEXT_FILE_BUSY) && tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            result => return result.unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}")),
+        }
+    }
 }
 
 fn stdout_of(cmd: &mut Command) -> String {
