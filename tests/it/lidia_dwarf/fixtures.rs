@@ -8,11 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::common::{missing_oracle, testdata};
+use crate::common::{missing_oracle, run_scratch_dir, testdata};
 
 /// Every compiled variant, by name.
 pub struct Fixtures {
-    _dir: tempfile::TempDir,
     bins: BTreeMap<&'static str, PathBuf>,
 }
 
@@ -58,8 +57,8 @@ fn src(name: &str) -> PathBuf {
 }
 
 fn build_all() -> Fixtures {
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let d = dir.path();
+    let dir = run_scratch_dir("dwarf-fixtures");
+    let d = dir.as_path();
     let mut bins = BTreeMap::new();
     let add = |bins: &mut BTreeMap<&'static str, PathBuf>, name: &'static str, ok: bool| {
         if ok {
@@ -241,7 +240,7 @@ fn build_all() -> Fixtures {
         split_dwarf(d, &c_sources, &asm, &mut bins);
         dwz_multifile(d, &c_sources, &asm, &mut bins);
     }
-    Fixtures { _dir: dir, bins }
+    Fixtures { bins }
 }
 
 /// Writes `many_0.c` … `many_3.c` into `dir`: 160 functions of a few shapes (loops,

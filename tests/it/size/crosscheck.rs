@@ -15,10 +15,9 @@ use symblob_build::size::report::{self, Format};
 use symblob_build::size::{writer, ArchiveOptions};
 
 use super::support::{archive, assert_strict, compile, eu_strip, output, prepare_elf, src};
-use crate::common::{testdata, tool};
+use crate::common::{run_scratch_dir, testdata, tool};
 
 struct Programs {
-    _dir: tempfile::TempDir,
     bins: BTreeMap<&'static str, PathBuf>,
 }
 
@@ -26,8 +25,8 @@ struct Programs {
 fn programs() -> &'static Programs {
     static CELL: OnceLock<Programs> = OnceLock::new();
     CELL.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let d = dir.path();
+        let dir = run_scratch_dir("size-fixtures");
+        let d = dir.as_path();
         let mut bins = BTreeMap::new();
         let mut add = |name: &'static str, cmd: &mut Command| {
             compile(cmd.arg("-o").arg(d.join(name)));
@@ -66,7 +65,7 @@ fn programs() -> &'static Programs {
                     .arg(testdata("dwarf/iters.rs")),
             );
         }
-        Programs { _dir: dir, bins }
+        Programs { bins }
     })
 }
 

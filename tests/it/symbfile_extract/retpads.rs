@@ -11,7 +11,7 @@ use symblob_build::symbfile::extract::{ranges, ExtractOptions, RangeRecord, Retu
 use symblob_build::symbfile::retpads::return_pads;
 
 use super::oracles::{agree, base_name, levels};
-use crate::common::{missing_oracle, shared_testdata, testdata, tool};
+use crate::common::{missing_oracle, run_scratch_dir, shared_testdata, testdata, tool};
 use crate::lidia_dwarf::fixtures::fixtures;
 use crate::lidia_dwarf::oracle::{self, Frame};
 
@@ -136,11 +136,10 @@ fn x86_64_cpp_pads_are_objdumps_call_sites() {
 
 /// `../dwarf/main.c` and `other.c` with `aarch64_double.c`, built once.
 fn aarch64_fixture() -> Option<&'static Path> {
-    static CELL: OnceLock<Option<(tempfile::TempDir, PathBuf)>> = OnceLock::new();
+    static CELL: OnceLock<Option<PathBuf>> = OnceLock::new();
     let built = CELL.get_or_init(|| {
         let gcc = tool("aarch64-linux-gnu-gcc")?;
-        let dir = tempfile::tempdir().ok()?;
-        let out = dir.path().join("c-aarch64");
+        let out = run_scratch_dir("retpad-fixtures").join("c-aarch64");
         let ok = Command::new(gcc)
             .args(["-O2", "-g"])
             .arg(testdata("dwarf/main.c"))
@@ -154,9 +153,9 @@ fn aarch64_fixture() -> Option<&'static Path> {
             missing_oracle("aarch64-linux-gnu-gcc could not build the aarch64 fixture");
             return None;
         }
-        Some((dir, out))
+        Some(out)
     });
-    built.as_ref().map(|(_, p)| p.as_path())
+    built.as_deref()
 }
 
 #[test]
