@@ -47,14 +47,14 @@ pub enum WarningKind {
         /// How the two differ (build IDs or CRC-32).
         reason: String,
     },
-    /// The separate debug file has no DWARF; functions come from the symbol table only.
+    /// The separate debug file has no DWARF; functions come from the other sources only.
     /// The warning's input is the debug file.
     NoDwarfInDebugFile {
         /// The binary the debug file belongs to.
         binary: PathBuf,
     },
     /// The binary has no DWARF and no separate debug file was found; functions come from
-    /// the symbol table only.
+    /// the other sources only.
     NoDwarf,
     /// A split DWARF skeleton unit whose split unit (its `.dwo` file, or its entry in the
     /// `.dwp` package) was not found: the unit's functions and inline frames are missing,
@@ -84,6 +84,11 @@ pub enum WarningKind {
     },
 }
 
+/// What a build without DWARF still has (the Lidia DWARF build reads the symbol tables;
+/// symbfile extraction also reads Go's `.gopclntab`).
+const WITHOUT_DWARF: &str = "functions come from the symbol tables (and, for symbfile, Go's \
+                             .gopclntab) only, without inline frames";
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: ", self.input.display())?;
@@ -109,14 +114,13 @@ impl fmt::Display for Warning {
             ),
             WarningKind::NoDwarfInDebugFile { binary } => write!(
                 f,
-                "no DWARF (.debug_info) in the debug file of {}; functions come from the \
-                 symbol table only",
+                "no DWARF (.debug_info) in the debug file of {}; {WITHOUT_DWARF}",
                 binary.display()
             ),
             WarningKind::NoDwarf => write!(
                 f,
                 "no DWARF (.debug_info) and no separate debug file found (by build ID or \
-                 .gnu_debuglink); functions come from the symbol table only"
+                 .gnu_debuglink); {WITHOUT_DWARF}"
             ),
             WarningKind::SplitUnitMissing {
                 offset,

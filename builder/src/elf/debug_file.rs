@@ -159,7 +159,7 @@ pub(crate) fn check_debug_file(
 }
 
 /// The warning for a build whose DWARF file (`dwarf_obj`: the separate `debug` file, else
-/// `binary` itself) has no DWARF: its functions come from the symbol table only.
+/// `binary` itself) has no DWARF: its functions come from the other sources only.
 pub(crate) fn missing_dwarf(
     binary: &Path,
     debug: Option<&DebugFile>,
