@@ -355,25 +355,16 @@ fn encode_range(
     r: &PendingRange<'_>,
 ) {
     elf_va(body, prev_va, r.va, 12);
-    if r.length != 0 {
-        tag(body, 2, 0);
-        varint(body, r.length);
-    }
+    uint_field(body, 2, r.length);
     strings.field(body, 3, 9, r.func);
     if let Some(file) = r.file {
         strings.field(body, 4, 10, file);
     }
-    if r.call_line != 0 {
-        tag(body, 5, 0);
-        varint(body, r.call_line);
-    }
+    uint_field(body, 5, r.call_line);
     if let Some(call_file) = r.call_file {
         strings.field(body, 6, 11, call_file);
     }
-    if r.depth != 0 {
-        tag(body, 7, 0);
-        varint(body, r.depth);
-    }
+    uint_field(body, 7, r.depth);
     if !r.lines.is_empty() {
         len_delim(body, 8, r.lines);
     }
@@ -408,6 +399,14 @@ pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
 
 fn tag(out: &mut Vec<u8>, field: u32, wire_type: u8) {
     varint(out, (u64::from(field) << 3) | u64::from(wire_type));
+}
+
+/// A varint field; nothing for 0, which protobuf leaves out as the default.
+fn uint_field(out: &mut Vec<u8>, field: u32, value: u64) {
+    if value != 0 {
+        tag(out, field, 0);
+        varint(out, value);
+    }
 }
 
 fn len_delim(out: &mut Vec<u8>, field: u32, payload: &[u8]) {
