@@ -6,13 +6,13 @@
 //! when the window is complete). Held as structs, a record cost 64 bytes plus its line
 //! table; encoded this way it costs about 15 bytes plus its line table.
 
-use super::writer::varint;
+use super::writer::{length_prefixed, varint};
 
 const RANGE: u8 = 0;
 const PAD: u8 = 1;
 
-/// A buffered range record.
-pub(crate) struct PendingRange<'w> {
+/// A range record's fields other than its line table, strings as window string ids.
+pub(crate) struct RangeHead {
     pub va: u64,
     pub length: u64,
     pub func: u32,
@@ -21,6 +21,11 @@ pub(crate) struct PendingRange<'w> {
     /// 0 = none.
     pub call_line: u64,
     pub depth: u64,
+}
+
+/// A buffered range record.
+pub(crate) struct PendingRange<'w> {
+    pub head: RangeHead,
     /// The `lineTable` payload (empty = none).
     pub lines: &'w [u8],
 }
@@ -82,7 +87,7 @@ impl Window {
     }
 
     /// Buffers a range record; `lines` appends its line-table payload.
-    pub(crate) fn push_range(&mut self, r: &PendingRange<'_>, lines: impl FnOnce(&mut Vec<u8>)) {
+    pub(crate) fn push_range(&mut self, r: &RangeHead, lines: impl FnOnce(&mut Vec<u8>)) {
         let b = &mut self.bytes;
         b.push(RANGE);
         varint(b, r.va);
@@ -125,13 +130,15 @@ impl Window {
             r.0 = rest;
             Some(match kind {
                 RANGE => Pending::Range(PendingRange {
-                    va: r.varint(),
-                    length: r.varint(),
-                    func: r.varint() as u32,
-                    file: r.varint().checked_sub(1).map(|f| f as u32),
-                    call_file: r.varint().checked_sub(1).map(|f| f as u32),
-                    call_line: r.varint(),
-                    depth: r.varint(),
+                    head: RangeHead {
+                        va: r.varint(),
+                        length: r.varint(),
+                        func: r.varint() as u32,
+                        file: r.varint().checked_sub(1).map(|f| f as u32),
+                        call_file: r.varint().checked_sub(1).map(|f| f as u32),
+                        call_line: r.varint(),
+                        depth: r.varint(),
+                    },
                     lines: r.bytes(),
                 }),
                 _ => {
@@ -153,16 +160,6 @@ impl Window {
         self.len = 0;
         self.pads = 0;
     }
-}
-
-/// Appends what `write` appends, preceded by its length as a varint.
-fn length_prefixed(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
-    let start = b.len();
-    write(b);
-    let len = b.len() - start;
-    let end = b.len();
-    varint(b, len as u64);
-    b[start..].rotate_left(end - start);
 }
 
 /// Reads back what [`Window`] wrote (its own bytes, so always well formed).

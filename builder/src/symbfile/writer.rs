@@ -13,7 +13,7 @@ use crate::dwarf::fast_hash::{fast_map, FastMap};
 use crate::{Error, Location, Result};
 
 use super::record::{LineRow, RangeRecord, Record, ReturnPadRecord};
-use super::window::{Pending, PendingEntry, PendingPad, PendingRange, Window};
+use super::window::{Pending, PendingEntry, PendingPad, PendingRange, RangeHead, Window};
 
 const MAGIC: &[u8; 8] = b"symbfile";
 const MT_HEADER: u64 = 1;
@@ -118,10 +118,7 @@ impl SymbfileWriter {
 
     /// Adds one record, taking it over (what an extractor producing records calls).
     pub fn push(&mut self, record: Record) -> Result<()> {
-        match record {
-            Record::Range(r) => self.push_range(&r),
-            Record::ReturnPad(p) => self.push_pad(&p),
-        }
+        self.add(&record)
     }
 
     /// Adds one range record (a copy of it); as [`add`](Self::add) without the [`Record`]
@@ -145,7 +142,7 @@ impl SymbfileWriter {
         let func = self.use_string(&r.func);
         let file = r.file.as_deref().map(|s| self.use_string(s));
         let call_file = r.call_file.as_deref().map(|s| self.use_string(s));
-        let pending = PendingRange {
+        let head = RangeHead {
             va: r.va,
             length: r.length,
             func,
@@ -153,9 +150,8 @@ impl SymbfileWriter {
             call_file,
             call_line: u64::from(r.call_line.unwrap_or(0)),
             depth: u64::from(r.depth),
-            lines: &[],
         };
-        self.window.push_range(&pending, |b| {
+        self.window.push_range(&head, |b| {
             if r.lines.is_empty() {
                 return;
             }
@@ -354,17 +350,18 @@ fn encode_range(
     strings: &WindowStrings<'_>,
     r: &PendingRange<'_>,
 ) {
-    elf_va(body, prev_va, r.va, 12);
-    uint_field(body, 2, r.length);
-    strings.field(body, 3, 9, r.func);
-    if let Some(file) = r.file {
+    let h = &r.head;
+    elf_va(body, prev_va, h.va, 12);
+    uint_field(body, 2, h.length);
+    strings.field(body, 3, 9, h.func);
+    if let Some(file) = h.file {
         strings.field(body, 4, 10, file);
     }
-    uint_field(body, 5, r.call_line);
-    if let Some(call_file) = r.call_file {
+    uint_field(body, 5, h.call_line);
+    if let Some(call_file) = h.call_file {
         strings.field(body, 6, 11, call_file);
     }
-    uint_field(body, 7, r.depth);
+    uint_field(body, 7, h.depth);
     if !r.lines.is_empty() {
         len_delim(body, 8, r.lines);
     }
@@ -415,20 +412,24 @@ fn len_delim(out: &mut Vec<u8>, field: u32, payload: &[u8]) {
     out.extend_from_slice(payload);
 }
 
-/// A packed repeated field; nothing when there are no values. The values are encoded in
-/// place and the tag and length moved before them (no buffer of their own).
+/// A packed repeated field; nothing when there are no values.
 fn packed(out: &mut Vec<u8>, field: u32, values: impl Iterator<Item = u64>) {
-    let start = out.len();
-    for v in values {
-        varint(out, v);
-    }
-    let end = out.len();
-    if end == start {
+    let mut values = values.peekable();
+    if values.peek().is_none() {
         return;
     }
     tag(out, field, 2);
-    varint(out, (end - start) as u64);
-    out[start..].rotate_left(end - start);
+    length_prefixed(out, |b| values.for_each(|v| varint(b, v)));
+}
+
+/// Appends what `write` appends, preceded by its length as a varint: encoded in place and
+/// the length moved before it, so the payload needs no buffer of its own.
+pub(crate) fn length_prefixed(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    let start = b.len();
+    write(b);
+    let end = b.len();
+    varint(b, (end - start) as u64);
+    b[start..].rotate_left(end - start);
 }
 
 /// Bytes of `v` as a varint.
