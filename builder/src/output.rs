@@ -240,6 +240,32 @@ pub fn refuse_same_file(output: &Path, inputs: &[&Path]) -> Result<()> {
     Ok(())
 }
 
+/// Whether two outputs are the same file: the same path, the same existing file (by device
+/// and inode, `-` being standard output), or, when they do not exist yet, the same name in
+/// the same directory however it is spelled (`out`, `./out`, `dir/../out`).
+pub fn same_output(a: &Path, b: &Path) -> bool {
+    if a == b {
+        return true;
+    }
+    match (identity(a, stdout_metadata), identity(b, stdout_metadata)) {
+        (Some(x), Some(y)) => same_file(&x, &y),
+        _ => resolved_name(a).is_some_and(|x| resolved_name(b) == Some(x)),
+    }
+}
+
+/// `path` with its directory resolved (links, `.` and `..`); `None` for `-` or when the
+/// directory does not exist.
+fn resolved_name(path: &Path) -> Option<PathBuf> {
+    if path == Path::new(DASH) {
+        return None;
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    Some(fs::canonicalize(dir).ok()?.join(path.file_name()?))
+}
+
 /// The metadata of the file `path` names (following links), with `-` meaning the standard
 /// stream `dash` gives; `None` when there is none.
 fn identity(path: &Path, dash: fn() -> Option<Metadata>) -> Option<Metadata> {

@@ -333,3 +333,47 @@ fn symbfile_commands_name_the_wrong_kind_of_input() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("is a Lidia file, not a symbfile"));
     }
 }
+
+/// The range and return-pad files must be two files, however the paths are spelled: two
+/// names of one file would leave only one of them (and a link would lose the file).
+#[test]
+fn symbfile_build_refuses_one_file_for_ranges_and_pads() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir(&sub).unwrap();
+    let out = dir.path().join("out");
+    let input = elf("simple");
+    let other_spelling = sub.join("..").join("out");
+    let e = failed(&run(
+        &[
+            "symbfile",
+            "build",
+            s(&input),
+            "-o",
+            s(&out),
+            "--return-pads",
+            s(&other_spelling),
+        ],
+        b"",
+    ));
+    assert!(e.contains("are both"), "{e}");
+    assert!(!out.exists());
+
+    std::fs::write(&out, b"kept").unwrap();
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&out, &link).unwrap();
+    let e = failed(&run(
+        &[
+            "symbfile",
+            "build",
+            s(&input),
+            "-o",
+            s(&out),
+            "--return-pads",
+            s(&link),
+        ],
+        b"",
+    ));
+    assert!(e.contains("are both"), "{e}");
+    assert_eq!(std::fs::read(&out).unwrap(), b"kept");
+}

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use symblob_build::output::{refuse_same_file, write_atomic, Output};
+use symblob_build::output::{refuse_same_file, same_output, write_atomic, Output};
 use symblob_build::symbfile::extract::{self, ExtractOptions, ExtractStats};
 use symblob_build::symbfile::parts::PartSplitter;
 use symblob_build::symbfile::retpads::PadMaker;
@@ -343,7 +343,7 @@ pub fn build(args: BuildArgs) -> Result<()> {
     refuse_same_file(&args.output, &inputs)?;
     if let Some(pads) = &args.return_pads {
         refuse_same_file(pads, &inputs)?;
-        if pads == &args.output {
+        if same_output(pads, &args.output) {
             return Err(Failure::Message(format!(
                 "the range file and the return-pad file are both {}",
                 output_name(pads)
