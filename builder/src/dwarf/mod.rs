@@ -280,8 +280,9 @@ fn read_units<'a>(
     groups
 }
 
-/// Where each unit of `headers` lies in `.debug_info`.
-fn unit_index<'a>(
+/// Where each unit of `headers` lies in `.debug_info` (those whose start cannot be known
+/// are left out).
+pub(crate) fn unit_index<'a>(
     headers: &[gimli::UnitHeader<Slice<'a>>],
 ) -> Vec<(usize, usize, gimli::UnitHeader<Slice<'a>>)> {
     headers

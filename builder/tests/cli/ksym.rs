@@ -3,21 +3,12 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{run, s, testdata};
-
-fn out_text(o: &std::process::Output) -> String {
-    assert!(
-        o.status.success(),
-        "symblob failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
+use crate::common::{ok, run, s, testdata};
 
 /// Builds `input/<name>` into `dir/<name>.bin` and returns the blob path.
 fn build(dir: &Path, name: &str, extra: &[&str]) -> PathBuf {
     let blob = dir.join(format!("{name}.bin"));
-    out_text(&build_to(name, &blob, extra));
+    ok(&build_to(name, &blob, extra));
     blob
 }
 
@@ -57,7 +48,7 @@ fn build_then_dump_lookup_name_info() {
 
     // The dump lists the same lines as the origin's, in D13 order: at 0x401090 the
     // alias `~tilde_alias` comes first (ties go to the name bytes, and `a` < `s`).
-    let dump = out_text(&run(&["ksym", "dump", s(&blob)], b""));
+    let dump = ok(&run(&["ksym", "dump", s(&blob)], b""));
     let expected_dump = origin("edge-order.dump.txt");
     let mut want: Vec<&str> = expected_dump.lines().collect();
     let mut got: Vec<&str> = dump.lines().collect();
@@ -76,7 +67,7 @@ fn build_then_dump_lookup_name_info() {
         &["ksym", "lookup", s(&blob), "--text", "0x400000..0x4010a0"],
         stdin.as_bytes(),
     );
-    let text = out_text(&o);
+    let text = ok(&o);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), expected.len());
     for (line, (_, want)) in lines.iter().zip(&expected) {
@@ -95,13 +86,13 @@ fn build_then_dump_lookup_name_info() {
         "400000..4010a0",
     ];
     args.extend(rets.iter().map(|(q, _)| q.as_str()));
-    let text = out_text(&run(&args, b""));
+    let text = ok(&run(&args, b""));
     for (line, (_, want)) in text.lines().zip(&rets) {
         assert_eq!(line, want.replace("~tilde_sorts_last+", "~tilde_alias+"));
     }
 
     // Names: `NAME 0x<lowest address>` or `NAME ??`.
-    let text = out_text(&run(
+    let text = ok(&run(
         &["ksym", "name", s(&blob), "dup_name", "grüße", "foox", "!"],
         b"",
     ));
@@ -110,7 +101,7 @@ fn build_then_dump_lookup_name_info() {
         "expected from edge-order.lookups.tsv"
     );
 
-    let info = out_text(&run(&["ksym", "info", s(&blob)], b""));
+    let info = ok(&run(&["ksym", "info", s(&blob)], b""));
     assert!(info.contains("symbols          14\n"), "{info}");
     assert!(info.contains("validation       ok"), "{info}");
 }
@@ -120,7 +111,7 @@ fn default_text_ranges_are_the_kernel_markers() {
     let dir = tempfile::tempdir().unwrap();
     let map = testdata("ksym/linux-6.1-cloud-amd64.System.map");
     let blob = dir.path().join("linux.bin");
-    out_text(&run(
+    ok(&run(
         &["ksym", "build", s(&map), "-o", s(&blob), "--quiet"],
         b"",
     ));
@@ -129,8 +120,8 @@ fn default_text_ranges_are_the_kernel_markers() {
     let tsv = origin("linux-6.1-cloud-amd64-tt.lookups.tsv");
     let expected = expected_addr_lines(&tsv, "addr");
     let stdin: String = expected.iter().map(|(q, _)| format!("{q}\n")).collect();
-    let by_default = out_text(&run(&["ksym", "lookup", s(&blob)], stdin.as_bytes()));
-    let explicit = out_text(&run(
+    let by_default = ok(&run(&["ksym", "lookup", s(&blob)], stdin.as_bytes()));
+    let explicit = ok(&run(
         &[
             "ksym",
             "lookup",
@@ -180,7 +171,7 @@ fn stdin_input_summary_and_pad_to() {
     );
     assert!(summary.contains("sized layout"), "{summary}");
     assert_eq!(std::fs::metadata(&blob).unwrap().len(), 4096);
-    let dump = out_text(&run(&["ksym", "dump", s(&blob)], b""));
+    let dump = ok(&run(&["ksym", "dump", s(&blob)], b""));
     assert_eq!(dump, origin("seed-3.dump.txt"));
 
     let o = run(
@@ -250,7 +241,7 @@ fn layout_flag_info_and_json_name_the_layout() {
     let sized = build(dir.path(), "seed-3.nm", &["--quiet"]);
     let plain = dir.path().join("plain.bin");
     let o = build_to("seed-3.nm", &plain, &["--layout", "plain", "--json"]);
-    let v: serde_json::Value = serde_json::from_str(&out_text(&o)).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
     assert_eq!(v["layout"], "plain");
 
     let (sized_bytes, plain_bytes) = (
@@ -264,15 +255,15 @@ fn layout_flag_info_and_json_name_the_layout() {
 
     for (blob, name) in [(&sized, "sized"), (&plain, "plain")] {
         assert_eq!(
-            out_text(&run(&["ksym", "dump", s(blob)], b"")),
+            ok(&run(&["ksym", "dump", s(blob)], b"")),
             origin("seed-3.dump.txt")
         );
         let o = run(&["ksym", "info", s(blob), "--json"], b"");
-        let v: serde_json::Value = serde_json::from_str(&out_text(&o)).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&ok(&o)).unwrap();
         assert_eq!(v["layout"], name);
         assert_eq!(v["valid"], true);
         assert_eq!(v["used_size"], std::fs::metadata(blob).unwrap().len());
-        let info = out_text(&run(&["ksym", "info", s(blob)], b""));
+        let info = ok(&run(&["ksym", "info", s(blob)], b""));
         assert!(
             info.starts_with(&format!("layout           {name}\n")),
             "{info}"
@@ -294,7 +285,7 @@ fn pad_to_keeps_the_total_of_the_sized_blob() {
     assert_eq!(total, 128);
     assert!(bytes[128..].iter().all(|&b| b == 0));
     assert_eq!(
-        out_text(&run(&["ksym", "dump", s(&blob)], b"")),
+        ok(&run(&["ksym", "dump", s(&blob)], b"")),
         origin("seed-3.dump.txt")
     );
 }
@@ -320,7 +311,7 @@ fn names_longer_than_4096_bytes_warn() {
     );
     assert!(warning.contains("0x1100"), "{warning}");
     let o = run(&["ksym", "name", s(&blob), &long], b"");
-    assert_eq!(out_text(&o), format!("{long} 0x1100\n"));
+    assert_eq!(ok(&o), format!("{long} 0x1100\n"));
     let o = run(
         &["ksym", "build", "-", "-o", s(&blob)],
         b"0000000000001000 T short\n",

@@ -3,21 +3,12 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{failed, root, run, testdata, tool};
+use crate::common::{failed, ok, root, run, s, testdata, tool};
 use crate::json::{check, keys, Schema, T};
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn gunzip(data: &[u8]) -> String {
     let mut s = String::new();
@@ -25,10 +16,6 @@ fn gunzip(data: &[u8]) -> String {
         .read_to_string(&mut s)
         .unwrap();
     s
-}
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
 }
 
 /// `size_ref.py load --strict FILE` must accept the file; returns its JSON.
@@ -82,11 +69,11 @@ fn size_archive_writes_what_chromium_writes() {
         &[
             "size",
             "archive",
-            p(&elf),
+            s(&elf),
             "--stripped",
-            p(&stripped),
+            s(&stripped),
             "-o",
-            p(&out),
+            s(&out),
         ],
         b"",
     ));
@@ -104,9 +91,9 @@ fn size_archive_records_the_build_config() {
         &[
             "size",
             "archive",
-            p(&elf),
+            s(&elf),
             "-o",
-            p(&out),
+            s(&out),
             "--build-config",
             "git_revision=abc123",
             "--build-config",
@@ -138,7 +125,7 @@ fn size_diff_writes_the_sizediff_save_diff_writes() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("d.sizediff");
     let (v1, v2) = sizedemo_archives();
-    ok(&run(&["size", "diff", p(&v1), p(&v2), "-o", p(&out)], b""));
+    ok(&run(&["size", "diff", s(&v1), s(&v2), "-o", s(&out)], b""));
     let Some(ours) = strict(&out) else { return };
     let golden = strict(&testdata("supersize/sizedemo.sizediff")).unwrap();
     assert_eq!(ours["before"], golden["before"]);
@@ -148,7 +135,7 @@ fn size_diff_writes_the_sizediff_save_diff_writes() {
 #[test]
 fn size_diff_report_shows_what_grew_and_shrank() {
     let (v1, v2) = sizedemo_archives();
-    let text = ok(&run(&["size", "diff", p(&v1), p(&v2)], b""));
+    let text = ok(&run(&["size", "diff", s(&v1), s(&v2)], b""));
     assert!(text.contains("1 added, 0 removed, 4 changed"), "{text}");
     assert!(
         text.contains("+       +69  extra_feature [.text]"),
@@ -156,7 +143,7 @@ fn size_diff_report_shows_what_grew_and_shrank() {
     );
     assert!(text.contains("~        +7  main [.text]"), "{text}");
     let json: Value =
-        serde_json::from_str(&ok(&run(&["size", "diff", "--json", p(&v1), p(&v2)], b""))).unwrap();
+        serde_json::from_str(&ok(&run(&["size", "diff", "--json", s(&v1), s(&v2)], b""))).unwrap();
     let added: Vec<&Value> = json["symbols"]
         .as_array()
         .unwrap()
@@ -166,7 +153,7 @@ fn size_diff_report_shows_what_grew_and_shrank() {
     assert_eq!(added.len(), 1);
     assert_eq!(added[0]["name"], "extra_feature");
     assert_eq!(added[0]["address"], "0x12e0");
-    let csv = ok(&run(&["size", "diff", "--csv", p(&v1), p(&v2)], b""));
+    let csv = ok(&run(&["size", "diff", "--csv", s(&v1), s(&v2)], b""));
     assert!(
         csv.contains("\nsymbol,added,extra_feature,.text,0x12e0,0,69,69\n"),
         "{csv}"
@@ -176,13 +163,13 @@ fn size_diff_report_shows_what_grew_and_shrank() {
 #[test]
 fn size_show_prints_tables_csv_and_json() {
     let f = testdata("supersize/sizedemo-v1.size");
-    let text = ok(&run(&["size", "show", p(&f), "--top", "3"], b""));
+    let text = ok(&run(&["size", "show", s(&f), "--top", "3"], b""));
     assert!(text.contains("   4.1%       599    .text\n"), "{text}");
     assert!(text.contains("LARGEST 3 SYMBOLS"), "{text}");
     assert!(text.contains("     316    kTable [.rodata]"), "{text}");
     assert!(text.contains("SOURCE FILE"), "{text}");
     let json: Value =
-        serde_json::from_str(&ok(&run(&["size", "show", "--json", p(&f)], b""))).unwrap();
+        serde_json::from_str(&ok(&run(&["size", "show", "--json", s(&f)], b""))).unwrap();
     assert_eq!(json["file_size"], 14496); // the eu-stripped file's size
     let k_table = json["symbols"]
         .as_array()
@@ -191,12 +178,12 @@ fn size_show_prints_tables_csv_and_json() {
         .find(|s| s["name"] == "kTable")
         .unwrap();
     assert_eq!(k_table["address"], "0x2040");
-    let csv = ok(&run(&["size", "show", "--csv", p(&f)], b""));
+    let csv = ok(&run(&["size", "show", "--csv", s(&f)], b""));
     assert!(csv.starts_with("table,name,section,address,size,percent\n"));
     assert!(csv.contains("\nsymbol,kTable,.rodata,0x2040,316,"), "{csv}");
     // An ELF is archived on the fly.
     let elf = testdata("supersize/sizedemo-v1");
-    assert!(ok(&run(&["size", "show", p(&elf)], b"")).contains(".text"));
+    assert!(ok(&run(&["size", "show", s(&elf)], b"")).contains(".text"));
 }
 
 #[test]
@@ -208,9 +195,9 @@ fn size_errors_name_the_file_and_keep_inputs() {
         &[
             "size",
             "archive",
-            p(&bad),
+            s(&bad),
             "-o",
-            p(&dir.path().join("x.size")),
+            s(&dir.path().join("x.size")),
         ],
         b"",
     );
@@ -227,14 +214,14 @@ fn size_errors_name_the_file_and_keep_inputs() {
     let elf = dir.path().join("elf");
     std::fs::copy(testdata("lidia/elf/simple"), &elf).unwrap();
     let before = std::fs::read(&elf).unwrap();
-    let out = run(&["size", "archive", p(&elf), "-o", p(&elf)], b"");
+    let out = run(&["size", "archive", s(&elf), "-o", s(&elf)], b"");
     assert!(!out.status.success());
     assert_eq!(std::fs::read(&elf).unwrap(), before);
 
     let broken = dir.path().join("broken.size");
     let text = gunzip(&std::fs::read(testdata("supersize/simple.size")).unwrap());
     std::fs::write(&broken, text.replace("fib\t02\t20\n", "fib\t20\n")).unwrap();
-    let out = run(&["size", "show", p(&broken)], b"");
+    let out = run(&["size", "show", s(&broken)], b"");
     let err = failed(&out);
     assert!(
         err.contains("broken.size:") && err.contains(": padding: duplicate symbols"),
@@ -245,7 +232,7 @@ fn size_errors_name_the_file_and_keep_inputs() {
         &[
             "size",
             "archive",
-            p(&elf),
+            s(&elf),
             "-o",
             "-",
             "--build-config",
@@ -317,7 +304,7 @@ fn size_show_json_schema_and_values_match_the_goldens_dump() {
     let named = [("name", T::Str), ("size", T::Int)];
     for golden in ["sizedemo-v1", "sizedemo-v2", "inl", "simple", "libdemo.so"] {
         let file = testdata(&format!("supersize/{golden}.size"));
-        let v = json_of(&["size", "show", "--json", "--top", "1000", p(&file)]);
+        let v = json_of(&["size", "show", "--json", "--top", "1000", s(&file)]);
         let tables = ["sections", "symbols", "directories", "files"];
         check(
             &v,
@@ -408,7 +395,7 @@ fn check_diff_report(v: &Value, before: &[Dumped], after: &[Dumped]) {
 #[test]
 fn size_diff_json_schema_and_values_match_the_goldens_dump() {
     let (v1, v2) = sizedemo_archives();
-    let v = json_of(&["size", "diff", "--json", p(&v1), p(&v2)]);
+    let v = json_of(&["size", "diff", "--json", s(&v1), s(&v2)]);
     check_diff_report(
         &v,
         &dumped_symbols("supersize/sizedemo-v1.size.dump.tsv"),
@@ -416,7 +403,7 @@ fn size_diff_json_schema_and_values_match_the_goldens_dump() {
     );
     // `show` on a .sizediff prints the same report, over its sparse sides.
     let sizediff = testdata("supersize/sizedemo.sizediff");
-    let v = json_of(&["size", "show", "--json", p(&sizediff)]);
+    let v = json_of(&["size", "show", "--json", s(&sizediff)]);
     let (before, after) = dumped_sides("supersize/sizedemo.sizediff.dump.tsv");
     check_diff_report(&v, &before, &after);
 }
@@ -465,7 +452,7 @@ fn size_csv_quotes_every_column() {
     let odd = odd_section_file(dir.path());
     strict(&odd);
     let show = ok(&run(
-        &["size", "show", p(&odd), "--csv", "--top", "1000"],
+        &["size", "show", s(&odd), "--csv", "--top", "1000"],
         b"",
     ));
     let Some(rows) = python_csv_rows(&show) else {
@@ -482,7 +469,7 @@ fn size_csv_quotes_every_column() {
     assert!(symbols_there > 0, "{show}");
 
     let simple = testdata("supersize/simple.size");
-    let diff = ok(&run(&["size", "diff", p(&simple), p(&odd), "--csv"], b""));
+    let diff = ok(&run(&["size", "diff", s(&simple), s(&odd), "--csv"], b""));
     let rows = python_csv_rows(&diff).unwrap();
     assert!(rows.iter().all(|r| r.len() == 8), "{diff}");
     assert!(rows
@@ -503,10 +490,10 @@ fn size_diff_output_refuses_report_formats() {
             &[
                 "size",
                 "diff",
-                p(&simple),
-                p(&simple),
+                s(&simple),
+                s(&simple),
                 "-o",
-                p(&out_file),
+                s(&out_file),
                 format,
             ],
             b"",

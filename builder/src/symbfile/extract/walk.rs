@@ -68,14 +68,9 @@ pub(crate) struct UnitIndex<'a> {
 impl<'a> UnitIndex<'a> {
     /// The index of `headers` (those whose start cannot be known are left out).
     pub(crate) fn new(headers: &[gimli::UnitHeader<Slice<'a>>]) -> Self {
-        let headers = headers
-            .iter()
-            .filter_map(|h| {
-                let start = h.offset().to_debug_info_offset(h)?.0;
-                Some((start, start.saturating_add(h.length_including_self()), *h))
-            })
-            .collect();
-        UnitIndex { headers }
+        UnitIndex {
+            headers: crate::dwarf::unit_index(headers),
+        }
     }
 }
 
