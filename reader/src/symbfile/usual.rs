@@ -224,15 +224,15 @@ fn line_table_usual(table: &[u8]) -> Option<(&[u8], &[u8], u32)> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::records::{peek, peek_fields, range_fields};
     use super::*;
 
     /// SplitMix64: the same bodies on every run.
-    struct Rng(u64);
+    pub(in super::super) struct Rng(pub u64);
 
     impl Rng {
-        fn next(&mut self) -> u64 {
+        pub(in super::super) fn next(&mut self) -> u64 {
             self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
             let mut z = self.0;
             z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -240,7 +240,7 @@ mod tests {
             z ^ (z >> 31)
         }
 
-        fn below(&mut self, n: u64) -> u64 {
+        pub(in super::super) fn below(&mut self, n: u64) -> u64 {
             self.next() % n
         }
     }
