@@ -107,7 +107,7 @@ mod hex_bytes {
 
     pub fn serialize<S: Serializer>(v: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
         match v {
-            Some(bytes) => s.serialize_str(&to_hex(bytes)),
+            Some(bytes) => s.serialize_str(&crate::elf::hex(bytes)),
             None => s.serialize_none(),
         }
     }
@@ -120,11 +120,6 @@ mod hex_bytes {
             .map(Some)
             .ok_or_else(|| serde::de::Error::custom(format!("build ID is not hex: {text:?}")))
     }
-}
-
-/// Lower-case hex of `bytes`.
-pub(crate) fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn from_hex(text: &str) -> Option<Vec<u8>> {

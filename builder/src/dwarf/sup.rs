@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use object::{Object, ObjectSection};
 
+use crate::elf::hex;
+
 use super::load::SectionStore;
 use crate::elf::build_id_path;
 use crate::input::map_file;
@@ -139,7 +141,6 @@ pub(crate) fn find(
 /// link names no build ID: nothing to check).
 fn id_mismatch(file: &SupFile, wanted: Option<&[u8]>) -> Option<String> {
     let wanted = wanted?;
-    let hex = |id: &[u8]| id.iter().map(|b| format!("{b:02x}")).collect::<String>();
     let id = object::File::parse(&*file.map)
         .ok()
         .and_then(|o| o.build_id().ok().flatten());

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use object::{Object, ObjectSection, SectionKind};
 
+use super::hex;
 use crate::input::map_file;
 use crate::{Error, Location, Result, Warning, WarningKind};
 
@@ -91,7 +92,6 @@ fn match_debug_file(
     debug: &DebugFile,
     debug_obj: &object::File<'_>,
 ) -> DebugMatch {
-    let hex = |id: &[u8]| id.iter().map(|b| format!("{b:02x}")).collect::<String>();
     let ours = obj.build_id().ok().flatten();
     let theirs = debug_obj.build_id().ok().flatten();
     if let (Some(a), Some(b)) = (ours, theirs) {
@@ -188,11 +188,10 @@ pub(crate) fn build_id_path(root: &Path, id: &[u8]) -> Option<PathBuf> {
     if rest.is_empty() {
         return None;
     }
-    let tail: String = rest.iter().map(|b| format!("{b:02x}")).collect();
     Some(
         root.join(".build-id")
             .join(format!("{first:02x}"))
-            .join(format!("{tail}.debug")),
+            .join(format!("{}.debug", hex(rest))),
     )
 }
 

@@ -291,8 +291,7 @@ fn container(
     metadata.insert("elf_algorithm".into(), Json::Str("dwarf".into()));
     metadata.insert("elf_arch".into(), Json::Str(arch_name(elf.file.machine)));
     if let Some(id) = elf.build_id {
-        let hex = id.iter().map(|b| format!("{b:02x}")).collect();
-        metadata.insert("elf_build_id".into(), Json::Str(hex));
+        metadata.insert("elf_build_id".into(), Json::Str(crate::elf::hex(id)));
     }
     metadata.insert(
         "elf_file_name".into(),
