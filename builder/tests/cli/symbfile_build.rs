@@ -339,41 +339,31 @@ fn symbfile_commands_name_the_wrong_kind_of_input() {
 #[test]
 fn symbfile_build_refuses_one_file_for_ranges_and_pads() {
     let dir = tempfile::tempdir().unwrap();
-    let sub = dir.path().join("sub");
-    std::fs::create_dir(&sub).unwrap();
     let out = dir.path().join("out");
     let input = elf("simple");
-    let other_spelling = sub.join("..").join("out");
-    let e = failed(&run(
-        &[
+    let refused = |pads: &Path| {
+        let args = [
             "symbfile",
             "build",
             s(&input),
             "-o",
             s(&out),
             "--return-pads",
-            s(&other_spelling),
-        ],
-        b"",
-    ));
-    assert!(e.contains("are both"), "{e}");
+            s(pads),
+        ];
+        let e = failed(&run(&args, b""));
+        assert!(e.contains("are both"), "{}: {e}", pads.display());
+    };
+
+    // A file that does not exist yet, by another spelling.
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    refused(&dir.path().join("sub/../out"));
     assert!(!out.exists());
 
+    // An existing file, through a link.
     std::fs::write(&out, b"kept").unwrap();
     let link = dir.path().join("link");
     std::os::unix::fs::symlink(&out, &link).unwrap();
-    let e = failed(&run(
-        &[
-            "symbfile",
-            "build",
-            s(&input),
-            "-o",
-            s(&out),
-            "--return-pads",
-            s(&link),
-        ],
-        b"",
-    ));
-    assert!(e.contains("are both"), "{e}");
+    refused(&link);
     assert_eq!(std::fs::read(&out).unwrap(), b"kept");
 }
