@@ -177,25 +177,33 @@ impl PartialEq<&str> for Name<'_> {
 ///
 /// Names are short (tens of bytes), and for such lengths a word-wise loop beats a call to
 /// the C library's `memcmp`, some variants of which stall on the masked vector loads they
-/// use for short tails. Big-endian words compare in the same order as their bytes.
+/// use for short tails. Big-endian words compare in the same order as their bytes. The
+/// last, partial word is compared as the eight bytes that end where the shorter slice
+/// ends: they overlap bytes already found equal, so no byte loop is needed.
 #[inline]
-fn compare(a: &[u8], b: &[u8]) -> Ordering {
-    let mut a_words = a.chunks_exact(8);
-    let mut b_words = b.chunks_exact(8);
-    for (x, y) in a_words.by_ref().zip(b_words.by_ref()) {
-        let x = <[u8; 8]>::try_from(x).map_or(0, u64::from_be_bytes);
-        let y = <[u8; 8]>::try_from(y).map_or(0, u64::from_be_bytes);
-        if x != y {
-            return x.cmp(&y);
+pub(crate) fn compare(a: &[u8], b: &[u8]) -> Ordering {
+    let common = a.len().min(b.len());
+    let word = |s: &[u8], at: usize| {
+        s.get(at..at.wrapping_add(8))
+            .and_then(|w| <[u8; 8]>::try_from(w).ok())
+            .map_or(0, u64::from_be_bytes)
+    };
+    if common >= 8 {
+        let mut at = 0;
+        while at < common {
+            // The last step starts early so that it ends at `common`.
+            let start = at.min(common.wrapping_sub(8));
+            let (x, y) = (word(a, start), word(b, start));
+            if x != y {
+                return x.cmp(&y);
+            }
+            at = at.wrapping_add(8);
         }
-    }
-    // Where the shorter slice ran out of whole words, finish byte by byte from there.
-    let done = a.len().min(b.len()) & !7;
-    let a_tail = a.get(done..).unwrap_or_default();
-    let b_tail = b.get(done..).unwrap_or_default();
-    for (x, y) in a_tail.iter().zip(b_tail) {
-        if x != y {
-            return x.cmp(y);
+    } else {
+        for (x, y) in a.iter().zip(b) {
+            if x != y {
+                return x.cmp(y);
+            }
         }
     }
     a.len().cmp(&b.len())
@@ -296,6 +304,44 @@ mod tests {
                         assert_eq!(n.cmp(&m), w.cmp(q), "{w:?}@{cut} vs {q:?}@{qcut}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn word_comparison_matches_slice_order() {
+        // Pairs that share prefixes of every length up to 40 bytes, then differ by one
+        // byte (low, high, 0x00, 0xFF) or in length, so that each word position and each
+        // overlapping last word decides some comparison.
+        const VARIANTS: usize = 7;
+        let case = |i: usize| -> ([u8; 41], usize) {
+            let mut v = [0u8; 41];
+            for (j, b) in v.iter_mut().enumerate() {
+                *b = b'a' + (j % 26) as u8;
+            }
+            let len = i / VARIANTS;
+            match i % VARIANTS {
+                0 => (v, len),
+                k @ 1..=4 => {
+                    v[len] = [0x00, b'a', b'm', 0xFF][k - 1];
+                    (v, len + 1)
+                }
+                k => {
+                    if len > 0 {
+                        v[len / 2] = if k == 5 { 0x00 } else { 0xFF };
+                    }
+                    (v, len)
+                }
+            }
+        };
+        let count = 41 * VARIANTS;
+        for i in 0..count {
+            let (a, a_len) = case(i);
+            let a = &a[..a_len];
+            for j in 0..count {
+                let (b, b_len) = case(j);
+                let b = &b[..b_len];
+                assert_eq!(compare(a, b), a.cmp(b), "{a:?} vs {b:?}");
             }
         }
     }
