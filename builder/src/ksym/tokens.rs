@@ -21,7 +21,7 @@ use std::collections::BinaryHeap;
 
 /// The largest token count the builder writes: ids 0..=510, never 511 (its long form
 /// `FF 01 FF FF` is misread by the original reader).
-pub(crate) const MAX_TOKENS: usize = 511;
+pub const MAX_TOKENS: usize = 511;
 
 /// Ids below this are written in the short form `FF id FF`.
 const SHORT_IDS: usize = 256;

@@ -318,3 +318,60 @@ fn names_longer_than_4096_bytes_warn() {
     );
     assert!(!String::from_utf8(o.stderr).unwrap().contains("warning"));
 }
+
+/// `--max-tokens 0` stores every name whole: no token table, a larger blob, the origin's
+/// dump, and every name resolves to the lowest address the origin's dump gives it. Values
+/// above 511 are refused before anything is written.
+#[test]
+fn max_tokens_zero_stores_every_name_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokened = dir.path().join("tokened.bin");
+    let whole = dir.path().join("whole.bin");
+    let json =
+        |o: std::process::Output| -> serde_json::Value { serde_json::from_str(&ok(&o)).unwrap() };
+    let t = json(build_to("tokens-600.nm", &tokened, &["--json"]));
+    let w = json(build_to(
+        "tokens-600.nm",
+        &whole,
+        &["--max-tokens", "0", "--json"],
+    ));
+    assert!(t["tokens"].as_u64().unwrap() > 0, "{t}");
+    assert_eq!(w["tokens"], 0, "{w}");
+    assert!(
+        w["blob_bytes"].as_u64() > t["blob_bytes"].as_u64(),
+        "{w} {t}"
+    );
+
+    let expected = origin("tokens-600.dump.txt");
+    let mut lowest: std::collections::BTreeMap<&str, u64> = Default::default();
+    for line in expected.lines() {
+        let addr = u64::from_str_radix(&line[..16], 16).unwrap();
+        let low = lowest.entry(&line[19..]).or_insert(addr);
+        *low = (*low).min(addr);
+    }
+    let names: Vec<&str> = lowest.keys().copied().collect();
+    let want: String = lowest
+        .iter()
+        .map(|(name, addr)| format!("{name} {addr:#x}\n"))
+        .collect();
+    for blob in [&tokened, &whole] {
+        let mut dump: Vec<String> = ok(&run(&["ksym", "dump", s(blob)], b""))
+            .lines()
+            .map(String::from)
+            .collect();
+        let mut origin_lines: Vec<&str> = expected.lines().collect();
+        dump.sort();
+        origin_lines.sort();
+        assert_eq!(dump, origin_lines, "{}", blob.display());
+        let mut args = vec!["ksym", "name", s(blob)];
+        args.extend_from_slice(&names);
+        assert_eq!(ok(&run(&args, b"")), want, "{}", blob.display());
+    }
+
+    let refused = dir.path().join("refused.bin");
+    let o = build_to("tokens-600.nm", &refused, &["--max-tokens", "512"]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(stderr.contains("--max-tokens"), "{stderr}");
+    assert!(!refused.exists());
+}

@@ -8,8 +8,9 @@ use core::cmp::Ordering;
 use core::ops::Range;
 
 use super::iter::{entry_iterator, Entry};
-use super::name::Name;
+use super::name::{compare, Name};
 use super::parse::KsymBlob;
+use super::raw::TOKEN_MARKER;
 use super::search;
 
 impl<'a> KsymBlob<'a> {
@@ -53,11 +54,21 @@ impl<'a> KsymBlob<'a> {
     /// is compared (a round stops comparing at the first name not below the query).
     #[inline]
     fn lower_bound(&self, query: &[u8]) -> usize {
-        search::partition_point(
-            0..self.seqs.len(),
-            |rank| self.payload_at_rank(rank).unwrap_or_default(),
-            |&payload| self.decode(payload).cmp_bytes(query) == Ordering::Less,
-        )
+        let fetch = |rank| self.payload_at_rank(rank).unwrap_or_default();
+        if self.token_index.is_empty() {
+            // No tokens: a payload is the name itself unless it starts with a marker
+            // (which then refers to no token, as `decode` reads it).
+            return search::partition_point(0..self.seqs.len(), fetch, |&payload: &&[u8]| {
+                let order = match payload.first() {
+                    Some(&TOKEN_MARKER) => self.decode(payload).cmp_bytes(query),
+                    _ => compare(payload, query),
+                };
+                order == Ordering::Less
+            });
+        }
+        search::partition_point(0..self.seqs.len(), fetch, |&payload| {
+            self.decode(payload).cmp_bytes(query) == Ordering::Less
+        })
     }
 
     /// The record payload at name-order rank `rank`.

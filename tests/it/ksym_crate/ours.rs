@@ -3,12 +3,22 @@
 
 use proptest::prelude::*;
 use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
-use symblob_build::ksym::{build, detect_format, parse_input, BuildOptions, InputOptions, Symbol};
+use symblob_build::ksym::{
+    build, detect_format, parse_input, BuildOptions, InputOptions, Symbol, MAX_TOKENS,
+};
 
 use super::*;
 use crate::ksym_builder::{d13_sorted, parse_dump, read, Line};
 
 const LAYOUTS: [LayoutKind; 2] = [LayoutKind::Plain, LayoutKind::Sized];
+
+/// The blobs `check_against_crate` writes: each layout with tokens, and the default
+/// layout with none (`--max-tokens 0`, every name stored whole).
+const BUILDS: [(LayoutKind, usize); 3] = [
+    (LayoutKind::Plain, MAX_TOKENS),
+    (LayoutKind::Sized, MAX_TOKENS),
+    (LayoutKind::Sized, 0),
+];
 
 /// The model of a symbol list: unique records in the spec's D13 address order, grouped by
 /// address, and the lowest address of every name.
@@ -45,18 +55,23 @@ impl Model {
     }
 }
 
-/// Builds `symbols` in both layouts and checks every answer of the crate version of each
-/// layout against symblob's reader, the drop-in type and the model.
+/// Builds `symbols` in both layouts (and without tokens) and checks every answer of the
+/// crate version of each layout against symblob's reader, the drop-in type and the model.
 fn check_against_crate(symbols: &[Symbol]) {
     let model = Model::new(symbols);
     let stext = model.starts.keys().next().copied().unwrap_or(0x1000);
     let etext = model.starts.keys().last().map_or(0x2000, |&a| a + 0x40);
-    for layout in LAYOUTS {
+    for (layout, max_tokens) in BUILDS {
         let options = BuildOptions {
             layout,
+            max_tokens,
             ..BuildOptions::default()
         };
         let built = build(symbols, &options).unwrap();
+        let label = format!("{layout}, at most {max_tokens} tokens");
+        if max_tokens == 0 {
+            assert_eq!(built.stats.tokens, 0, "{label}");
+        }
         let aligned = Aligned::new(&built.bytes);
         let theirs = open_crate(layout, &aligned, stext, etext);
         let blob = KsymBlob::parse(&built.bytes).unwrap();
@@ -72,11 +87,11 @@ fn check_against_crate(symbols: &[Symbol]) {
 
         // The dump lists the input, and all three readers print it alike.
         let dump = theirs.dump();
-        assert_eq!(parse_dump(&dump), model.lines, "{layout}: dump");
-        assert_eq!(compat.dump(), dump, "{layout}: drop-in dump");
+        assert_eq!(parse_dump(&dump), model.lines, "{label}: dump");
+        assert_eq!(compat.dump(), dump, "{label}: drop-in dump");
         let mut ours = String::new();
         blob.dump(&mut ours).unwrap();
-        assert_eq!(ours, dump, "{layout}: symblob dump");
+        assert_eq!(ours, dump, "{label}: symblob dump");
 
         for q in probe_addresses(&model.starts, etext) {
             let (&start, aliases) = model.starts.range(..=q).next_back().unwrap();
@@ -93,29 +108,29 @@ fn check_against_crate(symbols: &[Symbol]) {
                 aliases.last().unwrap()
             };
             let want = Some((name.clone(), end - start, q - start, *kind));
-            assert_eq!(theirs.address(q), want, "{layout}: crate at {q:#x}");
-            assert_eq!(compat.address(q), want, "{layout}: drop-in at {q:#x}");
+            assert_eq!(theirs.address(q), want, "{label}: crate at {q:#x}");
+            assert_eq!(compat.address(q), want, "{label}: drop-in at {q:#x}");
             let s = ksyms.lookup_address(q).unwrap();
             assert_eq!(
                 s.name.to_string(),
                 aliases[0].0,
-                "{layout}: symblob at {q:#x}"
+                "{label}: symblob at {q:#x}"
             );
             assert_eq!(
                 (s.size, s.offset),
                 (end - start, q - start),
-                "{layout}: {q:#x}"
+                "{label}: {q:#x}"
             );
         }
         assert_eq!(theirs.address(etext), None);
         assert_eq!(compat.address(etext), None);
 
         for (name, &low) in &model.lowest {
-            assert_eq!(theirs.name(name), Some(low), "{layout}: crate {name}");
-            assert_eq!(compat.name(name), Some(low), "{layout}: drop-in {name}");
-            assert_eq!(blob.lookup_name(name), Some(low), "{layout}: {name}");
-            assert_eq!(index.lookup_name(name), Some(low), "{layout}: index {name}");
-            assert_eq!(compat.names(name), theirs.names(name), "{layout}: {name}");
+            assert_eq!(theirs.name(name), Some(low), "{label}: crate {name}");
+            assert_eq!(compat.name(name), Some(low), "{label}: drop-in {name}");
+            assert_eq!(blob.lookup_name(name), Some(low), "{label}: {name}");
+            assert_eq!(index.lookup_name(name), Some(low), "{label}: index {name}");
+            assert_eq!(compat.names(name), theirs.names(name), "{label}: {name}");
             let missing = format!("{name}\u{1}");
             assert_eq!(theirs.name(&missing), None);
             assert_eq!(compat.name(&missing), None);
