@@ -106,6 +106,12 @@ compare() {
     --gsym "$o.gsym" --symcache "$o.symcache" --count "$COUNT" --seconds "$SECONDS_PER_TOOL" \
     --children "$CHILDREN" \
     --work "$WORK/samples" --tsv "$TSV" | tee -a "$TABLES"
+  # Name → address again on a blob without tokens (`--max-tokens 0`: every name whole).
+  "$SYMBLOB" ksym build -q --max-tokens 0 "$elf" -o "$o-whole.ksym"
+  "$PEERS" lookups --elf "$elf" --label "$label-ksym-whole" --ksym "$o-whole.ksym" \
+    --tools symblob-ksym-name,symblob-ksym-name-plain,blazesym-name --count "$COUNT" \
+    --seconds "$SECONDS_PER_TOOL" --children "$CHILDREN" \
+    --work "$WORK/samples" | tee -a "$TABLES"
 }
 
 if [[ -z ${SKIP_KERNEL:-} ]]; then
