@@ -8,22 +8,9 @@
 
 #![no_main]
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
-
 use libfuzzer_sys::fuzz_target;
 use symblob_build::dwarf::DwarfOptions;
 use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
-
-/// A directory of this process for the companion file (the builder takes it by path).
-fn scratch() -> &'static PathBuf {
-    static DIR: OnceLock<PathBuf> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("symblob-fuzz-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("scratch directory");
-        dir
-    })
-}
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
@@ -35,7 +22,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((elf, companion)) = rest.split_at_checked(u32::from_le_bytes(*len) as usize) else {
         return;
     };
-    let dir = scratch();
+    // The builder takes the companion by path: a directory of this process holds it for
+    // one run and is removed afterwards, so that runs leave nothing behind.
+    let dir = std::env::temp_dir().join(format!("symblob-fuzz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
     let companion_path = dir.join("companion");
     std::fs::write(&companion_path, companion).expect("write the companion file");
     let package = mode & 1 == 0;
@@ -52,8 +42,9 @@ fuzz_target!(|data: &[u8]| {
         })
     };
     // The ELF file's own path is never written: no `.dwo` file or debug link beside it.
-    let Ok(writer) = collect_from_elf(&dir.join("input.elf"), elf, &options) else {
-        return;
-    };
-    symblob_fuzz::check_built_lidia(writer);
+    let built = collect_from_elf(&dir.join("input.elf"), elf, &options);
+    std::fs::remove_dir_all(&dir).expect("remove the scratch directory");
+    if let Ok(writer) = built {
+        symblob_fuzz::check_built_lidia(writer);
+    }
 });

@@ -49,7 +49,9 @@ pub fn read(bytes: &[u8], probes: &[u64]) -> Option<Vec<Record>> {
     assert!(verdicts[0].is_ok());
     let mut out = [Range::EMPTY; 8];
     for &addr in probes.iter().take(16) {
-        let n = file.lookup_ranges(addr, &mut scratch, &mut out).expect("valid file");
+        let n = file
+            .lookup_ranges(addr, &mut scratch, &mut out)
+            .expect("valid file");
         let covering: Vec<&RangeRecord> = owned
             .iter()
             .filter_map(|r| match r {
@@ -61,8 +63,12 @@ pub fn read(bytes: &[u8], probes: &[u64]) -> Option<Vec<Record>> {
         for r in &out[..n.min(out.len())] {
             assert!(r.contains(addr));
         }
-        assert!(out[..n.min(out.len())].windows(2).all(|w| w[0].depth <= w[1].depth));
-        let pad = file.lookup_return_pad(addr, &mut scratch).expect("valid file");
+        assert!(out[..n.min(out.len())]
+            .windows(2)
+            .all(|w| w[0].depth <= w[1].depth));
+        let pad = file
+            .lookup_return_pad(addr, &mut scratch)
+            .expect("valid file");
         let expected = owned.iter().find_map(|r| match r {
             Record::ReturnPad(p) if p.va == addr => Some(p.clone()),
             _ => None,
@@ -72,7 +78,16 @@ pub fn read(bytes: &[u8], probes: &[u64]) -> Option<Vec<Record>> {
     Some(owned)
 }
 
-const NAMES: [&str; 8] = ["main", "f", "", "a::b<T>", "é", "inline.c", "/usr/include/x.h", "g"];
+const NAMES: [&str; 8] = [
+    "main",
+    "f",
+    "",
+    "a::b<T>",
+    "é",
+    "inline.c",
+    "/usr/include/x.h",
+    "g",
+];
 
 fn name(pick: u8, own: &str) -> String {
     match NAMES.get(usize::from(pick)) {
@@ -123,8 +138,22 @@ pub fn records(gen: &[GenRecord]) -> Vec<Record> {
         .take(256)
         .map(|g| {
             let r = match g {
-                GenRecord::Range { va, relative, length, names, present, call_line, depth, rows, text } => {
-                    let va = if *relative { prev.wrapping_add(*va & 0xffff) } else { *va };
+                GenRecord::Range {
+                    va,
+                    relative,
+                    length,
+                    names,
+                    present,
+                    call_line,
+                    depth,
+                    rows,
+                    text,
+                } => {
+                    let va = if *relative {
+                        prev.wrapping_add(*va & 0xffff)
+                    } else {
+                        *va
+                    };
                     let mut offset = 0u32;
                     Record::Range(RangeRecord {
                         va,
