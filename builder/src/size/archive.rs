@@ -16,6 +16,7 @@ use super::model::{
     SECTION_OTHER,
 };
 use super::names;
+use crate::dwarf::load::SectionStore;
 use crate::elf::file::Section;
 use crate::elf::listing::{list_elf, ElfListing};
 use crate::{Error, Location, Result};
@@ -148,15 +149,25 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
         }
     };
 
-    // DWARF compile units are read while the symbol table is processed.
-    let (raw, mapper) = std::thread::scope(|scope| {
-        let mapper = scope.spawn(|| SourceMapper::from_elf(input.data));
+    // DWARF is read once, while the symbol table is processed: the compile units for
+    // every `.text` symbol and, when asked for, the declarations.
+    let want_decls = options.decl_paths || options.data_paths;
+    let (raw, (mapper, decls)) = std::thread::scope(|scope| {
+        let dwarf = scope.spawn(|| {
+            // Missing or unreadable DWARF gives no paths: they are best-effort, as in
+            // SuperSize.
+            let Some(sections) = SectionStore::load_optional(input.data) else {
+                return (SourceMapper::default(), None);
+            };
+            let decls = want_decls.then(|| DeclPaths::from_sections(&sections));
+            (SourceMapper::from_sections(&sections), decls)
+        });
         let mut raw = unique_symbols(&elf, &all_ranges);
         raw.par_iter_mut()
             .filter(|s| names::is_mangled(&s.full_name))
             .for_each(|s| s.full_name = names::demangle(&s.full_name));
         let raw = add_nm_aliases(raw, &aliases_by_address(&elf));
-        (raw, mapper.join().unwrap_or_default())
+        (raw, dwarf.join().unwrap_or_default())
     });
     let (mut raw, mut other, other_size) = add_section_symbols(raw, &shipped_ranges)?;
 
@@ -189,7 +200,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
             ))
     });
 
-    assign_source_paths(&mut raw, &mapper, input.data, options);
+    assign_source_paths(&mut raw, &mapper, decls.as_ref(), options);
     raw.append(&mut other);
     connect_aliases(&mut raw);
     for s in &mut raw {
@@ -240,14 +251,13 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
 fn assign_source_paths(
     raw: &mut [Symbol],
     mapper: &SourceMapper,
-    data: &[u8],
+    decls: Option<&DeclPaths>,
     options: &ArchiveOptions,
 ) {
-    let decls = (options.decl_paths || options.data_paths).then(|| DeclPaths::from_elf(data));
     let rooted = options.source_root.is_some() || options.generated_dir.is_some();
     for s in raw.iter_mut() {
         let text = s.section == ".text";
-        let decl = decls.as_ref().and_then(|d| {
+        let decl = decls.and_then(|d| {
             if text && options.decl_paths {
                 d.functions.get(&s.address)
             } else if !text && is_native(&s.section) && options.data_paths {

@@ -22,12 +22,10 @@ pub struct DeclPaths {
 }
 
 impl DeclPaths {
-    /// Reads the declarations of `data` (an ELF file); unreadable DWARF gives nothing.
-    pub fn from_elf(data: &[u8]) -> DeclPaths {
+    /// Reads the declarations of an ELF file's DWARF sections; unreadable units give
+    /// nothing.
+    pub(crate) fn from_sections(sections: &SectionStore<'_>) -> DeclPaths {
         let mut out = DeclPaths::default();
-        let Some(sections) = SectionStore::load_optional(data) else {
-            return out;
-        };
         let dwarf = sections.dwarf();
         let mut units = dwarf.units();
         while let Ok(Some(header)) = units.next() {

@@ -15,12 +15,9 @@ pub struct SourceMapper {
 }
 
 impl SourceMapper {
-    /// Reads the compile units of `data` (an ELF file). Missing or unreadable DWARF gives
-    /// an empty mapper: paths are best-effort, as in SuperSize.
-    pub fn from_elf(data: &[u8]) -> SourceMapper {
-        let Some(sections) = SectionStore::load_optional(data) else {
-            return SourceMapper::default();
-        };
+    /// Reads the compile units of an ELF file's DWARF sections; unreadable units are
+    /// skipped.
+    pub(crate) fn from_sections(sections: &SectionStore<'_>) -> SourceMapper {
         let dwarf = sections.dwarf();
         let mut mapper = SourceMapper::default();
         let mut headers = dwarf.units();
