@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use object::elf;
-use object::read::elf::{FileHeader, Sym};
+use object::read::elf::{FileHeader, RelrIterator, Sym};
 use object::{Endianness, Object, SymbolIndex};
 
 use super::file::{ElfFile, Section, SectionData};
@@ -174,27 +174,34 @@ fn relocation_count(file: &ElfFile<'_>) -> u64 {
             count += s.size.checked_div(s.entsize).unwrap_or(0);
         } else if s.kind == elf::SHT_RELR.0 {
             if let Ok(SectionData::Bytes(words)) = file.data(s) {
-                count += relr_count(&words, file.is_64);
+                count += relr_count(&words, file.is_64, file.big_endian);
             }
         }
     }
     count
 }
 
-/// Number of relocations a `SHT_RELR` section encodes.
-fn relr_count(data: &[u8], is_64: bool) -> u64 {
+/// Number of relocations a `SHT_RELR` section encodes, decoded by `object` in the file's
+/// byte order and class.
+fn relr_count(data: &[u8], is_64: bool, big_endian: bool) -> u64 {
+    let endian = if big_endian {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
+    // `Relr32`/`Relr64` are byte arrays, so any alignment of `data` will do; a partial
+    // word at the end is ignored.
     let width = if is_64 { 8 } else { 4 };
-    let mut count = 0u64;
-    for chunk in data.chunks_exact(width) {
-        let mut word = 0u64;
-        for (i, b) in chunk.iter().enumerate() {
-            word |= u64::from(*b) << (8 * i); // RELR is only used little-endian in practice
-        }
-        if word & 1 == 0 {
-            count += 1;
-        } else {
-            count += u64::from((word >> 1).count_ones());
-        }
+    let data = data.get(..data.len() / width * width).unwrap_or_default();
+    if is_64 {
+        let words = object::pod::slice_from_all_bytes::<elf::Relr64<Endianness>>(data);
+        words.map_or(0, |w| {
+            RelrIterator::<elf::FileHeader64<Endianness>>::new(endian, w).count() as u64
+        })
+    } else {
+        let words = object::pod::slice_from_all_bytes::<elf::Relr32<Endianness>>(data);
+        words.map_or(0, |w| {
+            RelrIterator::<elf::FileHeader32<Endianness>>::new(endian, w).count() as u64
+        })
     }
-    count
 }

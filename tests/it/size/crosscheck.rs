@@ -10,6 +10,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use symblob_build::size::diff;
+use symblob_build::size::json::Json;
 use symblob_build::size::model::{is_native, SizeInfo, FLAG_GENERATED_SOURCE};
 use symblob_build::size::report::{self, Format};
 use symblob_build::size::{writer, ArchiveOptions};
@@ -41,6 +42,13 @@ fn programs() -> &'static Programs {
             add(
                 "diffdemo-v2",
                 Command::new("gcc").args(["-O2", "-g", "-DV2"]).arg(&c),
+            );
+            // Relative relocations packed into a `SHT_RELR` section.
+            add(
+                "diffdemo-relr",
+                Command::new("gcc")
+                    .args(["-O2", "-g", "-fPIE", "-pie", "-Wl,-z,pack-relative-relocs"])
+                    .arg(&c),
             );
             add(
                 "libdiff.so",
@@ -390,6 +398,52 @@ fn size_pie_shared_library_matches_readelf_nm_and_dwarfdump() {
     if let Some(p) = program("libdiff.so") {
         crosscheck(p, true);
     }
+}
+
+/// Relocations as `readelf -rW` counts them: the entries of each REL/RELA section, and
+/// the offsets a RELR section's words encode.
+fn readelf_relocations(elf: &Path) -> Option<i64> {
+    let readelf = tool("readelf")?;
+    let text = output(&readelf, &[OsStr::new("-rW"), elf.as_os_str()]);
+    let mut count = 0;
+    let mut in_relr = false;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("Relocation section '") {
+            in_relr = rest.starts_with(".relr");
+            if !in_relr {
+                let entries = rest.split("contains ").nth(1)?.split(' ').next()?;
+                count += entries.parse::<i64>().ok()?;
+            }
+        } else if in_relr {
+            if let Some(n) = line.trim().strip_suffix(" offsets") {
+                count += n.parse::<i64>().ok()?;
+            }
+        }
+    }
+    Some(count)
+}
+
+#[test]
+fn size_relocation_count_matches_readelf_with_relr() {
+    let Some(p) = program("diffdemo-relr") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let elf = prepare_elf(p, dir.path());
+    let Some(want) = readelf_relocations(&elf) else {
+        return;
+    };
+    let relr = output(
+        &tool("readelf").unwrap(),
+        &[OsStr::new("-SW"), elf.as_os_str()],
+    );
+    assert!(relr.contains(" RELR "), "no RELR section: {relr}");
+    let info = archive(&elf, None, &ArchiveOptions::default());
+    let metrics = info.containers[0].metrics_by_file.values().next();
+    let Some(Json::Object(metrics)) = metrics else {
+        panic!("no metrics: {metrics:?}");
+    };
+    assert_eq!(metrics.get("COUNT/Relocations"), Some(&Json::Int(want)));
 }
 
 #[test]
