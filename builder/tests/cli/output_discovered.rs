@@ -10,6 +10,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use symblob_build::symbfile::FileId;
+
 use crate::common::{failed, run, s, success, tool};
 use crate::lidia_debug::{compile_c, run_in};
 
@@ -75,28 +77,30 @@ fn split_objects() -> Option<Fixture> {
 /// The stripped program `prog` whose `.gnu_debuglink` names its debug file `prog.sym.0`
 /// beside it: the name of the first part of `-o prog.sym --max-part-size N` too.
 fn debug_link() -> Option<Fixture> {
+    debug_link_named("prog.sym.0")
+}
+
+/// The stripped program `prog` whose `.gnu_debuglink` names its debug file `name` beside
+/// it.
+fn debug_link_named(name: &str) -> Option<Fixture> {
     let (dir, d, tools) = folder_with(&["gcc", "objcopy"])?;
     let (gcc, objcopy) = (&tools[0], &tools[1]);
+    let link = format!("--add-gnu-debuglink={name}");
     let made = compile_c(&d, gcc, &[], "full")
         && run_in(
             &d,
-            Command::new(objcopy).args(["--only-keep-debug", "full", "prog.sym.0"]),
+            Command::new(objcopy).args(["--only-keep-debug", "full", name]),
         )
         && run_in(
             &d,
-            Command::new(objcopy).args([
-                "--strip-debug",
-                "--add-gnu-debuglink=prog.sym.0",
-                "full",
-                "prog",
-            ]),
+            Command::new(objcopy).args(["--strip-debug", &link, "full", "prog"]),
         );
     assert!(made, "the stripped program and its debug file build");
     fs::remove_file(d.join("full")).unwrap();
     Some(Fixture {
         _dir: dir,
         elf: d.join("prog"),
-        found: d.join("prog.sym.0"),
+        found: d.join(name),
         dir: d,
         role: "the separate debug file",
     })
@@ -246,6 +250,42 @@ fn a_supplementary_file_dwz_links_to_is_never_an_output() {
     let [link, dotdot, hard] = spellings(&fx);
     fx.refuses_every_output([&hard, &link, &dotdot]);
     fx.refuses_every_output([&dotdot, &fx.found, &link]);
+}
+
+/// `symbfile publish` writes `<root>/<FileID path>/ranges`: not over a debug file of that
+/// name that the extraction read, nor over the range file `--ranges` names.
+#[test]
+fn publish_never_writes_over_a_file_it_read() {
+    let Some(mut fx) = debug_link_named("ranges") else {
+        return;
+    };
+    // The program and its debug file moved where publish writes the program's files.
+    let es = FileId::of_path(&fx.elf).unwrap().es();
+    let root = fx.dir.join("root");
+    let layout = root.join(&es[0..2]).join(&es[2..4]).join(&es);
+    fs::create_dir_all(&layout).unwrap();
+    let (elf, debug) = (layout.join("prog"), layout.join("ranges"));
+    fs::rename(&fx.elf, &elf).unwrap();
+    fs::rename(&fx.found, &debug).unwrap();
+    (fx.elf, fx.found, fx.dir) = (elf.clone(), debug.clone(), layout);
+    fx.refuses(&["symbfile", "publish", s(&elf), s(&root)], &debug);
+
+    // A range file named on the command line, at the path publish writes.
+    let ranges = debug;
+    let before = fs::read(&ranges).unwrap();
+    let err = failed(&run(
+        &[
+            "symbfile",
+            "publish",
+            s(&elf),
+            s(&root),
+            "--ranges",
+            s(&ranges),
+        ],
+        b"",
+    ));
+    assert!(err.contains("is the same file as input"), "{err}");
+    assert!(fs::read(&ranges).unwrap() == before);
 }
 
 /// Builds beside the files found write their outputs and leave those files as they were.
