@@ -172,8 +172,8 @@ impl Fixture {
         assert_eq!(listing(&self.dir), names, "{args:?} left a file behind");
     }
 
-    /// The three builds that write a file, each with `out` as an output: the range file,
-    /// the return-pad file, the Lidia file of a DWARF build.
+    /// The three builds that write a file, each refused with its spelling in `spelled` as
+    /// an output: the range file, the return-pad file, the Lidia file of a DWARF build.
     fn refuses_every_output(&self, spelled: [&Path; 3]) {
         let elf = s(&self.elf);
         let fresh = self.dir.join("fresh.sym");
