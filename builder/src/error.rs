@@ -4,6 +4,8 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
+use crate::input::FileRole;
+
 /// Result of a builder operation.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -73,6 +75,18 @@ pub enum Error {
         output: PathBuf,
         /// The input path as given.
         input: PathBuf,
+    },
+    /// An output is a file the build found and read by itself (a separate debug file, a
+    /// split DWARF package or object, a supplementary file); nothing was written.
+    FoundInput {
+        /// The output path as given.
+        output: PathBuf,
+        /// The file read, by the path the build opened it by.
+        input: PathBuf,
+        /// What the file is to the build.
+        role: FileRole,
+        /// The ELF file it was read for.
+        elf: PathBuf,
     },
 }
 
@@ -201,6 +215,19 @@ impl fmt::Display for Error {
                 "output `{}` is the same file as input `{}`: refusing to overwrite an input",
                 output.display(),
                 input.display()
+            ),
+            Error::FoundInput {
+                output,
+                input,
+                role,
+                elf,
+            } => write!(
+                f,
+                "output `{}` is `{}`, {role} read for `{}`: refusing to replace a file \
+                 the build read",
+                output.display(),
+                input.display(),
+                elf.display()
             ),
         }
     }

@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::ops::Deref;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use memmap2::Mmap;
 
@@ -44,5 +44,105 @@ pub fn open(path: &Path) -> Result<InputBytes> {
         Err(_) => std::fs::read(path)
             .map(InputBytes::Read)
             .map_err(|e| Error::io(path, e)),
+    }
+}
+
+/// A file a build read, and what it was to the build. A DWARF build finds some of its
+/// inputs by itself (a debug file by build ID or `.gnu_debuglink`, `<ELF>.dwp`, the
+/// `.dwo` files its skeleton units name, the supplementary file `dwz` links to): the
+/// builders return every file they read, so that no output replaces one of them (see
+/// [`crate::output::refuse_files_read`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileRead {
+    /// The path it was opened by: as given, or as the search for it built it.
+    pub path: PathBuf,
+    /// What the file is.
+    pub role: FileRole,
+}
+
+/// What a file read by a build is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FileRole {
+    /// The ELF file the build was given.
+    Elf,
+    /// The separate debug file holding the ELF's DWARF.
+    DebugFile,
+    /// The supplementary debug file (`dwz -m`) the DWARF refers to.
+    Supplementary,
+    /// The split DWARF package (`.dwp`) holding the split units.
+    DwarfPackage,
+    /// A split DWARF object (`.dwo`) holding a split unit.
+    SplitObject,
+}
+
+impl std::fmt::Display for FileRole {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FileRole::Elf => "the ELF file",
+            FileRole::DebugFile => "the separate debug file",
+            FileRole::Supplementary => "the supplementary debug file (dwz)",
+            FileRole::DwarfPackage => "the split DWARF package",
+            FileRole::SplitObject => "a split DWARF object (.dwo)",
+        })
+    }
+}
+
+/// The files of one build, each once, in the order they were opened: the ELF first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FilesRead {
+    files: Vec<FileRead>,
+}
+
+impl FilesRead {
+    /// A list holding the ELF file `elf`.
+    pub fn of_elf(elf: &Path) -> Self {
+        FilesRead {
+            files: vec![FileRead {
+                path: elf.to_path_buf(),
+                role: FileRole::Elf,
+            }],
+        }
+    }
+
+    /// Adds `path` as `role` unless it is already listed under the same path.
+    pub fn push(&mut self, path: &Path, role: FileRole) {
+        if !self.files.iter().any(|f| f.path == path) {
+            self.files.push(FileRead {
+                path: path.to_path_buf(),
+                role,
+            });
+        }
+    }
+
+    /// Adds files known to be distinct from each other (the `.dwo` files of a build,
+    /// which may be thousands), checked against those listed so far only.
+    pub(crate) fn extend_distinct<'p>(
+        &mut self,
+        paths: impl IntoIterator<Item = &'p Path>,
+        role: FileRole,
+    ) {
+        let listed = self.files.len();
+        for path in paths {
+            if !self.files.iter().take(listed).any(|f| f.path == path) {
+                self.files.push(FileRead {
+                    path: path.to_path_buf(),
+                    role,
+                });
+            }
+        }
+    }
+
+    /// The files, the ELF first.
+    pub fn as_slice(&self) -> &[FileRead] {
+        &self.files
+    }
+
+    /// The ELF file the others were read for, when listed.
+    pub fn elf(&self) -> Option<&Path> {
+        self.files
+            .iter()
+            .find(|f| f.role == FileRole::Elf)
+            .map(|f| f.path.as_path())
     }
 }

@@ -16,8 +16,11 @@
 //! * `-`: standard output.
 //!
 //! [`refuse_same_file`] refuses an output that is the same file as an input (same device
-//! and inode, whatever the path or link), before anything is written. Errors name the
-//! path the caller gave, never a temporary name.
+//! and inode, whatever the path or link), before anything is written;
+//! [`refuse_files_read`] does the same for the files a build found by itself (a debug
+//! file, a split DWARF package or object, a supplementary file), once the build has opened
+//! them and before its output is committed. Errors name the path the caller gave, never a
+//! temporary name.
 
 use std::fs::{self, File, Metadata, OpenOptions};
 use std::io::{self, Write};
@@ -28,6 +31,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
+use crate::input::{FileRole, FilesRead};
 use crate::{Error, Result};
 
 /// The path that stands for standard input or standard output.
@@ -238,6 +242,35 @@ pub fn refuse_same_file(output: &Path, inputs: &[&Path]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Refuses to go on when `output` is one of the files a build read (`read`, as the
+/// builders return it: the ELF and the files its DWARF build found by itself), compared
+/// as [`refuse_same_file`] compares. Call it before the output is committed: a regular
+/// file's [`Output`] dropped unwritten leaves nothing behind.
+pub fn refuse_files_read(output: &Path, read: &FilesRead) -> Result<()> {
+    let Some(out) = identity(output, stdout_metadata) else {
+        return Ok(());
+    };
+    let read_file = read
+        .as_slice()
+        .iter()
+        .find(|f| fs::metadata(&f.path).is_ok_and(|meta| same_file(&meta, &out)));
+    match read_file {
+        None => Ok(()),
+        Some(f) => match (f.role, read.elf()) {
+            (FileRole::Elf, _) | (_, None) => Err(Error::SameFile {
+                output: output.to_path_buf(),
+                input: f.path.clone(),
+            }),
+            (role, Some(elf)) => Err(Error::FoundInput {
+                output: output.to_path_buf(),
+                input: f.path.clone(),
+                role,
+                elf: elf.to_path_buf(),
+            }),
+        },
+    }
 }
 
 /// Whether two outputs are the same file: the same path, the same existing file (by device

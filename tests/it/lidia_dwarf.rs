@@ -4,6 +4,7 @@
 //! frame selection, and across DWARF versions, compressions and separate debug files.
 
 mod debug_files;
+mod files_read;
 pub(crate) mod fixtures;
 mod go;
 mod names;

@@ -49,6 +49,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::elf::section_ranges;
 use crate::elf::symbols_llvm::SymbolMap;
+use crate::input::FilesRead;
 use crate::model::Group;
 use crate::{Progress, Result, Warning, WarningKind};
 
@@ -138,6 +139,11 @@ pub struct DwarfStats {
     /// corrupt unit's code is described by the symbol table only). The library prints
     /// nothing; the `symblob` CLI prints each as `warning: <warning>` on stderr.
     pub warnings: Vec<Warning>,
+    /// Every file the build read: the ELF, then the files it found by itself or was
+    /// given (debug file, supplementary file, split DWARF package or `.dwo` files), each
+    /// once. A caller writing a file checks it against them
+    /// ([`crate::output::refuse_files_read`]) before committing it.
+    pub files_read: FilesRead,
 }
 
 /// Steps 1–4 of the pipeline, then `finish` with the final groups in address order
@@ -158,6 +164,7 @@ pub(crate) fn build_groups(
     session::open(path, data, options.session_files(), |s| {
         let mut stats = DwarfStats {
             warnings: s.warnings,
+            files_read: s.files_read,
             ..DwarfStats::default()
         };
         let mut orphan_rows = Vec::new();

@@ -4,7 +4,8 @@
 //! [`open`] finds the DWARF (the ELF, `--debug-file`, build ID, `.gnu_debuglink`),
 //! checks that a separate debug file belongs to the ELF, attaches the supplementary file
 //! `dwz` shares between debug files, and finds the split unit of every skeleton unit (a
-//! `.dwo` file or a `.dwp` package). Every file lives only as long as the call, so the
+//! `.dwo` file or a `.dwp` package), listing every file it opens
+//! ([`Session::files_read`]). Every file lives only as long as the call, so the
 //! caller works inside a closure; what it builds may borrow from the sections.
 
 use std::path::Path;
@@ -12,6 +13,7 @@ use std::path::Path;
 pub(crate) use super::split::{split_unit, SplitUnits};
 use super::{load, split, sup, Slice};
 use crate::elf::{check_debug_file, find_debug_file, missing_dwarf};
+use crate::input::{FileRole, FilesRead};
 use crate::{Error, Location, Result, Warning, WarningKind};
 
 /// The files of one DWARF read, opened.
@@ -32,6 +34,8 @@ pub(crate) struct Session<'s> {
     pub split_units: SplitUnits<'s>,
     /// What was missing or wrong but did not stop the read, in the order found.
     pub warnings: Vec<Warning>,
+    /// Every file opened for the read, the ELF first.
+    pub files_read: FilesRead,
 }
 
 /// Where a session's files come from beside the ELF itself.
@@ -120,6 +124,14 @@ pub(crate) fn open<R>(
     for kind in kinds {
         warn(&mut warnings, kind);
     }
+    let mut files_read = FilesRead::of_elf(path);
+    if let Some(d) = &debug {
+        files_read.push(&d.path, FileRole::DebugFile);
+    }
+    if let Some(s) = &sup_file {
+        files_read.push(&s.path, FileRole::Supplementary);
+    }
+    split_files.record(&mut files_read);
     work(Session {
         obj: &obj,
         dwarf_obj,
@@ -129,6 +141,7 @@ pub(crate) fn open<R>(
         headers,
         split_units,
         warnings,
+        files_read,
     })
 }
 

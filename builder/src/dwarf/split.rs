@@ -20,7 +20,7 @@ use memmap2::Mmap;
 
 use super::load::{Naming, SectionStore};
 use super::Slice;
-use crate::input::map_file;
+use crate::input::{map_file, FileRole, FilesRead};
 use crate::{Error, Location, Result, WarningKind};
 
 /// A skeleton unit of the binary.
@@ -175,6 +175,15 @@ pub(crate) struct SplitSections<'m> {
 }
 
 impl SplitFiles {
+    /// Adds the files mapped to `read`: the package, or the `.dwo` files (each once).
+    pub(crate) fn record(&self, read: &mut FilesRead) {
+        if let Some((path, _)) = &self.package {
+            read.push(path, FileRole::DwarfPackage);
+        }
+        let objects = self.files.iter().map(|(path, _)| path.as_path());
+        read.extend_distinct(objects, FileRole::SplitObject);
+    }
+
     /// Reads (and decompresses) the sections of every mapped file.
     pub(crate) fn sections(&self) -> Result<SplitSections<'_>> {
         Ok(SplitSections {

@@ -9,6 +9,7 @@ use crate::dwarf::{DwarfOptions, GroupContents};
 use crate::elf::file::ElfFile;
 use crate::elf::symbols_go as symbols;
 use crate::gopclntab::{self, PclntabError};
+use crate::input::FilesRead;
 use crate::{output, Error, Location, Progress, Result, Warning};
 
 /// What to read from the ELF file and what to store, in three groups, each handed only
@@ -86,6 +87,20 @@ pub struct Stats {
     /// Non-fatal problems of a DWARF build (see [`dwarf::DwarfStats::warnings`]); empty
     /// for symbol builds.
     pub warnings: Vec<Warning>,
+    /// Every file read (see [`BuildReport::files_read`]).
+    pub files_read: FilesRead,
+}
+
+/// What a build read beside the ranges it found: [`collect_with_report`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildReport {
+    /// Non-fatal problems of a DWARF build (see [`dwarf::DwarfStats::warnings`]); empty
+    /// for symbol builds.
+    pub warnings: Vec<Warning>,
+    /// Every file read: the ELF alone for a symbol build; for a DWARF build also the
+    /// files it found by itself (see [`dwarf::DwarfStats::files_read`]), which no output
+    /// may replace.
+    pub files_read: FilesRead,
 }
 
 /// Builds the Lidia file of the ELF at `path` in memory.
@@ -96,7 +111,9 @@ pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
 
 /// Builds the Lidia file of the ELF at `path` and writes it to `out` as
 /// [`output::Output`] does (atomically for a regular file: on any error `out` is left as it
-/// was). An `out` that is the same file as an input is refused before anything is read.
+/// was). An `out` that is the same file as an input is refused before anything is read;
+/// one that is a file the DWARF build found by itself (a debug file, a split DWARF file,
+/// a supplementary file) before anything is written.
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
     let mut inputs = vec![path];
     if let Some(dwarf) = &options.dwarf {
@@ -106,32 +123,41 @@ pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<S
     }
     output::refuse_same_file(out, &inputs)?;
     let input = crate::input::open(path)?;
-    let (writer, warnings) = collect_with_warnings(path, &input, options)?;
+    let (writer, report) = collect_with_report(path, &input, options)?;
+    output::refuse_files_read(out, &report.files_read)?;
     let layout = writer.layout();
     output::write_atomic_with(out, |w| writer.write_to(w))?;
-    Ok(Stats { layout, warnings })
+    Ok(Stats {
+        layout,
+        warnings: report.warnings,
+        files_read: report.files_read,
+    })
 }
 
 /// Adds the ranges of the ELF `data` (read from `path`) to a new writer, in Go's order:
 /// symbols in table order, then `.gopclntab` functions in functab order. The warnings of
-/// a DWARF build are not returned here: [`write_from_elf`] and [`dwarf::collect`] return
-/// them.
+/// a DWARF build are not returned here: [`write_from_elf`], [`collect_with_report`] and
+/// [`dwarf::collect`] return them.
 pub fn collect_from_elf(path: &Path, data: &[u8], options: &ElfOptions) -> Result<LidiaWriter> {
-    collect_with_warnings(path, data, options).map(|(writer, _)| writer)
+    collect_with_report(path, data, options).map(|(writer, _)| writer)
 }
 
-/// [`collect_from_elf`], with the warnings of a DWARF build.
-pub fn collect_with_warnings(
+/// [`collect_from_elf`], with the warnings of a DWARF build and the files read.
+pub fn collect_with_report(
     path: &Path,
     data: &[u8],
     options: &ElfOptions,
-) -> Result<(LidiaWriter, Vec<Warning>)> {
+) -> Result<(LidiaWriter, BuildReport)> {
     let mut writer = LidiaWriter::new(options.lidia);
     let name = path.display().to_string();
     let elf = ElfFile::parse(data).map_err(|p| p.at(&name, Location::Whole))?;
     if options.dwarf.is_some() {
-        let warnings = dwarf::collect(path, data, options, &mut writer)?.warnings;
-        return Ok((writer, warnings));
+        let stats = dwarf::collect(path, data, options, &mut writer)?;
+        let report = BuildReport {
+            warnings: stats.warnings,
+            files_read: stats.files_read,
+        };
+        return Ok((writer, report));
     }
     let sources = options.symbols;
     if sources.symtab {
@@ -164,7 +190,11 @@ pub fn collect_with_warnings(
             PclntabError::Other(p) => p.at(&name, Location::Whole),
         })?;
     }
-    Ok((writer, Vec::new()))
+    let report = BuildReport {
+        warnings: Vec::new(),
+        files_read: FilesRead::of_elf(path),
+    };
+    Ok((writer, report))
 }
 
 /// A depth-0 range with no file, call site or lines: what every symbol becomes.

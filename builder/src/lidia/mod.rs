@@ -13,7 +13,7 @@ mod writer;
 
 pub use dump::{dump, go_quote, info};
 pub use elf::{
-    build_from_elf, collect_from_elf, collect_with_warnings, write_from_elf, ElfOptions, Stats,
-    SymbolSources,
+    build_from_elf, collect_from_elf, collect_with_report, write_from_elf, BuildReport, ElfOptions,
+    Stats, SymbolSources,
 };
 pub use writer::{Flags, Layout, LidiaWriter, LineEntry, RangeSpec};

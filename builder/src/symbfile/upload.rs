@@ -254,29 +254,38 @@ pub fn layout_dir(root: &Path, id: FileId) -> PathBuf {
     root.join(&es[0..2]).join(&es[2..4]).join(&es)
 }
 
+/// The two files [`publish`] writes: `metadata.json` under the executable's FileID and
+/// `ranges` under `debug_id`.
+pub fn publish_paths(root: &Path, executable: FileId, debug_id: FileId) -> (PathBuf, PathBuf) {
+    (
+        layout_dir(root, executable).join("metadata.json"),
+        layout_dir(root, debug_id).join("ranges"),
+    )
+}
+
 /// Writes the download layout for an executable: `metadata.json` under its FileID,
 /// pointing at `debug_id`, and the zstd-compressed range file under `debug_id`. Returns
-/// the two paths written.
+/// the two paths written ([`publish_paths`]).
 pub fn publish(
     root: &Path,
     executable: FileId,
     debug_id: FileId,
     ranges: &[u8],
 ) -> Result<(PathBuf, PathBuf)> {
-    let meta_dir = layout_dir(root, executable);
-    let data_dir = layout_dir(root, debug_id);
-    for dir in [&meta_dir, &data_dir] {
+    let (meta_path, ranges_path) = publish_paths(root, executable, debug_id);
+    for dir in [&meta_path, &ranges_path]
+        .into_iter()
+        .filter_map(|p| p.parent())
+    {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
     let metadata = serde_json::json!({
         "version": 1,
         "symbolFileReferences": { "dwarfFileID": debug_id.es() },
     });
-    let meta_path = meta_dir.join("metadata.json");
     let mut text = serde_json::to_string_pretty(&metadata).expect("JSON value serializes");
     text.push('\n');
     write_atomic(&meta_path, text.as_bytes())?;
-    let ranges_path = data_dir.join("ranges");
     let compressed = zstd::encode_all(ranges, 19).map_err(|e| Error::io(&ranges_path, e))?;
     write_atomic(&ranges_path, &compressed)?;
     Ok((meta_path, ranges_path))

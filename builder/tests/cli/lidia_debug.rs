@@ -48,7 +48,7 @@ fn no_dwarf_is_a_warning() {
 }
 
 /// Runs `cmd` in `dir`; true when it succeeded (its stderr is shown otherwise).
-fn run_in(dir: &Path, cmd: &mut Command) -> bool {
+pub(crate) fn run_in(dir: &Path, cmd: &mut Command) -> bool {
     let out = cmd.current_dir(dir).output().expect("spawn a build tool");
     if !out.status.success() {
         eprintln!("{cmd:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -57,7 +57,7 @@ fn run_in(dir: &Path, cmd: &mut Command) -> bool {
 }
 
 /// Compiles the C test program (with its assembly function) in `dir` as `out`.
-fn compile_c(dir: &Path, compiler: &Path, flags: &[&str], out: &str) -> bool {
+pub(crate) fn compile_c(dir: &Path, compiler: &Path, flags: &[&str], out: &str) -> bool {
     let src = |f: &str| testdata(&format!("dwarf/{f}"));
     run_in(
         dir,

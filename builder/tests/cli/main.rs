@@ -9,6 +9,7 @@ mod ksym;
 mod lidia;
 mod lidia_debug;
 mod output;
+mod output_discovered;
 mod size;
 mod streaming;
 mod symbfile;

@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use symblob::lidia::{LidiaFile, Str};
 use symblob_build::dwarf::DwarfOptions;
 use symblob_build::lidia::{self, ElfOptions, Flags, SymbolSources};
-use symblob_build::output::{refuse_same_file, Output};
+use symblob_build::output::{refuse_files_read, refuse_same_file, Output};
 use symblob_build::{Error, Location};
 
 use crate::common::{display_name, output_name, print, read_input, Failure, Outcome, Result};
@@ -167,9 +167,12 @@ fn build(args: BuildArgs) -> Result<()> {
         format!("lidia: reading {input_name}"),
     );
     let input = symblob_build::input::open(&args.elf)?;
-    let collected = lidia::collect_with_warnings(&args.elf, &input, &options);
+    let collected = lidia::collect_with_report(&args.elf, &input, &options);
     bar.finish();
-    let (writer, warnings) = collected?;
+    let (writer, report) = collected?;
+    // The build may have found files by itself (`<ELF>.dwp`, `.dwo` files, a debug or
+    // supplementary file): refused here, `output` is dropped and its temporary file with it.
+    refuse_files_read(&args.output, &report.files_read)?;
     let sources = sources(&options);
     if writer.is_empty() && !args.allow_empty {
         return Err(Failure::Message(format!(
@@ -186,7 +189,7 @@ fn build(args: BuildArgs) -> Result<()> {
     } else {
         layout.file_size as f64 / layout.ranges as f64
     };
-    let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    let warnings: Vec<String> = report.warnings.iter().map(ToString::to_string).collect();
     progress.finish(
         &warnings,
         &format!(

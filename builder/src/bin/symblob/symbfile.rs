@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Subcommand, ValueEnum};
 use symblob::symbfile::{Record as View, SymbFile};
-use symblob_build::output::{refuse_same_file, write_atomic};
+use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 use symblob_build::symbfile::upload::{self, ApiKey, FileKind, PushEvent, PushOptions};
 use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, Record, WriterOptions};
 use symblob_build::{Error, Location};
@@ -258,7 +258,8 @@ pub fn run(command: Command) -> Result<Outcome> {
                         PartMode::Files => max_part_size,
                         PartMode::Bytes => None,
                     };
-                    let (ranges, pads) = symbfile_build::extract_parts(&elf, &extract, limit)?;
+                    let extracted = symbfile_build::extract_parts(&elf, &extract, limit)?;
+                    let (ranges, pads) = (extracted.ranges, extracted.pads);
                     let chunk = |parts: Vec<Vec<u8>>| match (part_mode, max_part_size) {
                         (PartMode::Bytes, Some(n)) => byte_chunks(&parts.concat(), n),
                         _ => parts,
@@ -307,6 +308,13 @@ pub fn run(command: Command) -> Result<Outcome> {
                 Some(d) => FileId::of_path(d)?,
                 None => exe,
             };
+            let mut inputs = vec![elf.as_path()];
+            inputs.extend(ranges.as_deref());
+            inputs.extend(extract.inputs());
+            let outputs = upload::publish_paths(&dir, exe, debug);
+            for out in [&outputs.0, &outputs.1] {
+                refuse_same_file(out, &inputs)?;
+            }
             let bytes = match &ranges {
                 Some(path) => {
                     let bytes = load(path)?;
@@ -315,9 +323,13 @@ pub fn run(command: Command) -> Result<Outcome> {
                         .map_err(|e| blob_error(path, e))?;
                     bytes
                 }
-                None => symbfile_build::extract_parts(&elf, &extract, None)?
-                    .0
-                    .concat(),
+                None => {
+                    let extracted = symbfile_build::extract_parts(&elf, &extract, None)?;
+                    for out in [&outputs.0, &outputs.1] {
+                        refuse_files_read(out, &extracted.files_read)?;
+                    }
+                    extracted.ranges.concat()
+                }
             };
             let (meta, data) = upload::publish(&dir, exe, debug, &bytes)?;
             print(&format!("{}\n{}\n", meta.display(), data.display()))?;

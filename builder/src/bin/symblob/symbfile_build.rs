@@ -2,11 +2,15 @@
 //! streamed from the executable into the writer, return pads made from them function by
 //! function, each file streamed to its output or cut into parts as it grows.
 
+use std::cell::RefCell;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use symblob_build::output::{refuse_same_file, same_output, write_atomic, Output};
+use symblob_build::input::FilesRead;
+use symblob_build::output::{
+    refuse_files_read, refuse_same_file, same_output, write_atomic, Output,
+};
 use symblob_build::symbfile::extract::{self, ExtractOptions, ExtractStats};
 use symblob_build::symbfile::parts::PartSplitter;
 use symblob_build::symbfile::retpads::PadMaker;
@@ -97,6 +101,8 @@ enum Destination<'w> {
 struct StreamFile<'w> {
     writer: SymbfileWriter,
     out: &'w mut dyn Write,
+    /// The output's path, as given.
+    path: &'w Path,
     /// The output's name in errors.
     name: String,
     /// Bytes written so far.
@@ -107,8 +113,10 @@ struct StreamFile<'w> {
 struct PartFiles {
     splitter: Option<PartSplitter>,
     base: Option<PathBuf>,
-    /// The files read, which no part may replace.
+    /// The files named on the command line, which no part may replace.
     inputs: Vec<PathBuf>,
+    /// The files the extraction read, which no part may replace either.
+    read: FilesRead,
     kept: Vec<Vec<u8>>,
     written: Vec<u64>,
 }
@@ -121,10 +129,11 @@ struct Written {
 }
 
 impl<'w> Destination<'w> {
-    fn stream(out: &'w mut dyn Write, path: &Path) -> Self {
+    fn stream(out: &'w mut dyn Write, path: &'w Path) -> Self {
         Destination::Stream(StreamFile {
             writer: SymbfileWriter::new(),
             out,
+            path,
             name: output_name(path),
             bytes: 0,
         })
@@ -135,9 +144,23 @@ impl<'w> Destination<'w> {
             splitter: Some(PartSplitter::new(max_part_size, WriterOptions::default())),
             base,
             inputs: inputs.iter().map(|p| p.to_path_buf()).collect(),
+            read: FilesRead::default(),
             kept: Vec::new(),
             written: Vec::new(),
         })
+    }
+
+    /// Refuses to go on when the output is one of the files the extraction reads, which
+    /// it has just opened: before any byte of a streamed file is written; for parts,
+    /// before each part is written.
+    fn refuse_files_read(&mut self, read: &FilesRead) -> Result<(), Error> {
+        match self {
+            Destination::Stream(stream) => refuse_files_read(stream.path, read),
+            Destination::Parts(parts) => {
+                parts.read = read.clone();
+                Ok(())
+            }
+        }
     }
 
     fn push(&mut self, record: Record) -> Result<(), Error> {
@@ -242,6 +265,7 @@ impl PartFiles {
                 name.push(format!(".{}", self.written.len()));
                 let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
                 refuse_same_file(Path::new(&name), &inputs)?;
+                refuse_files_read(Path::new(&name), &self.read)?;
                 write_atomic(Path::new(&name), &part)?;
                 self.written.push(part.len() as u64);
             }
@@ -264,7 +288,7 @@ fn extract_into(
     elf: &Path,
     options: &ExtractOptions,
     ranges: &mut Destination<'_>,
-    mut pads: Option<&mut Destination<'_>>,
+    pads: Option<&mut Destination<'_>>,
     allow_empty: bool,
 ) -> Result<Extracted> {
     let image = match pads {
@@ -286,18 +310,30 @@ fn extract_into(
             }
         }
     };
-    let stats = extract::ranges_each(elf, options, &mut |r| {
+    // Both the check of the files read and the records reach the destinations.
+    let (ranges, pads) = (RefCell::new(ranges), RefCell::new(pads));
+    let mut check = |read: &FilesRead| {
+        ranges.borrow_mut().refuse_files_read(read)?;
+        match pads.borrow_mut().as_deref_mut() {
+            Some(pads) => pads.refuse_files_read(read),
+            None => Ok(()),
+        }
+    };
+    let stats = extract::ranges_each_checked(elf, options, &mut check, &mut |r| {
         if failure.is_some() {
             return;
         }
         if let Some(m) = maker.as_mut() {
-            m.push(r.clone(), &mut |p| pad_sink(p, &mut failure, &mut pads));
+            m.push(r.clone(), &mut |p| {
+                pad_sink(p, &mut failure, &mut pads.borrow_mut())
+            });
         }
         range_count += 1;
-        if let Err(e) = ranges.push_range(r) {
+        if let Err(e) = ranges.borrow_mut().push_range(r) {
             failure.get_or_insert(e);
         }
     })?;
+    let (ranges, mut pads) = (ranges.into_inner(), pads.into_inner());
     if let Some(m) = maker {
         m.finish(&mut |p| pad_sink(p, &mut failure, &mut pads));
     }
@@ -320,20 +356,34 @@ fn extract_into(
 /// The part files of one symbfile, in order.
 pub type Parts = Vec<Vec<u8>>;
 
+/// The two symbfiles of an executable, in memory, and the files read to make them.
+pub struct ExtractedParts {
+    /// The parts of the range file.
+    pub ranges: Parts,
+    /// The parts of the return-pad file.
+    pub pads: Parts,
+    /// Every file read (the ELF and the files its DWARF was found in).
+    pub files_read: FilesRead,
+}
+
 /// Extracts the range file and the return-pad file of `elf` in memory, each cut into
 /// parts of at most `max_part_size` bytes (one part without a limit).
 pub fn extract_parts(
     elf: &Path,
     extract: &ExtractArgs,
     max_part_size: Option<u64>,
-) -> Result<(Parts, Parts)> {
+) -> Result<ExtractedParts> {
     let mut ranges = Destination::parts(max_part_size, None, &[]);
     let mut pads = Destination::parts(max_part_size, None, &[]);
     let extracted = extract_into(elf, &extract.options(), &mut ranges, Some(&mut pads), false)?;
     for warning in &extracted.stats.warnings {
         note!("warning: {warning}");
     }
-    Ok((ranges.into_kept(), pads.into_kept()))
+    Ok(ExtractedParts {
+        ranges: ranges.into_kept(),
+        pads: pads.into_kept(),
+        files_read: extracted.stats.files_read,
+    })
 }
 
 /// `symblob symbfile build`.

@@ -14,7 +14,8 @@
 //! where symblib abandons the whole Go source.
 //!
 //! Entry points: [`ranges`] (records collected), [`ranges_each`] (records streamed, memory
-//! bounded by a batch of units), [`ranges_from_bytes`] (an image in memory).
+//! bounded by a batch of units; [`ranges_each_checked`] shows the caller the files read
+//! first), [`ranges_from_bytes`] (an image in memory).
 
 mod demangle;
 mod dwarf;
@@ -39,7 +40,7 @@ use crate::dwarf::session::{self, SplitUnits};
 use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
 use crate::gopclntab::{self, LineSpan};
-use crate::input::InputBytes;
+use crate::input::{FilesRead, InputBytes};
 use crate::{Error, Location, Result, Warning};
 
 /// What to extract.
@@ -84,6 +85,10 @@ pub struct ExtractStats {
     /// not match under `debug_file_mismatch_ok`, no DWARF, a missing split unit or
     /// supplementary file), in the order found.
     pub warnings: Vec<Warning>,
+    /// Every file read: the ELF, then the files its DWARF was found in (debug file,
+    /// supplementary file, split DWARF package or `.dwo` files), each once; empty for an
+    /// image in memory ([`ranges_from_bytes`]).
+    pub files_read: FilesRead,
 }
 
 /// The records and what each source contributed.
@@ -112,6 +117,19 @@ pub fn ranges_each(
     options: &ExtractOptions,
     sink: &mut dyn FnMut(&RangeRecord),
 ) -> Result<ExtractStats> {
+    ranges_each_checked(path, options, &mut |_| Ok(()), sink)
+}
+
+/// As [`ranges_each`], first handing `check` the files the extraction reads (the list
+/// [`ExtractStats::files_read`] returns), once they are all opened and before the first
+/// record: a caller that writes files as records arrive refuses there to replace one of
+/// them ([`crate::output::refuse_files_read`]). An error of `check` ends the extraction.
+pub fn ranges_each_checked(
+    path: &Path,
+    options: &ExtractOptions,
+    check: &mut dyn FnMut(&FilesRead) -> Result<()>,
+    sink: &mut dyn FnMut(&RangeRecord),
+) -> Result<ExtractStats> {
     let bytes = crate::input::open(path)?;
     let release = |part: &[u8]| {
         if let InputBytes::Mapped(map) = &bytes {
@@ -119,6 +137,7 @@ pub fn ranges_each(
         }
     };
     session::open(path, &bytes, options.session_files(), |s| {
+        check(&s.files_read)?;
         let dwarf = DwarfInput {
             dwarf: &s.dwarf,
             headers: &s.headers,
@@ -128,6 +147,7 @@ pub fn ranges_each(
         let mut stats = extract(&bytes, s.obj, &dwarf, options, sink)
             .map_err(|m| Error::input(path.display().to_string(), Location::Whole, m))?;
         stats.warnings = s.warnings;
+        stats.files_read = s.files_read;
         Ok(stats)
     })
 }
