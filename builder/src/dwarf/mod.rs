@@ -175,6 +175,7 @@ pub(crate) fn build_groups(
         let groups = read_units(
             &s.dwarf,
             &s.headers,
+            &s.sup_headers,
             &s.split_units,
             request,
             &exec,
@@ -222,6 +223,7 @@ pub(crate) fn build_groups(
 fn read_units<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
     headers: &[gimli::UnitHeader<Slice<'a>>],
+    sup_headers: &[gimli::UnitHeader<Slice<'a>>],
     split_units: &split::SplitUnits<'a>,
     request: Request<'_>,
     exec: &[(u64, u64)],
@@ -231,18 +233,7 @@ fn read_units<'a>(
 ) -> Vec<Group<'a>> {
     stats.units = headers.len();
     let index = unit_index(headers);
-    let sup_headers = match dwarf.sup() {
-        Some(sup) => {
-            let mut kinds = Vec::new();
-            let headers = session::unit_headers(sup, &mut kinds);
-            for kind in kinds {
-                warn(stats, path, kind);
-            }
-            headers
-        }
-        None => Vec::new(),
-    };
-    let sup_index = unit_index(&sup_headers);
+    let sup_index = unit_index(sup_headers);
     let indexes = names::Indexes {
         main: &index,
         sup: &sup_index,

@@ -30,6 +30,9 @@ pub(crate) struct Session<'s> {
     pub dwarf: gimli::Dwarf<Slice<'s>>,
     /// The headers of every unit in `.debug_info`, up to the first that does not parse.
     pub headers: Vec<gimli::UnitHeader<Slice<'s>>>,
+    /// The same for the supplementary file (empty without one): references into it are
+    /// looked up among these units.
+    pub sup_headers: Vec<gimli::UnitHeader<Slice<'s>>>,
     /// The split unit's sections of every skeleton unit, by skeleton offset.
     pub split_units: SplitUnits<'s>,
     /// What was missing or wrong but did not stop the read, in the order found.
@@ -118,11 +121,22 @@ pub(crate) fn open<R>(
     dwarf.populate_abbreviations_cache(gimli::AbbreviationsCacheStrategy::Duplicates);
 
     let headers = unit_headers(&dwarf, &mut kinds);
+    let mut sup_kinds = Vec::new();
+    let sup_headers = dwarf
+        .sup()
+        .map(|sup| unit_headers(sup, &mut sup_kinds))
+        .unwrap_or_default();
     let split_files = split::find(&dwarf, &headers, path, files.dwp, &mut kinds)?;
     let split_sections = split_files.sections()?;
     let split_units = split_sections.units(&dwarf, &mut kinds)?;
     for kind in kinds {
         warn(&mut warnings, kind);
+    }
+    if let Some(sup) = &sup_file {
+        warnings.extend(sup_kinds.into_iter().map(|kind| Warning {
+            input: sup.path.clone(),
+            kind,
+        }));
     }
     let mut files_read = FilesRead::of_elf(path);
     if let Some(d) = &debug {
@@ -139,6 +153,7 @@ pub(crate) fn open<R>(
         separate: debug.is_some(),
         dwarf,
         headers,
+        sup_headers,
         split_units,
         warnings,
         files_read,

@@ -9,7 +9,7 @@ use super::unit_out::{ReusedRecord, UnitRecords};
 use super::walk::{Function, Sources, UnitIndex, Walker};
 use super::DwarfInput;
 use crate::dwarf::fast_hash::fast_map;
-use crate::dwarf::session::{self, split_unit};
+use crate::dwarf::session::split_unit;
 use crate::dwarf::Slice;
 use crate::symbfile::record::RangeRecord;
 
@@ -35,16 +35,7 @@ pub(super) fn dwarf_records(
 ) -> DwarfStats {
     let mut stats = DwarfStats::default();
     let index = UnitIndex::new(input.headers);
-    let sup_headers = match input.dwarf.sup() {
-        Some(sup) => {
-            let mut cut = Vec::new();
-            let headers = session::unit_headers(sup, &mut cut);
-            stats.units_broken += cut.len();
-            headers
-        }
-        None => Vec::new(),
-    };
-    let sup_index = UnitIndex::new(&sup_headers);
+    let sup_index = UnitIndex::new(input.sup_headers);
     let sup = input.dwarf.sup().map(|d| (d, &sup_index));
     let batch = BATCH_PER_THREAD * rayon::current_num_threads().max(1);
     let extract = |chunk: &[_]| -> Vec<(UnitRecords, bool)> {

@@ -83,7 +83,8 @@ pub struct ExtractStats {
     pub sources: Vec<(&'static str, SourceStats)>,
     /// What was missing or wrong but did not stop the extraction (a debug file that does
     /// not match under `debug_file_mismatch_ok`, no DWARF, a missing split unit or
-    /// supplementary file), in the order found.
+    /// supplementary file, a unit list that ends in bytes that do not parse), in the order
+    /// found.
     pub warnings: Vec<Warning>,
     /// Every file read: the ELF, then the files its DWARF was found in (debug file,
     /// supplementary file, split DWARF package or `.dwo` files), each once; empty for an
@@ -141,6 +142,7 @@ pub fn ranges_each_checked(
         let dwarf = DwarfInput {
             dwarf: &s.dwarf,
             headers: &s.headers,
+            sup_headers: &s.sup_headers,
             split_units: &s.split_units,
             release: &release,
         };
@@ -163,13 +165,18 @@ pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Re
     let input = DwarfInput {
         dwarf: &dwarf,
         headers: &headers,
+        sup_headers: &[],
         split_units: &SplitUnits::new(),
         release: &|_| {},
     };
     let mut records = Vec::new();
     let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r.clone()))
         .map_err(|m| Error::input(name, Location::Whole, m))?;
-    stats.dwarf.units_broken += cut.len();
+    // A cut unit list is a warning, as when the extraction reads a file.
+    stats.warnings.extend(cut.into_iter().map(|kind| Warning {
+        input: name.into(),
+        kind,
+    }));
     Ok(Extraction { records, stats })
 }
 
@@ -186,6 +193,7 @@ fn parse<'a>(bytes: &'a [u8], name: &str) -> Result<object::File<'a>> {
 struct DwarfInput<'i, 'a> {
     dwarf: &'i gimli::Dwarf<Slice<'a>>,
     headers: &'i [gimli::UnitHeader<Slice<'a>>],
+    sup_headers: &'i [gimli::UnitHeader<Slice<'a>>],
     split_units: &'i SplitUnits<'a>,
     /// Gives back the mapped pages of DWARF bytes read for the last time (see [`pages`]).
     release: &'i dyn Fn(&[u8]),
