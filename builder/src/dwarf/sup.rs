@@ -9,9 +9,11 @@
 //! relative to the debug file's directory; then its file name under
 //! `/usr/lib/debug/.dwz/`; then the build ID under `/usr/lib/debug/.build-id/`.
 //!
-//! A GNU link names the file's build ID: a file found with another build ID is not the
-//! one (the search goes on), and `--sup` naming one is an error (a warning when the
-//! caller accepts mismatched debug files), since its DIEs would give wrong names.
+//! A GNU link names the file's build ID, a `.debug_sup` link a checksum that the
+//! supplementary file's own `.debug_sup` repeats (dwz writes the same 20 bytes in both): a
+//! file found with another build ID or checksum is not the one (the search goes on), and
+//! `--sup` naming one is an error (a warning when the caller accepts mismatched debug
+//! files), since its DIEs would give wrong names.
 
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -55,12 +57,20 @@ impl SupFile {
     }
 }
 
-/// The link a debug file holds: the supplementary file's name and, for GNU links, its
-/// build ID.
+/// The link a debug file holds: the supplementary file's name and what identifies it.
 #[derive(Debug, PartialEq, Eq)]
 struct Link<'a> {
     name: &'a [u8],
-    build_id: Option<&'a [u8]>,
+    id: Option<SupId<'a>>,
+}
+
+/// What a link says the supplementary file carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SupId<'a> {
+    /// Its build ID (`.gnu_debugaltlink`).
+    BuildId(&'a [u8]),
+    /// The checksum of its own `.debug_sup` (DWARF 5 `.debug_sup`).
+    Checksum(&'a [u8]),
 }
 
 /// The supplementary file the debug file `obj` (at `path`) links to, or `explicit`.
@@ -76,7 +86,7 @@ pub(crate) fn find(
     warnings: &mut Vec<WarningKind>,
 ) -> Result<Option<SupFile>> {
     let link = link(obj);
-    let wanted_id = link.as_ref().and_then(|l| l.build_id);
+    let wanted_id = link.as_ref().and_then(|l| l.id);
     if let Some(p) = explicit {
         let file = SupFile {
             map: map_file(p)?,
@@ -114,10 +124,11 @@ pub(crate) fn find(
     if let Some(under_dwz) = dwz_relative(link.name) {
         candidates.push(Path::new(DWZ_ROOT).join(under_dwz));
     }
-    if let Some(p) = link
-        .build_id
-        .and_then(|id| build_id_path(Path::new(DEBUG_ROOT), id))
-    {
+    let build_id = match link.id {
+        Some(SupId::BuildId(id)) => Some(id),
+        _ => None,
+    };
+    if let Some(p) = build_id.and_then(|id| build_id_path(Path::new(DEBUG_ROOT), id)) {
         candidates.push(p);
     }
     let mut looked_for = Vec::new();
@@ -137,24 +148,42 @@ pub(crate) fn find(
     Ok(None)
 }
 
-/// How `file`'s build ID differs from `wanted` (`None` when it matches, or when the
-/// link names no build ID: nothing to check).
-fn id_mismatch(file: &SupFile, wanted: Option<&[u8]>) -> Option<String> {
-    let wanted = wanted?;
-    let id = object::File::parse(&*file.map)
-        .ok()
-        .and_then(|o| o.build_id().ok().flatten());
-    match id {
-        Some(id) if id == wanted => None,
-        Some(id) => Some(format!(
-            "its build ID is {}, the link names {}",
-            hex(id),
-            hex(wanted)
-        )),
-        None => Some(format!(
-            "it has no build ID, the link names {}",
-            hex(wanted)
-        )),
+/// How `file` differs from what the link names (`None` when it matches, or when the
+/// link names nothing to check).
+fn id_mismatch(file: &SupFile, wanted: Option<SupId<'_>>) -> Option<String> {
+    let obj = object::File::parse(&*file.map).ok();
+    match wanted? {
+        SupId::BuildId(wanted) => match obj.and_then(|o| o.build_id().ok().flatten()) {
+            Some(id) if id == wanted => None,
+            Some(id) => Some(format!(
+                "its build ID is {}, the link names {}",
+                hex(id),
+                hex(wanted)
+            )),
+            None => Some(format!(
+                "it has no build ID, the link names {}",
+                hex(wanted)
+            )),
+        },
+        SupId::Checksum(wanted) => {
+            let own = obj
+                .as_ref()
+                .and_then(|o| section(o, ".debug_sup"))
+                .and_then(parse_debug_sup)
+                .filter(|sup| sup.is_supplementary);
+            match own {
+                Some(sup) if sup.checksum == wanted => None,
+                Some(sup) => Some(format!(
+                    "its .debug_sup checksum is {}, the link names {}",
+                    hex(sup.checksum),
+                    hex(wanted)
+                )),
+                None => Some(format!(
+                    "it has no .debug_sup of a supplementary file, the link names checksum {}",
+                    hex(wanted)
+                )),
+            }
+        }
     }
 }
 
@@ -184,20 +213,42 @@ fn link<'a>(obj: &object::File<'a>) -> Option<Link<'a>> {
         let end = data.iter().position(|&b| b == 0)?;
         let (name, rest) = data.split_at(end);
         let id = rest.get(1..).filter(|id| !id.is_empty());
-        return Some(Link { name, build_id: id });
+        return Some(Link {
+            name,
+            id: id.map(SupId::BuildId),
+        });
     }
-    // `.debug_sup`: version (2 bytes), is_supplementary (1 byte), file name (NUL
-    // terminated), checksum. Only a file that is not itself the supplementary one links.
-    let data = section(obj, ".debug_sup")?;
-    let (&is_sup, rest) = data.get(2..)?.split_first()?;
-    if is_sup != 0 {
-        return None;
-    }
-    let end = rest.iter().position(|&b| b == 0)?;
-    let name = rest.get(..end).filter(|n| !n.is_empty())?;
+    // Only a file that is not itself the supplementary one links.
+    let sup = parse_debug_sup(section(obj, ".debug_sup")?).filter(|s| !s.is_supplementary)?;
+    let name = Some(sup.file_name).filter(|n| !n.is_empty())?;
     Some(Link {
         name,
-        build_id: None,
+        id: Some(sup.checksum)
+            .filter(|c| !c.is_empty())
+            .map(SupId::Checksum),
+    })
+}
+
+/// A DWARF 5 `.debug_sup` section.
+struct DebugSup<'a> {
+    is_supplementary: bool,
+    file_name: &'a [u8],
+    checksum: &'a [u8],
+}
+
+/// Reads `.debug_sup`: version (2 bytes), is_supplementary (1 byte), file name (NUL
+/// terminated), checksum length (ULEB128), checksum.
+fn parse_debug_sup(data: &[u8]) -> Option<DebugSup<'_>> {
+    let (&is_sup, rest) = data.get(2..)?.split_first()?;
+    let end = rest.iter().position(|&b| b == 0)?;
+    let (file_name, rest) = rest.split_at(end);
+    let mut reader = gimli::EndianSlice::new(rest.get(1..)?, gimli::LittleEndian);
+    let len = gimli::Reader::read_uleb128(&mut reader).ok()?;
+    let checksum = reader.slice().get(..usize::try_from(len).ok()?)?;
+    Some(DebugSup {
+        is_supplementary: is_sup != 0,
+        file_name,
+        checksum,
     })
 }
 
@@ -240,5 +291,34 @@ mod tests {
             .expect("no error")
             .is_none());
         assert!(warnings.is_empty());
+    }
+
+    /// The two `.debug_sup` sections `dwz --dwarf-5 -m common.debug` wrote (readelf -x):
+    /// the program's names the file and the checksum the file's own repeats.
+    #[test]
+    fn debug_sup_sections_as_dwz_writes_them() {
+        let checksum = [
+            0xc8, 0x8c, 0xa3, 0xfe, 0xce, 0x40, 0x37, 0x22, 0x16, 0x16, 0x20, 0xff, 0xa0, 0xd6,
+            0x09, 0xd3, 0x5b, 0x6c, 0x49, 0xd7,
+        ];
+        let mut program = vec![0x05, 0x00, 0x00];
+        program.extend_from_slice(b"common.debug\0");
+        program.push(0x14);
+        program.extend_from_slice(&checksum);
+        let mut own = vec![0x05, 0x00, 0x01, 0x00, 0x14];
+        own.extend_from_slice(&checksum);
+
+        let link = parse_debug_sup(&program).expect("the program's section");
+        assert!(!link.is_supplementary);
+        assert_eq!(link.file_name, b"common.debug");
+        assert_eq!(link.checksum, checksum);
+        let file = parse_debug_sup(&own).expect("the supplementary file's section");
+        assert!(file.is_supplementary);
+        assert_eq!(file.file_name, b"");
+        assert_eq!(file.checksum, checksum);
+        // Cut anywhere, the section is unreadable rather than read short.
+        for cut in 0..program.len() {
+            assert!(parse_debug_sup(&program[..cut]).is_none(), "cut at {cut}");
+        }
     }
 }

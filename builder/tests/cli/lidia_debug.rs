@@ -246,3 +246,85 @@ fn sup_names_a_supplementary_file_kept_elsewhere() {
         "{err}"
     );
 }
+
+/// `dwz --dwarf-5` links by a DWARF 5 `.debug_sup` section: a file name and a checksum
+/// that the supplementary file's own `.debug_sup` repeats. The file found there is read;
+/// one with another checksum is passed over where the link points (a warning lists where
+/// the right one was looked for), and named by `--sup` it is an error, read with a warning
+/// under `--debug-file-mismatch-ok`.
+#[test]
+fn debug_sup_links_are_checked_by_their_checksum() {
+    let Some((gcc, dwz, dir)) = tools_and_folder("gcc", "dwz") else {
+        return;
+    };
+    let d = dir.path();
+    let dwz_pair = |sub: &str, extra: &[&str]| {
+        let w = d.join(sub);
+        std::fs::create_dir(&w).unwrap();
+        let flags = [&["-gdwarf-5"], extra].concat();
+        compile_c(&w, &gcc, &flags, "o2")
+            && compile_c(&w, &gcc, &[&flags[..], &["-O1"]].concat(), "o1")
+            && run_in(
+                &w,
+                Command::new(&dwz).args(["--dwarf-5", "-m", "common.debug", "-r", "o2", "o1"]),
+            )
+    };
+    assert!(
+        dwz_pair("a", &[]) && dwz_pair("b", &["-fno-inline"]),
+        "dwz programs build"
+    );
+    let bin = d.join("a/o2");
+    let program = std::fs::read(&bin).unwrap();
+    let has = |name: &[u8]| program.windows(name.len()).any(|w| w == name);
+    assert!(
+        has(b".debug_sup\0") && !has(b".gnu_debugaltlink\0"),
+        "dwz --dwarf-5 links by .debug_sup"
+    );
+    let out = d.join("out.lidia");
+    let (status, err, found) = build_dwarf(&bin, &out, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+
+    // The other pair's file where the link points is not this program's.
+    let linked = d.join("a/common.debug");
+    let kept = d.join("kept.debug");
+    std::fs::rename(&linked, &kept).unwrap();
+    let wrong = d.join("b/common.debug");
+    std::fs::copy(&wrong, &linked).unwrap();
+    let (status, err, passed_over) = build_dwarf(&bin, &out, &[]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with("warning: ")
+            && l.contains("supplementary debug file not found")
+            && l.contains(s(&linked))),
+        "{err}"
+    );
+    assert_ne!(passed_over, found, "names kept in the supplementary file");
+
+    let (status, err, named) = build_dwarf(&bin, &out, &["--sup", s(&kept)]);
+    assert_eq!(status, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(
+        named, found,
+        "--sup reads the file as the linked one is read"
+    );
+
+    let (status, err, _) = build_dwarf(&bin, &out, &["--sup", s(&wrong)]);
+    assert_eq!(status, Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(s(&wrong)) && err.contains(s(&bin)), "{err}");
+    assert!(err.contains(".debug_sup checksum"), "{err}");
+    assert!(!out.exists());
+    let (status, err, _) = build_dwarf(
+        &bin,
+        &out,
+        &["--sup", s(&wrong), "--debug-file-mismatch-ok"],
+    );
+    assert_eq!(status, Some(0), "{err}");
+    assert!(
+        err.lines().any(|l| l.starts_with("warning: ")
+            && l.contains(s(&wrong))
+            && l.contains(".debug_sup checksum")),
+        "{err}"
+    );
+}

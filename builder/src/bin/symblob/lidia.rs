@@ -74,7 +74,8 @@ pub struct BuildArgs {
     #[arg(long, value_name = "PATH", requires = "dwarf")]
     debug_file: Option<PathBuf>,
     /// Read a debug file whose build ID (or .gnu_debuglink CRC) is not the binary's, and a
-    /// `--sup` file whose build ID is not the one the debug information links to.
+    /// `--sup` file whose build ID (or `.debug_sup` checksum) is not the one the debug
+    /// information links to.
     #[arg(long, requires = "dwarf")]
     debug_file_mismatch_ok: bool,
     /// A split DWARF package (`.dwp`) holding the split units (default: `<ELF>.dwp` when

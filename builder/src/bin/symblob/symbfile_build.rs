@@ -58,7 +58,8 @@ pub struct ExtractArgs {
     #[arg(long, value_name = "PATH")]
     pub debug_file: Option<PathBuf>,
     /// Read a debug file whose build ID (or .gnu_debuglink CRC) is not the binary's, and a
-    /// `--sup` file whose build ID is not the one the debug information links to.
+    /// `--sup` file whose build ID (or `.debug_sup` checksum) is not the one the debug
+    /// information links to.
     #[arg(long)]
     pub debug_file_mismatch_ok: bool,
     /// A split DWARF package (`.dwp`) holding the split units (default: `<ELF>.dwp` when
