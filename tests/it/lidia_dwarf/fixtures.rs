@@ -378,9 +378,9 @@ fn split_type_units(d: &Path, bins: &mut BTreeMap<&'static str, PathBuf>) {
 
 /// Two programs from the same sources (GCC `-O2` and `-O1`, DWARF `version`) whose
 /// shared DIEs and strings `dwz -m common.debug` moved into a supplementary file, named
-/// relative to them by `.gnu_debugaltlink`: `dwz<version>/o2` and `dwz<version>/o1`,
-/// with `dwz<version>/o2-whole` and `dwz<version>/o1-whole`, the same programs before
-/// `dwz`.
+/// relative to them by `.gnu_debugaltlink` (`dwz4`, `dwz5`) or, with `dwz --dwarf-5`,
+/// by `.debug_sup` (`dwz5sup`): `<dir>/o2` and `<dir>/o1`, with `<dir>/o2-whole` and
+/// `<dir>/o1-whole`, the same programs before `dwz`.
 fn dwz_multifile(
     d: &Path,
     c_sources: &[PathBuf],
@@ -390,19 +390,33 @@ fn dwz_multifile(
     let Some(dwz) = crate::common::tool("dwz") else {
         return;
     };
-    let variants: [(&'static str, &str, [&'static str; 4]); 2] = [
+    // dwz links by `.gnu_debugaltlink`, or with `--dwarf-5` by a DWARF 5 `.debug_sup`.
+    let variants: [(&'static str, &str, &[&str], [&'static str; 4]); 3] = [
         (
             "dwz4",
             "4",
+            &[],
             ["dwz4/o2", "dwz4/o1", "dwz4/o2-whole", "dwz4/o1-whole"],
         ),
         (
             "dwz5",
             "5",
+            &[],
             ["dwz5/o2", "dwz5/o1", "dwz5/o2-whole", "dwz5/o1-whole"],
         ),
+        (
+            "dwz5sup",
+            "5",
+            &["--dwarf-5"],
+            [
+                "dwz5sup/o2",
+                "dwz5sup/o1",
+                "dwz5sup/o2-whole",
+                "dwz5sup/o1-whole",
+            ],
+        ),
     ];
-    for (dir, version, names) in variants {
+    for (dir, version, dwz_flags, names) in variants {
         let dir = d.join(dir);
         let compile = |opt: &str, out: &str| {
             run(Command::new("gcc")
@@ -422,6 +436,7 @@ fn dwz_multifile(
                 .current_dir(&dir)
                 .arg("120")
                 .arg(&dwz)
+                .args(dwz_flags)
                 .args(["-m", "common.debug", "-r", "o2", "o1"]));
         if ok {
             for name in names {

@@ -76,7 +76,14 @@ fn rust_unpacked_split_debuginfo_agrees_with_llvm_symbolizer() {
 /// `dwz` (same code, checked).
 #[test]
 fn dwz_multifile_programs_agree_with_llvm_symbolizer_before_dwz() {
-    for name in ["dwz4/o2", "dwz4/o1", "dwz5/o2", "dwz5/o1"] {
+    for name in [
+        "dwz4/o2",
+        "dwz4/o1",
+        "dwz5/o2",
+        "dwz5/o1",
+        "dwz5sup/o2",
+        "dwz5sup/o1",
+    ] {
         differential_against(name, &format!("{name}-whole"));
     }
 }
@@ -84,7 +91,7 @@ fn dwz_multifile_programs_agree_with_llvm_symbolizer_before_dwz() {
 /// A dwz'd program gives the frames of the program before dwz.
 #[test]
 fn dwz_multifile_gives_the_frames_of_the_whole_program() {
-    for name in ["dwz4/o2", "dwz5/o1"] {
+    for name in ["dwz4/o2", "dwz5/o1", "dwz5sup/o2"] {
         let (Some(bin), Some(whole)) = (
             fixtures().get(name),
             fixtures().get(&format!("{name}-whole")),

@@ -266,11 +266,19 @@ fn split_dwarf_type_units_and_rust_unpacked_ranges_agree_with_llvm_symbolizer() 
 }
 
 /// `dwz -m`: names moved into the supplementary file are followed there
-/// (`DW_FORM_GNU_ref_alt`, `DW_FORM_GNU_strp_alt`); the expectation is llvm-symbolizer on
-/// the same program before `dwz`.
+/// (`DW_FORM_GNU_ref_alt`, `DW_FORM_GNU_strp_alt`; with `--dwarf-5` `DW_FORM_ref_sup4`,
+/// `DW_FORM_strp_sup`); the expectation is llvm-symbolizer on the same program before
+/// `dwz`.
 #[test]
 fn dwz_multifile_ranges_agree_with_llvm_symbolizer_before_dwz() {
-    for name in ["dwz4/o2", "dwz4/o1", "dwz5/o2", "dwz5/o1"] {
+    for name in [
+        "dwz4/o2",
+        "dwz4/o1",
+        "dwz5/o2",
+        "dwz5/o1",
+        "dwz5sup/o2",
+        "dwz5sup/o1",
+    ] {
         llvm_differential_against(name, &format!("{name}-whole"));
     }
 }
