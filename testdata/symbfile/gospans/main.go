@@ -5,6 +5,9 @@
 // is 0 or below -1, or with no mapped PC, is left out, as symblib skips it.
 //
 // Output: one line per function, "<entry hex> <end hex> <name>\t<file>".
+//
+// With -funcs first, it prints every function of the table instead, as debug/gosym lists
+// it: "<entry hex> <end hex> <name>", the end being the next function's entry.
 package main
 
 import (
@@ -16,7 +19,12 @@ import (
 )
 
 func main() {
-	f, err := elf.Open(os.Args[1])
+	args := os.Args[1:]
+	funcs := len(args) > 0 && args[0] == "-funcs"
+	if funcs {
+		args = args[1:]
+	}
+	f, err := elf.Open(args[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -33,6 +41,12 @@ func main() {
 	}
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
+	if funcs {
+		for _, fn := range table.Funcs {
+			fmt.Fprintf(out, "%x %x %s\n", fn.Entry, fn.End, fn.Name)
+		}
+		return
+	}
 	for _, fn := range table.Funcs {
 		end, bad := fn.Entry, false
 		for pc := fn.Entry; pc < fn.End; pc++ {

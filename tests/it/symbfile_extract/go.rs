@@ -2,10 +2,14 @@
 //! ELF (no DWARF, no symbols, so every record comes from the Go table) each record spans
 //! the PCs its line table maps, as symblib's Go extractor makes it, and names the file of
 //! its entry PC. The spans are computed by `testdata/symbfile/gospans`, a Go program.
+//! A Go 1.2 table (Go 1.2–1.15 binaries) is checked function by function, for Lidia and
+//! symbfile, against the function list `debug/gosym` gives.
 
 use std::path::Path;
 use std::process::Command;
 
+use symblob::lidia::LidiaFile;
+use symblob_build::lidia::{build_from_elf, ElfOptions, SymbolSources};
 use symblob_build::symbfile::extract::{ranges, ExtractOptions};
 
 use crate::common::{missing_oracle, shared_testdata, testdata, tool};
@@ -131,4 +135,110 @@ fn assert_records_match_gosym(elf: &Path, min_padded: usize) {
     for (g, e) in got.iter().zip(&expected) {
         assert_eq!(g, e);
     }
+}
+
+/// `gospans -funcs`' lines for `elf`: entry, end (the next entry) and name of every
+/// function of its table.
+fn gosym_funcs(go: &Path, home: &Path, elf: &Path) -> Vec<(u64, u64, String)> {
+    let out = go_command(go, home)
+        .arg("run")
+        .arg(testdata("symbfile/gospans/main.go"))
+        .arg("-funcs")
+        .arg(elf)
+        .output()
+        .expect("go run");
+    assert!(
+        out.status.success(),
+        "gospans -funcs: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("UTF-8 output")
+        .lines()
+        .map(|l| {
+            let mut f = l.splitn(3, ' ');
+            let mut hex = || u64::from_str_radix(f.next().expect("field"), 16).expect("hex");
+            let (entry, end) = (hex(), hex());
+            (entry, end, f.next().expect("name").to_string())
+        })
+        .collect()
+}
+
+/// A Go 1.2 table (the layout of Go 1.2 to 1.15, which the Go 1.19 toolchain here cannot
+/// write): the 1.15 table Go ships as `debug/gosym` test data (`pcln115.gz`, a macOS
+/// program whose text starts at 0x1001000), put into an ELF file as `.gopclntab` with a
+/// `.text` there. Lidia's ranges and symbfile's records are the functions `debug/gosym`
+/// lists, each to the next one's entry (symbfile reads line spans from 1.16 tables only).
+#[test]
+fn go_1_2_table_functions_match_gosym() {
+    let (Some(go), Some(objcopy)) = (tool("go"), tool("objcopy")) else {
+        return;
+    };
+    let home = tempfile::tempdir().expect("temporary directory");
+    let goroot = go_command(&go, home.path())
+        .args(["env", "GOROOT"])
+        .output()
+        .expect("go env");
+    let goroot = String::from_utf8(goroot.stdout).expect("UTF-8");
+    let gz = Path::new(goroot.trim()).join("src/debug/gosym/testdata/pcln115.gz");
+    let Ok(gz) = std::fs::read(&gz) else {
+        missing_oracle(&format!("Go's 1.15 table {}", gz.display()));
+        return;
+    };
+    let mut table = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut table)
+        .expect("gunzip pcln115.gz");
+    let d = home.path();
+    std::fs::write(d.join("pcln115"), &table).unwrap();
+    std::fs::write(d.join("text"), vec![0u8; 0x10_0000]).unwrap();
+    let made = Command::new(&objcopy)
+        .current_dir(d)
+        .args(["-I", "binary", "-O", "elf64-x86-64", "-B", "i386:x86-64"])
+        .args([
+            "--rename-section",
+            ".data=.gopclntab,alloc,load,readonly,data,contents",
+        ])
+        .args(["pcln115", "table.o"])
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new(&objcopy)
+            .current_dir(d)
+            .args(["--add-section", ".text=text"])
+            .args(["--set-section-flags", ".text=alloc,code,readonly"])
+            .args(["--change-section-address", ".text=0x1001000"])
+            .args(["table.o", "go115"])
+            .status()
+            .is_ok_and(|s| s.success());
+    assert!(made, "objcopy wraps the table in an ELF file");
+    let elf = d.join("go115");
+
+    let expected = gosym_funcs(&go, d, &elf);
+    assert!(expected.len() > 1000, "{} functions", expected.len());
+    assert!(expected.iter().any(|f| f.2 == "main.main"));
+
+    let options = ElfOptions {
+        symbols: SymbolSources {
+            symtab: false,
+            ..SymbolSources::default()
+        },
+        ..ElfOptions::default()
+    };
+    let lidia = build_from_elf(&elf, &options).expect("Lidia build");
+    let file = LidiaFile::parse(&lidia).expect("Lidia file");
+    let got: Vec<_> = file
+        .ranges()
+        .map(|r| (r.va, r.va + r.length, r.function.to_string()))
+        .collect();
+    assert_eq!(got, expected, "Lidia");
+
+    let extracted = ranges(&elf, &ExtractOptions::default()).expect("extraction");
+    let got: Vec<_> = extracted
+        .records
+        .iter()
+        .map(|r| {
+            assert_eq!((r.depth, r.file.as_ref()), (0, None));
+            (r.va, r.va + r.length, r.func.clone())
+        })
+        .collect();
+    assert_eq!(got, expected, "symbfile");
 }
