@@ -342,7 +342,9 @@ pub fn run(command: Command) -> Result<Outcome> {
 /// with the file): text lines, or `{"records": [...]}` with one record a line and each
 /// `elf_va` a "0x…" string.
 fn dump(path: &Path, file: &SymbFile<'_>, as_json: bool) -> Result<()> {
-    let mut scratch = vec![""; 1 << 20];
+    // One slot per string of the largest table; each string takes at least two bytes of
+    // the file (its field key and length), which bounds the slots a small file needs.
+    let mut scratch = vec![""; (file.bytes().len() / 2).clamp(16, 1 << 20)];
     let mut records = file.records(&mut scratch);
     let mut out = common::stdout();
     let mut first = true;
