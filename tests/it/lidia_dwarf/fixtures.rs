@@ -376,6 +376,16 @@ fn split_type_units(d: &Path, bins: &mut BTreeMap<&'static str, PathBuf>) {
     }
 }
 
+/// The `dwz -m` programs of [`dwz_multifile`], each with `<name>-whole` (before `dwz`).
+pub const DWZ_PROGRAMS: [&str; 6] = [
+    "dwz4/o2",
+    "dwz4/o1",
+    "dwz5/o2",
+    "dwz5/o1",
+    "dwz5sup/o2",
+    "dwz5sup/o1",
+];
+
 /// Two programs from the same sources (GCC `-O2` and `-O1`, DWARF `version`) whose
 /// shared DIEs and strings `dwz -m common.debug` moved into a supplementary file, named
 /// relative to them by `.gnu_debugaltlink` (`dwz4`, `dwz5`) or, with `dwz --dwarf-5`,

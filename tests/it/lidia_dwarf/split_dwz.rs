@@ -7,7 +7,7 @@ use symblob_build::dwarf::DwarfOptions;
 use symblob_build::lidia::dwarf::{self, DwarfStats};
 use symblob_build::lidia::{ElfOptions, LidiaWriter};
 
-use super::fixtures::fixtures;
+use super::fixtures::{fixtures, DWZ_PROGRAMS};
 use super::{
     all_frames, build, compare_with_symbolizer, differential, differential_against, oracle,
 };
@@ -76,14 +76,7 @@ fn rust_unpacked_split_debuginfo_agrees_with_llvm_symbolizer() {
 /// `dwz` (same code, checked).
 #[test]
 fn dwz_multifile_programs_agree_with_llvm_symbolizer_before_dwz() {
-    for name in [
-        "dwz4/o2",
-        "dwz4/o1",
-        "dwz5/o2",
-        "dwz5/o1",
-        "dwz5sup/o2",
-        "dwz5sup/o1",
-    ] {
+    for name in DWZ_PROGRAMS {
         differential_against(name, &format!("{name}-whole"));
     }
 }

@@ -9,7 +9,7 @@ use std::process::Command;
 use symblob_build::symbfile::extract::{demangle, ranges, ExtractOptions, RangeRecord};
 
 use crate::common::{missing_oracle, tool};
-use crate::lidia_dwarf::fixtures::fixtures;
+use crate::lidia_dwarf::fixtures::{fixtures, DWZ_PROGRAMS};
 use crate::lidia_dwarf::oracle::{self, Frame};
 use crate::lidia_dwarf::section_bytes;
 
@@ -271,14 +271,7 @@ fn split_dwarf_type_units_and_rust_unpacked_ranges_agree_with_llvm_symbolizer() 
 /// `dwz`.
 #[test]
 fn dwz_multifile_ranges_agree_with_llvm_symbolizer_before_dwz() {
-    for name in [
-        "dwz4/o2",
-        "dwz4/o1",
-        "dwz5/o2",
-        "dwz5/o1",
-        "dwz5sup/o2",
-        "dwz5sup/o1",
-    ] {
+    for name in DWZ_PROGRAMS {
         llvm_differential_against(name, &format!("{name}-whole"));
     }
 }
