@@ -74,7 +74,8 @@ pub struct DwarfOptions {
     pub debug_file: Option<PathBuf>,
     /// Read a separate debug file even when it does not belong to the binary (its build
     /// ID or `.gnu_debuglink` CRC differs), and a supplementary file named by [`Self::sup`]
-    /// whose build ID is not the one the link names: a warning instead of an error.
+    /// whose build ID or `.debug_sup` checksum is not the one the link names: a warning
+    /// instead of an error.
     pub debug_file_mismatch_ok: bool,
     /// A split DWARF package (`.dwp`) holding the split units of the binary's skeleton
     /// units (else `<binary>.dwp` when it exists, else each unit's `.dwo` file).

@@ -52,7 +52,9 @@ pub struct ExtractOptions {
     /// through the build ID or `.gnu_debuglink`.
     pub debug_file: Option<PathBuf>,
     /// Read a separate debug file even when it does not belong to the ELF (its build ID
-    /// or `.gnu_debuglink` CRC differs): a warning instead of an error.
+    /// or `.gnu_debuglink` CRC differs), and a supplementary file named by [`Self::sup`]
+    /// whose build ID or `.debug_sup` checksum is not the one the link names: a warning
+    /// instead of an error.
     pub debug_file_mismatch_ok: bool,
     /// A split DWARF package (`.dwp`) for the ELF's skeleton units (else `<ELF>.dwp` when
     /// it exists, else each unit's `.dwo` file).
