@@ -159,6 +159,10 @@ fn print_table(
     results: &BTreeMap<&str, Measurement>,
     baseline: &Measurement,
 ) {
+    // A group none of whose tools ran (`--tools` chose others) prints nothing.
+    if results.is_empty() {
+        return;
+    }
     let best_peer = results
         .iter()
         .filter(|(t, _)| !is_ours(t))
