@@ -104,6 +104,7 @@ impl<'a> LidiaFile<'a> {
     /// call line of the frame inside it.
     ///
     /// The iterator is lazy: each step costs one range read.
+    #[inline]
     pub fn lookup(&self, addr: u64) -> Frames<'a> {
         self.frames_from(self.vas.last_at_or_below(addr), addr)
     }
