@@ -84,11 +84,8 @@ impl ElfOptions {
 pub struct Stats {
     /// Sizes and counts of the file written.
     pub layout: Layout,
-    /// Non-fatal problems of a DWARF build (see [`dwarf::DwarfStats::warnings`]); empty
-    /// for symbol builds.
-    pub warnings: Vec<Warning>,
-    /// Every file read (see [`BuildReport::files_read`]).
-    pub files_read: FilesRead,
+    /// The warnings of the build and the files it read.
+    pub report: BuildReport,
 }
 
 /// What a build read beside the ranges it found: [`collect_with_report`].
@@ -127,11 +124,7 @@ pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<S
     output::refuse_files_read(out, &report.files_read)?;
     let layout = writer.layout();
     output::write_atomic_with(out, |w| writer.write_to(w))?;
-    Ok(Stats {
-        layout,
-        warnings: report.warnings,
-        files_read: report.files_read,
-    })
+    Ok(Stats { layout, report })
 }
 
 /// Adds the ranges of the ELF `data` (read from `path`) to a new writer, in Go's order:

@@ -126,6 +126,7 @@ fn a_lidia_file_is_never_written_over_the_package_the_build_found() {
     let out = dir.path().join("prog.lidia");
     let stats = write_from_elf(&prog, &out, &options).expect("a build beside it");
     let read: Vec<&Path> = stats
+        .report
         .files_read
         .as_slice()
         .iter()

@@ -5,6 +5,7 @@
 //! A Go 1.2 table (Go 1.2–1.15 binaries) is checked function by function, for Lidia and
 //! symbfile, against the function list `debug/gosym` gives.
 
+use std::ffi::OsStr;
 use std::path::Path;
 use std::process::Command;
 
@@ -26,14 +27,15 @@ fn go_command(go: &Path, home: &Path) -> Command {
     cmd
 }
 
-/// `gospans`' lines for `elf`: entry, end, name and file per function.
-fn gosym_spans(elf: &Path) -> Option<Vec<(u64, u64, String, String)>> {
+/// What `gospans ARGS…` prints, or `None` (after [`missing_oracle`]) without `go` or
+/// when it fails.
+fn gospans(args: &[&OsStr]) -> Option<String> {
     let go = tool("go")?;
     let home = tempfile::tempdir().expect("temporary directory");
     let out = go_command(&go, home.path())
         .arg("run")
         .arg(testdata("symbfile/gospans/main.go"))
-        .arg(elf)
+        .args(args)
         .output()
         .expect("go run");
     if !out.status.success() {
@@ -43,16 +45,26 @@ fn gosym_spans(elf: &Path) -> Option<Vec<(u64, u64, String, String)>> {
         ));
         return None;
     }
-    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    Some(String::from_utf8(out.stdout).expect("UTF-8 output"))
+}
+
+/// A `gospans` line: its entry and end (hex) and what follows them.
+fn entry_end_rest(line: &str) -> (u64, u64, &str) {
+    let mut f = line.splitn(3, ' ');
+    let mut hex = || u64::from_str_radix(f.next().expect("field"), 16).expect("hex");
+    let (entry, end) = (hex(), hex());
+    (entry, end, f.next().expect("name"))
+}
+
+/// `gospans`' lines for `elf`: entry, end, name and file per function.
+fn gosym_spans(elf: &Path) -> Option<Vec<(u64, u64, String, String)>> {
+    let text = gospans(&[elf.as_os_str()])?;
     let spans = text
         .lines()
         .map(|l| {
-            let (head, file) = l.split_once('\t').expect("tab");
-            let mut f = head.splitn(3, ' ');
-            let mut hex = || u64::from_str_radix(f.next().expect("field"), 16).expect("hex");
-            let (entry, end) = (hex(), hex());
-            let name = f.next().expect("name").to_string();
-            (entry, end, name, file.to_string())
+            let (entry, end, rest) = entry_end_rest(l);
+            let (name, file) = rest.split_once('\t').expect("tab");
+            (entry, end, name.to_string(), file.to_string())
         })
         .collect();
     Some(spans)
@@ -139,27 +151,13 @@ fn assert_records_match_gosym(elf: &Path, min_padded: usize) {
 
 /// `gospans -funcs`' lines for `elf`: entry, end (the next entry) and name of every
 /// function of its table.
-fn gosym_funcs(go: &Path, home: &Path, elf: &Path) -> Vec<(u64, u64, String)> {
-    let out = go_command(go, home)
-        .arg("run")
-        .arg(testdata("symbfile/gospans/main.go"))
-        .arg("-funcs")
-        .arg(elf)
-        .output()
-        .expect("go run");
-    assert!(
-        out.status.success(),
-        "gospans -funcs: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("UTF-8 output")
+fn gosym_funcs(elf: &Path) -> Vec<(u64, u64, String)> {
+    gospans(&[OsStr::new("-funcs"), elf.as_os_str()])
+        .expect("gospans -funcs")
         .lines()
         .map(|l| {
-            let mut f = l.splitn(3, ' ');
-            let mut hex = || u64::from_str_radix(f.next().expect("field"), 16).expect("hex");
-            let (entry, end) = (hex(), hex());
-            (entry, end, f.next().expect("name").to_string())
+            let (entry, end, name) = entry_end_rest(l);
+            (entry, end, name.to_string())
         })
         .collect()
 }
@@ -212,7 +210,7 @@ fn go_1_2_table_functions_match_gosym() {
     assert!(made, "objcopy wraps the table in an ELF file");
     let elf = d.join("go115");
 
-    let expected = gosym_funcs(&go, d, &elf);
+    let expected = gosym_funcs(&elf);
     assert!(expected.len() > 1000, "{} functions", expected.len());
     assert!(expected.iter().any(|f| f.2 == "main.main"));
 
