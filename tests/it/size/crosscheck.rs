@@ -401,7 +401,8 @@ fn size_pie_shared_library_matches_readelf_nm_and_dwarfdump() {
 }
 
 /// Relocations as `readelf -rW` counts them: the entries of each REL/RELA section, and
-/// the offsets a RELR section's words encode.
+/// the offsets a RELR section's words encode; `None` (after `missing_oracle`) without
+/// readelf.
 fn readelf_relocations(elf: &Path) -> Option<i64> {
     let readelf = tool("readelf")?;
     let text = output(&readelf, &[OsStr::new("-rW"), elf.as_os_str()]);
@@ -411,12 +412,19 @@ fn readelf_relocations(elf: &Path) -> Option<i64> {
         if let Some(rest) = line.strip_prefix("Relocation section '") {
             in_relr = rest.starts_with(".relr");
             if !in_relr {
-                let entries = rest.split("contains ").nth(1)?.split(' ').next()?;
-                count += entries.parse::<i64>().ok()?;
+                let entries = rest
+                    .split("contains ")
+                    .nth(1)
+                    .and_then(|r| r.split(' ').next());
+                count += entries
+                    .and_then(|n| n.parse::<i64>().ok())
+                    .unwrap_or_else(|| panic!("readelf -rW: {line}"));
             }
         } else if in_relr {
             if let Some(n) = line.trim().strip_suffix(" offsets") {
-                count += n.parse::<i64>().ok()?;
+                count += n
+                    .parse::<i64>()
+                    .unwrap_or_else(|_| panic!("readelf -rW: {line}"));
             }
         }
     }
