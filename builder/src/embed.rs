@@ -40,7 +40,9 @@ use std::path::Path;
 
 use object::{BinaryFormat, Object, ObjectSection};
 
-use crate::ksym::{build_from_elf, BuildOptions, BuildStats, InputOptions, LayoutKind, LongName};
+use crate::ksym::{
+    build_from_elf, BuildOptions, BuildStats, InputOptions, LayoutKind, LongName, WholeSearchNames,
+};
 use crate::output::write_atomic;
 use crate::{Error, Location, Result};
 
@@ -71,6 +73,9 @@ pub struct EmbedOptions {
     pub input: InputOptions,
     /// Most name-prefix tokens (default: the format's maximum).
     pub max_tokens: usize,
+    /// Names stored without a token because every name lookup compares them (see
+    /// [`BuildOptions::whole_search_names`]).
+    pub whole_search_names: WholeSearchNames,
     /// The framing (default sized, what the `ksym` crate 0.6 reads). In the sized layout
     /// `total_bytes` is the blob's length without the section's zero padding.
     pub layout: LayoutKind,
@@ -81,6 +86,7 @@ impl Default for EmbedOptions {
         EmbedOptions {
             input: InputOptions::default(),
             max_tokens: BuildOptions::default().max_tokens,
+            whole_search_names: BuildOptions::default().whole_search_names,
             layout: BuildOptions::default().layout,
         }
     }
@@ -177,6 +183,7 @@ pub fn build_for_section(
     let place = find_section(elf, input, section)?;
     let build_options = BuildOptions {
         max_tokens: options.max_tokens,
+        whole_search_names: options.whole_search_names,
         pad_to: None,
         layout: options.layout,
     };

@@ -5,7 +5,7 @@
 //! UTF-8 characters), so that token selection, aliases and equal names all happen often.
 
 use arbitrary::Arbitrary;
-use symblob_build::ksym::{build, BuildOptions, LayoutKind, Symbol};
+use symblob_build::ksym::{build, BuildOptions, LayoutKind, Symbol, WholeSearchNames};
 use symblob_build::lidia::{LineEntry, RangeSpec};
 
 /// Name prefixes: several names share each, which makes tokens pay off.
@@ -201,7 +201,8 @@ impl GenRanges {
 
 /// Builds `symbols` into a ksym-bin blob with at most `max_tokens % 512` tokens (the
 /// builder never uses token id 511), in the plain layout when bit 9 of `max_tokens` is
-/// set and the sized one otherwise. Generated names are always valid input.
+/// set and the sized one otherwise; bits 10–13 choose the whole search names (0: the
+/// default, r: the first r − 1 rounds). Generated names are always valid input.
 pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
     let layout = if max_tokens & 0x200 != 0 {
         LayoutKind::Plain
@@ -212,6 +213,10 @@ pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
         max_tokens: usize::from(max_tokens % 512),
         pad_to: None,
         layout,
+        whole_search_names: match (max_tokens >> 10) & 0xf {
+            0 => WholeSearchNames::Auto,
+            r => WholeSearchNames::Rounds(usize::from(r - 1)),
+        },
     };
     build(symbols, &options)
         .expect("generated names are valid")

@@ -17,6 +17,7 @@ use crate::common::testdata;
 
 mod elf;
 mod model;
+mod whole;
 
 /// (address, type, name) as a dump line shows it.
 pub(super) type Line = (u64, u8, String);

@@ -7,6 +7,7 @@ use symblob::ksym::{LayoutKind, KSYM_NAME_LEN};
 use super::encode::encode;
 use super::order::order;
 use super::tokens::{select, MAX_TOKENS};
+use super::whole::{whole_ranks, WholeSearchNames};
 use super::{InputOptions, Symbol, SymbolList};
 use crate::elf::read_elf;
 use crate::model::{check_name_bytes, check_name_length};
@@ -25,6 +26,9 @@ pub struct BuildOptions {
     /// The framing: [`LayoutKind::Sized`] (default; what the `ksym` crate 0.6 reads) or
     /// [`LayoutKind::Plain`] (crate 0.3–0.5).
     pub layout: LayoutKind,
+    /// Which names are stored without a token because every name lookup compares them
+    /// (default: as many search rounds as 1 % of the blob pays for).
+    pub whole_search_names: WholeSearchNames,
 }
 
 impl Default for BuildOptions {
@@ -33,6 +37,7 @@ impl Default for BuildOptions {
             max_tokens: MAX_TOKENS,
             pad_to: None,
             layout: LayoutKind::Sized,
+            whole_search_names: WholeSearchNames::Auto,
         }
     }
 }
@@ -62,6 +67,9 @@ pub struct BuildStats {
     pub short_refs: u64,
     /// Records that start with a token with a two-byte id.
     pub long_refs: u64,
+    /// Search rounds whose names are stored without a token (see
+    /// [`BuildOptions::whole_search_names`]).
+    pub whole_search_rounds: u64,
     /// The blob's used size `E` (without `pad_to` padding).
     pub blob_bytes: u64,
     /// Length of the output, `pad_to` padding included.
@@ -143,7 +151,16 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
 
     let ordered = order(symbols);
     let names: Vec<&str> = ordered.symbols.iter().map(|s| s.name.as_str()).collect();
-    let tokens = select(&names, &ordered.seqs, options.max_tokens);
+    let mut tokens = select(&names, &ordered.seqs, options.max_tokens);
+    let mut whole_search_rounds = 0;
+    if !tokens.table.is_empty() {
+        let (whole, rounds) =
+            whole_ranks(options.whole_search_names, &names, &ordered.seqs, &tokens);
+        if rounds > 0 {
+            tokens.store_whole(&ordered.seqs, &whole);
+            whole_search_rounds = rounds;
+        }
+    }
     let encoded = encode(&ordered.symbols, &ordered.seqs, &tokens, options.layout)?;
     let long_names = ordered
         .symbols
@@ -185,6 +202,7 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
         token_index_bytes: 4 * tokens.table.len() as u64,
         short_refs: encoded.short_refs,
         long_refs: encoded.long_refs,
+        whole_search_rounds: whole_search_rounds as u64,
         blob_bytes,
         output_bytes: bytes.len() as u64,
     };

@@ -24,7 +24,7 @@ use std::collections::BinaryHeap;
 pub const MAX_TOKENS: usize = 511;
 
 /// Ids below this are written in the short form `FF id FF`.
-const SHORT_IDS: usize = 256;
+pub(crate) const SHORT_IDS: usize = 256;
 
 const NONE: u32 = u32::MAX;
 
@@ -34,6 +34,35 @@ pub(crate) struct Tokens<'a> {
     pub table: Vec<&'a [u8]>,
     /// For each input name: `(id, token length)` of the token it starts with, if any.
     pub uses: Vec<Option<(u16, usize)>>,
+}
+
+impl Tokens<'_> {
+    /// Stores the names at the name-order ranks marked in `whole` without a token.
+    /// Tokens no name uses any more are removed and the others renumbered in their order
+    /// (so a token can only move to a shorter id); the rest of the selection is kept, as
+    /// a new selection without those names would trade bytes elsewhere for nothing.
+    pub(crate) fn store_whole(&mut self, name_order: &[u32], whole: &[bool]) {
+        for (&i, _) in name_order.iter().zip(whole).filter(|&(_, &w)| w) {
+            if let Some(slot) = self.uses.get_mut(i as usize) {
+                *slot = None;
+            }
+        }
+        let mut used = vec![false; self.table.len()];
+        for &(id, _) in self.uses.iter().flatten() {
+            used[usize::from(id)] = true;
+        }
+        let mut new_id = vec![0u16; self.table.len()];
+        let mut next = 0u16;
+        for (id, &u) in used.iter().enumerate() {
+            new_id[id] = next;
+            next += u16::from(u);
+        }
+        let mut kept = used.iter();
+        self.table.retain(|_| kept.next() == Some(&true));
+        for (id, _) in self.uses.iter_mut().flatten() {
+            *id = new_id[usize::from(*id)];
+        }
+    }
 }
 
 /// One node of the compacted trie: the prefix `names[rep][..depth]`.

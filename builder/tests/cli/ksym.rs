@@ -342,6 +342,21 @@ fn max_tokens_zero_stores_every_name_whole() {
         "{w} {t}"
     );
 
+    for blob in [&tokened, &whole] {
+        assert_reads_like_origin_tokens_600(blob);
+    }
+
+    let refused = dir.path().join("refused.bin");
+    let o = build_to("tokens-600.nm", &refused, &["--max-tokens", "512"]);
+    assert!(!o.status.success());
+    let stderr = String::from_utf8(o.stderr).unwrap();
+    assert!(stderr.contains("--max-tokens"), "{stderr}");
+    assert!(!refused.exists());
+}
+
+/// The blob built from `tokens-600.nm` dumps the origin's lines, and every name resolves
+/// to the lowest address the origin's dump gives it.
+fn assert_reads_like_origin_tokens_600(blob: &Path) {
     let expected = origin("tokens-600.dump.txt");
     let mut lowest: std::collections::BTreeMap<&str, u64> = Default::default();
     for line in expected.lines() {
@@ -354,24 +369,69 @@ fn max_tokens_zero_stores_every_name_whole() {
         .iter()
         .map(|(name, addr)| format!("{name} {addr:#x}\n"))
         .collect();
-    for blob in [&tokened, &whole] {
-        let mut dump: Vec<String> = ok(&run(&["ksym", "dump", s(blob)], b""))
-            .lines()
-            .map(String::from)
-            .collect();
-        let mut origin_lines: Vec<&str> = expected.lines().collect();
-        dump.sort();
-        origin_lines.sort();
-        assert_eq!(dump, origin_lines, "{}", blob.display());
-        let mut args = vec!["ksym", "name", s(blob)];
-        args.extend_from_slice(&names);
-        assert_eq!(ok(&run(&args, b"")), want, "{}", blob.display());
-    }
+    let mut dump: Vec<String> = ok(&run(&["ksym", "dump", s(blob)], b""))
+        .lines()
+        .map(String::from)
+        .collect();
+    let mut origin_lines: Vec<&str> = expected.lines().collect();
+    dump.sort();
+    origin_lines.sort();
+    assert_eq!(dump, origin_lines, "{}", blob.display());
+    let mut args = vec!["ksym", "name", s(blob)];
+    args.extend_from_slice(&names);
+    assert_eq!(ok(&run(&args, b"")), want, "{}", blob.display());
+}
 
-    let refused = dir.path().join("refused.bin");
-    let o = build_to("tokens-600.nm", &refused, &["--max-tokens", "512"]);
-    assert!(!o.status.success());
-    let stderr = String::from_utf8(o.stderr).unwrap();
-    assert!(stderr.contains("--max-tokens"), "{stderr}");
-    assert!(!refused.exists());
+/// `--whole-search-names N` stores the names of the first N search rounds whole: the
+/// summary and `--json` say how many rounds, the blob grows and still reads like the
+/// origin's. `auto` is the default; other values are refused before anything is written.
+#[test]
+fn whole_search_names_rounds_are_reported_and_read_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let json =
+        |o: std::process::Output| -> serde_json::Value { serde_json::from_str(&ok(&o)).unwrap() };
+    let none = dir.path().join("none.bin");
+    let three = dir.path().join("three.bin");
+    let default = dir.path().join("default.bin");
+    let auto = dir.path().join("auto.bin");
+    let n = json(build_to(
+        "tokens-600.nm",
+        &none,
+        &["--whole-search-names", "0", "--json"],
+    ));
+    let o = build_to(
+        "tokens-600.nm",
+        &three,
+        &["--whole-search-names", "3", "--json"],
+    );
+    let summary = String::from_utf8(o.stderr.clone()).unwrap();
+    let t = json(o);
+    assert_eq!(n["whole_search_rounds"], 0, "{n}");
+    assert_eq!(t["whole_search_rounds"], 3, "{t}");
+    assert!(
+        summary.contains("names of 3 search rounds whole"),
+        "{summary}"
+    );
+    assert!(
+        t["blob_bytes"].as_u64() > n["blob_bytes"].as_u64(),
+        "{t} {n}"
+    );
+    assert_reads_like_origin_tokens_600(&three);
+
+    assert!(build_to("tokens-600.nm", &default, &[]).status.success());
+    let o = build_to("tokens-600.nm", &auto, &["--whole-search-names", "auto"]);
+    assert!(o.status.success());
+    assert_eq!(
+        std::fs::read(&default).unwrap(),
+        std::fs::read(&auto).unwrap()
+    );
+
+    for bad in ["13", "x", "2.5"] {
+        let refused = dir.path().join("refused.bin");
+        let o = build_to("tokens-600.nm", &refused, &["--whole-search-names", bad]);
+        assert!(!o.status.success(), "{bad}");
+        let stderr = String::from_utf8(o.stderr).unwrap();
+        assert!(stderr.contains("--whole-search-names"), "{stderr}");
+        assert!(!refused.exists());
+    }
 }

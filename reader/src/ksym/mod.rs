@@ -90,3 +90,4 @@ pub use name::{Name, NameBytes};
 pub use name_index::{NameIndex, MAX_PROBES};
 pub use parse::KsymBlob;
 pub use ranges::TextRanges;
+pub use search::{name_probe_ranks, MAX_PROBE_ROUNDS};

@@ -4,7 +4,8 @@
 use proptest::prelude::*;
 use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 use symblob_build::ksym::{
-    build, detect_format, parse_input, BuildOptions, InputOptions, Symbol, MAX_TOKENS,
+    build, detect_format, parse_input, BuildOptions, InputOptions, Symbol, WholeSearchNames,
+    MAX_PROBE_ROUNDS, MAX_TOKENS,
 };
 
 use super::*;
@@ -12,12 +13,18 @@ use crate::ksym_builder::{d13_sorted, parse_dump, read, Line};
 
 const LAYOUTS: [LayoutKind; 2] = [LayoutKind::Plain, LayoutKind::Sized];
 
-/// The blobs `check_against_crate` writes: each layout with tokens, and the default
-/// layout with none (`--max-tokens 0`, every name stored whole).
-const BUILDS: [(LayoutKind, usize); 3] = [
-    (LayoutKind::Plain, MAX_TOKENS),
-    (LayoutKind::Sized, MAX_TOKENS),
-    (LayoutKind::Sized, 0),
+/// The blobs `check_against_crate` writes: each layout with tokens, the default layout
+/// with every name the search can compare stored whole (`--whole-search-names 12`), and
+/// with no tokens at all (`--max-tokens 0`, every name stored whole).
+const BUILDS: [(LayoutKind, usize, WholeSearchNames); 4] = [
+    (LayoutKind::Plain, MAX_TOKENS, WholeSearchNames::Auto),
+    (LayoutKind::Sized, MAX_TOKENS, WholeSearchNames::Auto),
+    (
+        LayoutKind::Sized,
+        MAX_TOKENS,
+        WholeSearchNames::Rounds(MAX_PROBE_ROUNDS),
+    ),
+    (LayoutKind::Sized, 0, WholeSearchNames::Auto),
 ];
 
 /// The model of a symbol list: unique records in the spec's D13 address order, grouped by
@@ -61,14 +68,15 @@ fn check_against_crate(symbols: &[Symbol]) {
     let model = Model::new(symbols);
     let stext = model.starts.keys().next().copied().unwrap_or(0x1000);
     let etext = model.starts.keys().last().map_or(0x2000, |&a| a + 0x40);
-    for (layout, max_tokens) in BUILDS {
+    for (layout, max_tokens, whole_search_names) in BUILDS {
         let options = BuildOptions {
             layout,
             max_tokens,
+            whole_search_names,
             ..BuildOptions::default()
         };
         let built = build(symbols, &options).unwrap();
-        let label = format!("{layout}, at most {max_tokens} tokens");
+        let label = format!("{layout}, at most {max_tokens} tokens, {whole_search_names:?}");
         if max_tokens == 0 {
             assert_eq!(built.stats.tokens, 0, "{label}");
         }
