@@ -68,7 +68,9 @@
 //! UTF-8 character boundary is a candidate, not only the fixed lengths the original
 //! generator tries, and every name uses the longest token that is a prefix of it. Tokens
 //! that do not pay for their table entry are dropped, and the most used tokens get the
-//! one-byte ids. The output is byte-for-byte reproducible.
+//! one-byte ids. The names that every name lookup compares first, those of the search's
+//! first rounds, are then stored without a token ([`WholeSearchNames`]; by default as many
+//! rounds as 1 % of the blob pays for). The output is byte-for-byte reproducible.
 //!
 //! # Example
 //!
