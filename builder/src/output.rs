@@ -29,7 +29,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
-use tempfile::NamedTempFile;
+use tempfile::{NamedTempFile, TempPath};
 
 use crate::input::{FileRole, FilesRead};
 use crate::{Error, Result};
@@ -94,23 +94,63 @@ impl Output {
     /// Lets `fill` write the contents, flushes them and, for a regular file, renames the
     /// temporary file over the target.
     pub fn write_with(self, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<()> {
+        self.stage(fill)?.commit()
+    }
+
+    /// Lets `fill` write the contents and flushes them, but leaves a regular file's
+    /// temporary file where it is: [`Staged::commit`] renames it over the target, and
+    /// dropping the [`Staged`] removes it. So several outputs can be written first and
+    /// put in place together, only once all of them succeeded. Outputs written directly
+    /// (standard output, a FIFO, a device, a socket) are complete when this returns.
+    pub fn stage(self, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<Staged> {
         let path = self.path;
         let err = |e| Error::io(&path, e);
-        match self.sink {
+        let pending = match self.sink {
             Sink::Stdout => {
                 let mut w = io::BufWriter::new(io::stdout().lock());
-                fill(&mut w).and_then(|()| w.flush()).map_err(err)
+                fill(&mut w).and_then(|()| w.flush()).map_err(err)?;
+                None
             }
-            Sink::Direct(file) => stream(file, fill).map_err(err),
-            Sink::Socket(socket) => stream(socket, fill).map_err(err),
+            Sink::Direct(file) => {
+                stream(file, fill).map_err(err)?;
+                None
+            }
+            Sink::Socket(socket) => {
+                stream(socket, fill).map_err(err)?;
+                None
+            }
             Sink::Replace { mut temp, target } => {
                 {
                     let mut w = io::BufWriter::new(temp.as_file_mut());
                     fill(&mut w).and_then(|()| w.flush()).map_err(err)?;
                 }
-                temp.persist(&target).map_err(|e| err(e.error))?;
-                Ok(())
+                // Closed now (the path alone removes it when dropped), so that many
+                // staged outputs do not hold as many open files.
+                Some((temp.into_temp_path(), target))
             }
+        };
+        Ok(Staged { path, pending })
+    }
+}
+
+/// An output written but not yet in place; see [`Output::stage`].
+#[derive(Debug)]
+pub struct Staged {
+    /// The path as the caller gave it, for messages.
+    path: PathBuf,
+    /// The temporary file and the file it replaces; `None` when already written.
+    pending: Option<(TempPath, PathBuf)>,
+}
+
+impl Staged {
+    /// Renames the temporary file over the target (nothing to do for an output written
+    /// directly).
+    pub fn commit(self) -> Result<()> {
+        match self.pending {
+            Some((temp, target)) => temp
+                .persist(&target)
+                .map_err(|e| Error::io(&self.path, e.error)),
+            None => Ok(()),
         }
     }
 }

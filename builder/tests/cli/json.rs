@@ -194,6 +194,7 @@ fn ksym_build_name_dump_and_info_json() {
         "token_table_bytes",
         "short_token_refs",
         "long_token_refs",
+        "whole_search_rounds",
         "duplicates_removed",
     ];
     let build = [

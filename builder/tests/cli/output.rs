@@ -361,3 +361,67 @@ fn write_errors_name_the_path_given_and_keep_the_old_file() {
     assert_eq!(fs::read(&out).unwrap(), b"previous");
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
 }
+
+/// `--max-part-size` parts are put in place together, once the whole build succeeded: a
+/// build refused at its second part (the input itself) leaves the earlier `p.0` as it was,
+/// and no temporary file. A build that succeeds writes every part.
+#[test]
+fn part_files_are_replaced_only_when_every_part_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |name: &str| dir.path().join(name);
+    fs::copy(testdata("lidia/elf/simple"), d("p.1")).unwrap();
+    fs::write(d("p.0"), b"an earlier part\n").unwrap();
+    let o = symblob()
+        .current_dir(dir.path())
+        .args([
+            "symbfile",
+            "build",
+            "p.1",
+            "-o",
+            "p",
+            "--max-part-size",
+            "300",
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr_text(&o),
+        "symblob: output `p.1` is the same file as input `p.1`: refusing to overwrite an input\n"
+    );
+    assert_eq!(fs::read(d("p.0")).unwrap(), b"an earlier part\n");
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
+
+    let o = symblob()
+        .current_dir(dir.path())
+        .args([
+            "symbfile",
+            "build",
+            "p.1",
+            "-o",
+            "q",
+            "--max-part-size",
+            "300",
+        ])
+        .args(["--return-pads", "r", "--quiet"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr_text(&o));
+    let mut names: Vec<String> = fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert!(
+        names.contains(&"q.1".to_string()) && names.contains(&"r.0".to_string()),
+        "{names:?}"
+    );
+    assert!(
+        names
+            .iter()
+            .all(|n| n.starts_with("p.") || n.starts_with("q.") || n.starts_with("r.")),
+        "{names:?}"
+    );
+}

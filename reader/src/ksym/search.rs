@@ -90,8 +90,9 @@ impl Round {
     }
 }
 
-/// The deepest round [`name_probe_ranks`] follows: `FANOUT^12` paths is more than any
-/// table the format can hold needs.
+/// The deepest round [`name_probe_ranks`] follows. Its first 12 rounds hold 4^12 − 1
+/// (16.8 million) ranks, more names than storing whole could be worth; the bound keeps
+/// the walk's stack a fixed array.
 pub const MAX_PROBE_ROUNDS: usize = 12;
 
 /// Calls `visit(rank, round)` for every name-order rank that
@@ -165,13 +166,10 @@ mod tests {
         use std::vec::Vec;
         for len in [0usize, 1, 4, 5, 6, 17, 64, 100, 255, 256, 257, 1000, 4097] {
             let rounds = 4;
-            let mut listed = BTreeSet::new();
+            let (mut listed, mut with_round) = (BTreeSet::new(), BTreeSet::new());
             name_probe_ranks(len, rounds, |rank, round| {
                 assert!(listed.insert(rank), "len {len}: rank {rank} listed twice");
                 assert!(rank < len && (1..=rounds).contains(&round));
-            });
-            let mut with_round = BTreeSet::new();
-            name_probe_ranks(len, rounds, |rank, round| {
                 with_round.insert((rank, round));
             });
             // Fetches of the rounds, per query. A query's fetches are 3 per round and then

@@ -8,9 +8,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use symblob_build::input::FilesRead;
-use symblob_build::output::{
-    refuse_files_read, refuse_same_file, same_output, write_atomic, Output,
-};
+use symblob_build::output::{refuse_files_read, refuse_same_file, same_output, Output, Staged};
 use symblob_build::symbfile::extract::{self, ExtractOptions, ExtractStats};
 use symblob_build::symbfile::parts::PartSplitter;
 use symblob_build::symbfile::retpads::PadMaker;
@@ -111,7 +109,8 @@ struct StreamFile<'w> {
     bytes: u64,
 }
 
-/// Parts, each written to `<base>.<k>` when complete, or kept in memory (no base).
+/// Parts, each written to a temporary file for `<base>.<k>` when complete and all put in
+/// place by [`commit`](PartFiles::commit), or kept in memory (no base).
 struct PartFiles {
     splitter: Option<PartSplitter>,
     base: Option<PathBuf>,
@@ -120,6 +119,8 @@ struct PartFiles {
     /// The files the extraction read, which no part may replace either.
     read: FilesRead,
     kept: Vec<Vec<u8>>,
+    /// The part files written, not yet in place (dropping them removes them).
+    staged: Vec<Staged>,
     written: Vec<u64>,
 }
 
@@ -148,8 +149,18 @@ impl<'w> Destination<'w> {
             inputs: inputs.iter().map(|p| p.to_path_buf()).collect(),
             read: FilesRead::default(),
             kept: Vec::new(),
+            staged: Vec::new(),
             written: Vec::new(),
         })
+    }
+
+    /// Puts the part files in place, once every destination of the build is complete: a
+    /// build that fails on the way leaves no part of it and every earlier file as it was.
+    fn commit(self) -> Result<(), Error> {
+        match self {
+            Destination::Parts(parts) => parts.staged.into_iter().try_for_each(Staged::commit),
+            Destination::Stream(_) => Ok(()),
+        }
     }
 
     /// Refuses to go on when the output is one of the files the extraction reads, which
@@ -268,7 +279,8 @@ impl PartFiles {
                 let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
                 refuse_same_file(Path::new(&name), &inputs)?;
                 refuse_files_read(Path::new(&name), &self.read)?;
-                write_atomic(Path::new(&name), &part)?;
+                let staged = Output::create(Path::new(&name))?.stage(|w| w.write_all(&part))?;
+                self.staged.push(staged);
                 self.written.push(part.len() as u64);
             }
             None => self.kept.push(part),
@@ -419,13 +431,16 @@ pub fn build(args: BuildArgs) -> Result<()> {
                 .return_pads
                 .clone()
                 .map(|p| Destination::parts(Some(n), Some(p), &inputs));
-            extract_into(
+            let extracted = extract_into(
                 &args.elf,
                 &options,
                 &mut ranges,
                 pads.as_mut(),
                 args.allow_empty,
-            )?
+            )?;
+            ranges.commit()?;
+            pads.map(Destination::commit).transpose()?;
+            extracted
         }
         None => stream_both(&args, &options)?,
     };
