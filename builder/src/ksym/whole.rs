@@ -86,7 +86,7 @@ fn blob_estimate(names: &[&str], tokens: &Tokens<'_>) -> u64 {
         .zip(&tokens.uses)
         .map(|(name, use_of)| {
             let payload = match *use_of {
-                Some((id, len)) => (name.len() - len) as u64 + reference_bytes(id),
+                Some((id, len)) => name.len().saturating_sub(len) as u64 + reference_bytes(id),
                 None => name.len() as u64,
             };
             16 + 3 + payload

@@ -371,20 +371,17 @@ fn part_files_are_replaced_only_when_every_part_is_written() {
     let d = |name: &str| dir.path().join(name);
     fs::copy(testdata("lidia/elf/simple"), d("p.1")).unwrap();
     fs::write(d("p.0"), b"an earlier part\n").unwrap();
-    let o = symblob()
-        .current_dir(dir.path())
-        .args([
-            "symbfile",
-            "build",
-            "p.1",
-            "-o",
-            "p",
-            "--max-part-size",
-            "300",
-        ])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let build = |output: &str, more: &[&str]| {
+        symblob()
+            .current_dir(dir.path())
+            .args(["symbfile", "build", "p.1", "-o", output])
+            .args(["--max-part-size", "300"])
+            .args(more)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let o = build("p", &[]);
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(
         stderr_text(&o),
@@ -393,21 +390,7 @@ fn part_files_are_replaced_only_when_every_part_is_written() {
     assert_eq!(fs::read(d("p.0")).unwrap(), b"an earlier part\n");
     assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2);
 
-    let o = symblob()
-        .current_dir(dir.path())
-        .args([
-            "symbfile",
-            "build",
-            "p.1",
-            "-o",
-            "q",
-            "--max-part-size",
-            "300",
-        ])
-        .args(["--return-pads", "r", "--quiet"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let o = build("q", &["--return-pads", "r", "--quiet"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr_text(&o));
     let mut names: Vec<String> = fs::read_dir(dir.path())
         .unwrap()
