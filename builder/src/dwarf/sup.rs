@@ -151,8 +151,9 @@ pub(crate) fn find(
 /// How `file` differs from what the link names (`None` when it matches, or when the
 /// link names nothing to check).
 fn id_mismatch(file: &SupFile, wanted: Option<SupId<'_>>) -> Option<String> {
+    let wanted = wanted?;
     let obj = object::File::parse(&*file.map).ok();
-    match wanted? {
+    match wanted {
         SupId::BuildId(wanted) => match obj.and_then(|o| o.build_id().ok().flatten()) {
             Some(id) if id == wanted => None,
             Some(id) => Some(format!(

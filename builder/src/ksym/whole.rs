@@ -36,12 +36,16 @@ pub(crate) fn whole_ranks(
     seqs: &[u32],
     tokens: &Tokens<'_>,
 ) -> (Vec<bool>, usize) {
-    // The cost of each round: what its names lose when stored raw, their token's length
-    // less the reference's bytes.
+    // Each probed rank's round, and the cost of each round: what its names lose when
+    // stored raw, their token's length less the reference's bytes.
+    let mut round_of = vec![0usize; seqs.len()];
     let mut cost = [0u64; MAX_PROBE_ROUNDS + 1];
     let mut deepest = 0;
     name_probe_ranks(seqs.len(), MAX_PROBE_ROUNDS, |rank, round| {
         deepest = deepest.max(round);
+        if let Some(r) = round_of.get_mut(rank) {
+            *r = round;
+        }
         let use_of = seqs
             .get(rank)
             .and_then(|&i| tokens.uses.get(i as usize).copied().flatten());
@@ -64,8 +68,10 @@ pub(crate) fn whole_ranks(
                 .count()
         }
     };
-    let mut whole = vec![false; seqs.len()];
-    name_probe_ranks(seqs.len(), rounds, |rank, _| whole[rank] = true);
+    let whole = round_of
+        .iter()
+        .map(|&r| (1..=rounds).contains(&r))
+        .collect();
     (whole, rounds)
 }
 

@@ -119,9 +119,9 @@ struct PartFiles {
     /// The files the extraction read, which no part may replace either.
     read: FilesRead,
     kept: Vec<Vec<u8>>,
-    /// The part files written, not yet in place (dropping them removes them).
-    staged: Vec<Staged>,
-    written: Vec<u64>,
+    /// The part files written, with their sizes, not yet in place (dropping them removes
+    /// them).
+    staged: Vec<(Staged, u64)>,
 }
 
 /// What one destination received and wrote.
@@ -150,7 +150,6 @@ impl<'w> Destination<'w> {
             read: FilesRead::default(),
             kept: Vec::new(),
             staged: Vec::new(),
-            written: Vec::new(),
         })
     }
 
@@ -158,7 +157,10 @@ impl<'w> Destination<'w> {
     /// build that fails on the way leaves no part of it and every earlier file as it was.
     fn commit(self) -> Result<(), Error> {
         match self {
-            Destination::Parts(parts) => parts.staged.into_iter().try_for_each(Staged::commit),
+            Destination::Parts(parts) => parts
+                .staged
+                .into_iter()
+                .try_for_each(|(staged, _)| staged.commit()),
             Destination::Stream(_) => Ok(()),
         }
     }
@@ -265,8 +267,8 @@ impl PartFiles {
         let kept = self.kept.iter().map(|p| p.len() as u64);
         Ok(Written {
             records,
-            bytes: kept.chain(self.written.iter().copied()).sum(),
-            parts: self.kept.len() + self.written.len(),
+            bytes: kept.chain(self.staged.iter().map(|&(_, size)| size)).sum(),
+            parts: self.kept.len() + self.staged.len(),
         })
     }
 
@@ -275,13 +277,12 @@ impl PartFiles {
         match &self.base {
             Some(base) => {
                 let mut name = base.clone().into_os_string();
-                name.push(format!(".{}", self.written.len()));
+                name.push(format!(".{}", self.staged.len()));
                 let inputs: Vec<&Path> = self.inputs.iter().map(PathBuf::as_path).collect();
                 refuse_same_file(Path::new(&name), &inputs)?;
                 refuse_files_read(Path::new(&name), &self.read)?;
                 let staged = Output::create(Path::new(&name))?.stage(|w| w.write_all(&part))?;
-                self.staged.push(staged);
-                self.written.push(part.len() as u64);
+                self.staged.push((staged, part.len() as u64));
             }
             None => self.kept.push(part),
         }
