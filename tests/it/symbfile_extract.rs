@@ -3,6 +3,7 @@
 //! the call sites objdump lists.
 
 mod go;
+mod go_releases;
 mod golden;
 mod oracles;
 mod retpads;

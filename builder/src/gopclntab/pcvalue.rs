@@ -90,7 +90,12 @@ fn file_name<'a>(t: &PcTables<'a>, cu: u64, index: i64) -> Option<&'a str> {
 }
 
 /// The rows `(start, end, value)` of one pc-value table; `None` for a malformed row, after
-/// which the iteration ends. Offset 0 is an empty table.
+/// which the iteration ends.
+///
+/// Offset 0 is an empty table, as the runtime reads it: the linker writes it for functions
+/// without one (Go 1.24+ markers such as `go:textfipsstart`) and pads the start of `pctab`
+/// so that no real table is there. symblib and `debug/gosym` decode that padding and the
+/// tables after it instead, which gives such a function garbage lines.
 struct PcValues<'a> {
     rest: &'a [u8],
     pc: u64,

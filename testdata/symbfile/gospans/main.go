@@ -4,6 +4,11 @@
 // not covered), and its file is the file of its entry PC. A function with a PC whose line
 // is 0 or below -1, or with no mapped PC, is left out, as symblib skips it.
 //
+// A function whose entry PC has no line has no line table: the linker wrote offset 0
+// (Go 1.24+ does for its go:textfipsstart-style markers), which the runtime reads as "no
+// table" but debug/gosym decodes from the table's leading padding byte on. It is left
+// out too.
+//
 // Output: one line per function, "<entry hex> <end hex> <name>\t<file>".
 //
 // With -funcs first, it prints every function of the table instead, as debug/gosym lists
@@ -48,6 +53,9 @@ func main() {
 		return
 	}
 	for _, fn := range table.Funcs {
+		if _, line, _ := table.PCToLine(fn.Entry); line == -1 {
+			continue
+		}
 		end, bad := fn.Entry, false
 		for pc := fn.Entry; pc < fn.End; pc++ {
 			// go12PCToLine answers -1 for a PC its table does not map.
