@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::thread::sleep;
 use std::time::Duration;
 
-use crate::output::write_atomic;
+use crate::output::Output;
 use crate::{Error, Location, Result};
 
 use super::fileid::FileId;
@@ -285,8 +285,13 @@ pub fn publish(
     });
     let mut text = serde_json::to_string_pretty(&metadata).expect("JSON value serializes");
     text.push('\n');
-    write_atomic(&meta_path, text.as_bytes())?;
     let compressed = zstd::encode_all(ranges, 19).map_err(|e| Error::io(&ranges_path, e))?;
-    write_atomic(&ranges_path, &compressed)?;
+    // Both files are complete before either is put in place, and the range file goes
+    // first: a failed publish never leaves metadata pointing at a range file it did not
+    // write.
+    let staged_ranges = Output::create(&ranges_path)?.stage(|w| w.write_all(&compressed))?;
+    let staged_meta = Output::create(&meta_path)?.stage(|w| w.write_all(text.as_bytes()))?;
+    staged_ranges.commit()?;
+    staged_meta.commit()?;
     Ok((meta_path, ranges_path))
 }

@@ -452,3 +452,48 @@ fn symbfile_publish_without_ranges_extracts_from_the_executable() {
     let compressed = std::fs::read(data).unwrap();
     assert_eq!(zstd::decode_all(&compressed[..]).unwrap(), ranges);
 }
+
+/// A publish whose range file cannot be written fails, and leaves the executable's
+/// `metadata.json` as it was: it never points at a range file that was not written.
+#[test]
+fn symbfile_publish_that_fails_leaves_the_metadata_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (elf, debug) = (testdata("lidia/elf/inl"), testdata("lidia/elf/simple"));
+    let ranges = symblib("inl.ranges.symbfile");
+    let layout = |id: &str| dir.path().join(&id[0..2]).join(&id[2..4]).join(id);
+    let (exe_dir, debug_dir) = (
+        layout(&FileId::of_path(&elf).unwrap().es()),
+        layout(&FileId::of_path(&debug).unwrap().es()),
+    );
+    publish(&elf, dir.path(), &["--ranges", s(&ranges)]);
+    let before = std::fs::read(exe_dir.join("metadata.json")).unwrap();
+    // The debug file's `ranges` is a directory: it cannot be replaced.
+    std::fs::create_dir_all(debug_dir.join("ranges")).unwrap();
+    let out = run(
+        &[
+            "symbfile",
+            "publish",
+            s(&elf),
+            s(dir.path()),
+            "--ranges",
+            s(&ranges),
+            "--debug-file",
+            s(&debug),
+        ],
+        b"",
+    );
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ranges"), "{stderr}");
+    assert_eq!(
+        std::fs::read(exe_dir.join("metadata.json")).unwrap(),
+        before
+    );
+    let leftovers: Vec<_> = [&exe_dir, &debug_dir]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap())
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "metadata.json" && n != "ranges")
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
