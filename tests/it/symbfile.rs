@@ -10,15 +10,11 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use crate::common::{missing_oracle, root, tool};
+use crate::common::{shared_model, tool};
 
 /// `python3 symbfile_ref.py` from the shared tools, or `None` (after `missing_oracle`).
 pub fn model() -> Option<(PathBuf, PathBuf)> {
-    let script = root().join("../shared/tools/symbfile_ref.py");
-    if !script.exists() {
-        missing_oracle("shared/tools/symbfile_ref.py");
-        return None;
-    }
+    let script = shared_model("symbfile_ref.py")?;
     Some((tool("python3")?, script))
 }
 

@@ -19,6 +19,26 @@ pub fn missing_oracle(what: &str) {
         panic!("oracle missing (SYMBLOB_REQUIRE_ORACLES=1): {what}");
     }
     eprintln!("skipped: oracle missing: {what}");
+    record_skip(what);
+}
+
+/// Appends `<test name>\t<what>` to the file `SYMBLOB_ORACLE_REPORT` names, if any, so that
+/// a run can count the tests that skipped checks (libtest names each test's thread after
+/// the test). The report is best effort: a write that fails is ignored.
+fn record_skip(what: &str) {
+    use std::io::Write;
+    let Some(path) = std::env::var_os("SYMBLOB_ORACLE_REPORT") else {
+        return;
+    };
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("?");
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+    {
+        let _ = writeln!(f, "{test}\t{what}");
+    }
 }
 
 /// The path of an external tool on `PATH` (for example `llvm-symbolizer-14`), or `None`
@@ -44,6 +64,21 @@ pub fn shared_testdata(rel: &str) -> Option<PathBuf> {
         missing_oracle(&format!("shared test data `{rel}`"));
         return None;
     }
+    Some(p)
+}
+
+/// A reference model of the shared folder next to the repository
+/// (`../shared/tools/<name>`, for example `symbfile_ref.py`), checked together with the
+/// `python3` that runs it. Models are never copied into the repository, so a clone with
+/// nothing beside it skips these checks. `None` after [`missing_oracle`] when either is
+/// absent.
+pub fn shared_model(name: &str) -> Option<PathBuf> {
+    let p = super::root().join("../shared/tools").join(name);
+    if !p.is_file() {
+        missing_oracle(&format!("reference model `shared/tools/{name}`"));
+        return None;
+    }
+    tool("python3")?;
     Some(p)
 }
 

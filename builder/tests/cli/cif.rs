@@ -4,7 +4,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use crate::common::{missing_oracle, root, run, tool};
+use crate::common::{run, shared_model};
 
 /// The realistic Linux map of the specification, in Swift's text form.
 const LINUX_BASE64: &str = "AiZMaW51eCAoRGViaWFuIEdOVS9MaW51eCAxMiAoYm9va3dvcm0pKQQpVdDHoAAAUAAUERERERERERERERERERERERERERERL2hvbWUvdS9hcHAvbXlhcHAAKn86HAAAAAfwABQiIiIiIiIiIiIiIiIiIiIiIiIiIoEbL3g4Nl82NC1saW51eC1nbnUvbGlibS5zby42AJIgAAAZUAAAgaOABmMuc28uNgCSPAAAAmAABKq7zN2BoxUvbGQtbGludXgteDg2LTY0LnNvLjIA";
@@ -160,12 +160,7 @@ fn encode_then_decode_gives_the_input_back() {
 
 #[test]
 fn encode_matches_the_reference_model_when_present() {
-    let model = root().join("tools/cif_ref.py");
-    if !model.exists() {
-        missing_oracle("tools/cif_ref.py");
-        return;
-    }
-    let Some(python) = tool("python3") else {
+    let Some(model) = shared_model("cif_ref.py") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -176,7 +171,7 @@ fn encode_matches_the_reference_model_when_present() {
         args.extend(flag);
         let ours = run(&args, b"");
         assert!(ours.status.success());
-        let mut reference = std::process::Command::new(&python);
+        let mut reference = std::process::Command::new("python3");
         reference.arg(&model).arg("encode").arg(&json_path);
         reference.args(flag);
         let theirs = reference.output().expect("run the reference model");

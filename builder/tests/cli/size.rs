@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{failed, ok, root, run, s, testdata, tool};
+use crate::common::{failed, ok, run, s, shared_model, testdata, tool};
 use crate::json::{check, keys, Schema, T};
 
 fn gunzip(data: &[u8]) -> String {
@@ -20,9 +20,9 @@ fn gunzip(data: &[u8]) -> String {
 
 /// `size_ref.py load --strict FILE` must accept the file; returns its JSON.
 fn strict(file: &Path) -> Option<Value> {
-    let python = tool("python3")?;
-    let out = Command::new(python)
-        .arg(root().join("tools/size_ref.py"))
+    let model = shared_model("size_ref.py")?;
+    let out = Command::new("python3")
+        .arg(model)
         .args(["load", "--strict"])
         .arg(file)
         .output()

@@ -5,7 +5,7 @@ use std::process::{Command, Output};
 
 use symblob_build::symbfile::{decode, FileId, Record};
 
-use crate::common::{failed, ok, root, run, s, symblob, testdata, tool};
+use crate::common::{failed, ok, run, s, symblob, testdata};
 use crate::symbfile_server::Service;
 
 /// The Lidia test ELFs symblib wrote symbfiles for (gohello's Go functions are compared
@@ -43,20 +43,15 @@ fn symbfile_dump_lists_the_records_symblib_decoded() {
 
 #[test]
 fn symbfile_dump_json_is_the_models_shape() {
-    let Some(python) = tool("python3") else {
+    let Some(script) = crate::common::shared_model("symbfile_ref.py") else {
         return;
     };
-    let script = root().join("../shared/tools/symbfile_ref.py");
-    if !script.exists() {
-        crate::common::missing_oracle("shared/tools/symbfile_ref.py");
-        return;
-    }
     for elf in ELFS {
         let file = symblib(&format!("{elf}.retpads.symbfile"));
         let ours: serde_json::Value =
             serde_json::from_str(&ok(&run(&["symbfile", "dump", "--json", s(&file)], b"")))
                 .unwrap();
-        let model = std::process::Command::new(&python)
+        let model = std::process::Command::new("python3")
             .args([s(&script), "dump", "--json", s(&file)])
             .output()
             .unwrap();
@@ -78,7 +73,7 @@ fn symbfile_dump_json_is_the_models_shape() {
             &["symbfile", "write", s(&json), "-o", s(&ours_bin)],
             b"",
         ));
-        let model_bin = std::process::Command::new(&python)
+        let model_bin = std::process::Command::new("python3")
             .args([s(&script), "write", s(&json)])
             .output()
             .unwrap();

@@ -8,7 +8,7 @@ use std::process::Output;
 
 use serde_json::Value;
 
-use crate::common::{failed, ok, root, run, s, testdata, tool};
+use crate::common::{failed, ok, run, s, shared_model, testdata, tool};
 use crate::json::{check, frame};
 use crate::symbfile::{symblib, ELFS};
 
@@ -45,9 +45,8 @@ fn multiset(text: &str) -> BTreeMap<String, usize> {
 
 /// The records of `file` as the reference model decodes them (`None` without python3).
 fn model_records(file: &Path) -> Option<Value> {
-    let python = tool("python3")?;
-    let script = root().join("../shared/tools/symbfile_ref.py");
-    let out = std::process::Command::new(python)
+    let script = shared_model("symbfile_ref.py")?;
+    let out = std::process::Command::new("python3")
         .args([s(&script), "dump", "--json", s(file)])
         .output()
         .unwrap();

@@ -153,16 +153,10 @@ pub fn encode(
     encode_cap(bits, platform, images, mode, cap)
 }
 
-/// The reference model's script (`tools/cif_ref.py`), when it and Python are available
-/// (otherwise a missing oracle: a failure under `SYMBLOB_REQUIRE_ORACLES=1`).
+/// The reference model's script (`shared/tools/cif_ref.py`), when it and Python are
+/// available (otherwise a missing oracle: a failure under `SYMBLOB_REQUIRE_ORACLES=1`).
 pub fn reference_model() -> Option<PathBuf> {
-    let p = crate::common::root().join("tools/cif_ref.py");
-    if !p.exists() {
-        crate::common::missing_oracle("tools/cif_ref.py");
-        return None;
-    }
-    crate::common::tool("python3")?;
-    Some(p)
+    crate::common::shared_model("cif_ref.py")
 }
 
 /// Runs a Python program with the reference model importable as `cif_ref`, feeding

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use symblob_build::size::{self, ArchiveOptions, ElfArchiveInput, SizeInfo};
 
-use crate::common::{root, testdata, tool};
+use crate::common::{shared_model, testdata, tool};
 
 /// The mtime every golden's ELF had.
 pub const GOLDEN_MTIME: u64 = 1_700_000_000;
@@ -68,9 +68,9 @@ pub fn gunzip(data: &[u8]) -> String {
 
 /// `size_ref.py load [--strict] FILE`: the JSON it prints, or its exit status and stderr.
 pub fn size_ref(file: &Path, strict: bool) -> Option<Result<serde_json::Value, (i32, String)>> {
-    let python = tool("python3")?;
-    let mut cmd = Command::new(python);
-    cmd.arg(root().join("tools/size_ref.py")).arg("load");
+    let model = shared_model("size_ref.py")?;
+    let mut cmd = Command::new("python3");
+    cmd.arg(model).arg("load");
     if strict {
         cmd.arg("--strict");
     }
