@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use symblob_build::embed::{build_for_section, embed_ksyms, find_section, EmbedOptions};
 use symblob_build::ksym::{build_from_elf, BuildOptions, Demangle, InputOptions};
 
-use crate::common::root;
+use crate::common::{root, tool};
 
 /// Size of the example's placeholder (`KSYMS_SIZE` in its `main.rs`).
 const SECTION_SIZE: u64 = 64 * 1024;
@@ -43,11 +43,15 @@ fn stdout_of(cmd: &mut Command) -> String {
 
 /// Builds the example with its own target directory and returns the linked binary, whose
 /// `.ksyms` section is still all zeros; `None` (the test is skipped, saying so) but on
-/// x86_64 Linux, the only system the example runs on.
+/// x86_64 Linux, the only system the example runs on, with binutils installed.
 fn build_example() -> Option<PathBuf> {
     if !cfg!(all(target_arch = "x86_64", target_os = "linux")) {
         eprintln!("skipped: the freestanding example is an x86_64 Linux program");
         return None;
+    }
+    // Every check compares with binutils: without them the example is not worth building.
+    for oracle in ["nm", "readelf", "addr2line"] {
+        tool(oracle)?;
     }
     let dir = root().join("examples/freestanding");
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("freestanding");

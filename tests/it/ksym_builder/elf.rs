@@ -28,7 +28,10 @@ fn elf_symbols_match_nm() {
     let data = std::fs::read(&exe).unwrap();
     let options = InputOptions::default();
     let elf = read_elf(&data, "prog", &options).unwrap();
-    let nm = std::process::Command::new("nm")
+    let Some(nm) = crate::common::tool("nm") else {
+        return;
+    };
+    let nm = std::process::Command::new(nm)
         .arg("-n")
         .arg(&exe)
         .output()
