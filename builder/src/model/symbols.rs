@@ -47,11 +47,6 @@ impl TypeFilter {
         TypeFilter { given: None }
     }
 
-    /// Whether this is the input's own rule rather than given types.
-    pub fn is_input_default(&self) -> bool {
-        self.given.is_none()
-    }
-
     /// Whether symbols of type `kind` are kept from text input (nm, System.map,
     /// `/proc/kallsyms`).
     pub fn keeps_from_text(&self, kind: u8) -> bool {

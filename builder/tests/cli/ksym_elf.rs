@@ -187,16 +187,8 @@ fn ksym_build_of_an_elf_keeps_weak_functions_and_ifuncs_as_nm_types_them() {
     assert_eq!(dump(&blob), want, "the blob holds nm's function symbols");
 
     // Each function's address is answered with one of the names nm gives it.
-    let names = names_by_address(&functions);
-    let addrs: Vec<u64> = names.keys().copied().collect();
-    for (a, got) in addrs.iter().zip(lookups(&blob, &addrs)) {
-        let got = got.unwrap_or_else(|| panic!("{a:#x} answered ??"));
-        assert!(
-            got.0 == *a && names[a].contains(got.1.as_str()),
-            "{a:#x}: {got:?}, nm {:?}",
-            names[a]
-        );
-    }
+    let addrs: Vec<u64> = functions.iter().map(|f| f.address).collect();
+    assert_answers_are_nm_s("prog", &functions, &addrs, &lookups(&blob, &addrs));
 
     // Given types decide for ELF input too: `Tt` is the kernel's rule.
     build(&exe, &blob, &["--types", "Tt"]);
@@ -234,18 +226,20 @@ fn ksym_build_summary_names_the_rule_and_what_it_dropped() {
     assert!(summary.contains(&dropped), "{summary}\nwanted: {dropped}");
 }
 
-/// Whether every answer is the function `nm` places before the address: the same address
-/// (the greatest function address at or below it) and one of the names nm gives it.
+/// Asserts that every answer is the function `nm` places at or before its address: the
+/// greatest function address at or below it, and one of the names nm gives that address.
 fn assert_answers_are_nm_s(what: &str, functions: &[NmSymbol], addrs: &[u64], answers: &[Answer]) {
     let names = names_by_address(functions);
+    let is_nm_s = |a: u64, got: &Answer| {
+        let want = names.range(..=a).next_back();
+        got.as_ref()
+            .zip(want)
+            .is_some_and(|((at, name), (wat, wnames))| at == wat && wnames.contains(name.as_str()))
+    };
     let bad: Vec<String> = addrs
         .iter()
         .zip(answers)
-        .filter(|(a, got)| {
-            let want = names.range(..=**a).next_back();
-            !matches!((got, want), (Some((at, name)), Some((wat, wnames)))
-                if at == wat && wnames.contains(name.as_str()))
-        })
+        .filter(|(&a, got)| !is_nm_s(a, got))
         .map(|(a, got)| format!("{a:#x}: ksym {got:?}"))
         .collect();
     assert!(

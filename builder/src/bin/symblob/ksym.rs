@@ -264,9 +264,9 @@ fn parse_whole_search_names(text: &str) -> std::result::Result<WholeSearchNames,
     }
 }
 
-/// Which symbols were kept, by which rule, and what that rule dropped: `kept every
-/// function symbol (…); 80 other symbols (data, sections, files) left out` or `kept types
-/// Tt (--types); dropped 769 of other types (711 W, 58 i)`.
+/// Which symbols were kept, by which rule, and what was dropped: `kept every function
+/// symbol (…), 203 symbols that are not functions in code (…) left out` or `kept types Tt
+/// (--types), dropped 769 of other types (711 W, 58 i), …`.
 fn kept_rule(types: Option<&str>, format: InputFormat, list: &SymbolList) -> String {
     let rule = match (types, format) {
         (Some(""), _) => "kept no type (--types '')".to_owned(),
