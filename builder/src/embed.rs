@@ -69,7 +69,8 @@ impl SectionPlace {
 /// How the blob is built: which symbols are kept, how names are stored, how many tokens.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmbedOptions {
-    /// Symbol types and name demangling (default: `T` and `t`, names as in the ELF).
+    /// Symbol types and name demangling (default: every function symbol, as
+    /// `symblob ksym build` keeps from an ELF file, names as in the ELF).
     pub input: InputOptions,
     /// Most name-prefix tokens (default: the format's maximum).
     pub max_tokens: usize,

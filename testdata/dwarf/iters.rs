@@ -15,6 +15,20 @@ fn weighted<T: Copy + Into<u64>>(v: &[T], f: impl Fn(u64) -> u64) -> u64 {
     v.iter().enumerate().map(|(i, &x)| f(x.into()) * (i as u64 + 1)).sum()
 }
 
+/// A generic value whose `Clone` is not inlined: legacy mangling names it
+/// `<iters::Tagged<T> as core::clone::Clone>::clone`, with `..clone..` in the symbol.
+struct Tagged<T> {
+    tag: u32,
+    items: Vec<T>,
+}
+
+impl<T: Clone> Clone for Tagged<T> {
+    #[inline(never)]
+    fn clone(&self) -> Self {
+        Tagged { tag: self.tag + 1, items: self.items.clone() }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(10);
@@ -24,5 +38,9 @@ fn main() {
     let m = word_lengths(text);
     let mut sorted = data.clone();
     sorted.sort_unstable_by(|a, b| b.cmp(a));
-    println!("{w} {:?} {:?}", m, &sorted[..3.min(sorted.len())]);
+    let tagged = std::hint::black_box(&Tagged { tag: n, items: sorted }).clone();
+    let words = Tagged { tag: 0, items: text.split(' ').collect::<Vec<_>>() };
+    let words = std::hint::black_box(&words).clone();
+    let top = &tagged.items[..3.min(tagged.items.len())];
+    println!("{w} {:?} {:?} {} {}", m, top, tagged.tag, words.items.len());
 }

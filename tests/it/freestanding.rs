@@ -81,14 +81,15 @@ struct NmSymbol {
     name: String,
 }
 
-/// The `T`/`t` symbols of `binary` in address order (the builder's default type filter).
+/// The function symbols of `binary` in address order, as nm types them (`T`, `t`, `W`,
+/// `i`, `u`: the builder keeps every function symbol of an ELF file by default).
 fn nm_text_symbols(binary: &Path) -> Vec<NmSymbol> {
     let text = stdout_of(Command::new("nm").arg("-n").arg("-C").arg(binary));
     text.lines()
         .filter_map(|line| {
             let (address, rest) = line.split_once(' ')?;
             let (kind, name) = rest.split_once(' ')?;
-            (kind == "T" || kind == "t").then(|| NmSymbol {
+            matches!(kind, "T" | "t" | "W" | "i" | "u").then(|| NmSymbol {
                 address: u64::from_str_radix(address, 16).unwrap(),
                 name: name.to_owned(),
             })

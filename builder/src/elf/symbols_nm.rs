@@ -26,11 +26,12 @@ pub struct ElfSymbols {
 /// Reads the text symbols of an ELF file (32- or 64-bit, either byte order) from its
 /// `.symtab`, or from `.dynsym` if it has no `.symtab` (a stripped file).
 ///
-/// Kept: `STT_FUNC`, `STT_GNU_IFUNC` and named `STT_NOTYPE` symbols defined in a
-/// `SHF_EXECINSTR` section, typed as `nm` types them by binding: `t` local, `T` global,
-/// `W` weak, `u` unique. Undefined, absolute, common, section and file symbols, `.L`
-/// locals and mapping symbols are skipped; then the type filter and name rules of
-/// `options` apply.
+/// Read: `STT_FUNC`, `STT_GNU_IFUNC` and named `STT_NOTYPE` symbols defined in a
+/// `SHF_EXECINSTR` section, typed as binutils `nm` types them: `i` for an ifunc, else by
+/// binding `t` local, `T` global, `W` weak, `u` unique. Undefined, absolute, common,
+/// section and file symbols, symbols outside code, `.L` locals and mapping symbols are
+/// skipped; then the type filter (by default every type: all function symbols are kept)
+/// and name rules of `options` apply.
 ///
 /// # Errors
 ///
@@ -93,25 +94,34 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         let Some(section_index) = section else {
             if wanted_type {
                 list.skipped_undefined += 1;
+            } else if defined {
+                list.skipped_not_function += 1;
             }
             continue;
         };
-        if !wanted_type {
-            continue;
-        }
-        let header = sections
-            .section(section_index)
-            .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
-        if !header.sh_flags(endian).contains(elf::SHF_EXECINSTR) {
+        let in_code = wanted_type && {
+            let header = sections
+                .section(section_index)
+                .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
+            header.sh_flags(endian).contains(elf::SHF_EXECINSTR)
+        };
+        if !in_code {
+            list.skipped_not_function += 1;
             continue;
         }
         if name.starts_with(b".L") {
             list.skipped_mapping += 1;
             continue;
         }
-        // Only functions and untyped symbols are kept here, never objects.
-        let kind = binding_letter(sym.st_bind(), false, b't');
-        accept(&mut list, options, value, kind, name)
+        // Only functions and untyped symbols are kept here, never objects. binutils `nm`
+        // types an ifunc `i` whatever its binding.
+        let kind = if st_type == elf::STT_GNU_IFUNC {
+            b'i'
+        } else {
+            binding_letter(sym.st_bind(), false, b't')
+        };
+        let kept = options.types.keeps_from_elf(kind);
+        accept(&mut list, options, kept, value, kind, name)
             .map_err(|e| Error::input_from(input, at, e))?;
     }
 

@@ -10,7 +10,8 @@
 //!
 //! 1. **Input** ([`parse_nm`], [`parse_kallsyms`], [`read_elf`], or [`parse_input`] with
 //!    [`detect_format`]): each gives a [`SymbolList`] of the symbols whose type passes the
-//!    [`TypeFilter`] (default `T` and `t`), with names validated and, if asked, demangled.
+//!    [`TypeFilter`] (by default the input's rule: `T` and `t` from text, every function
+//!    symbol from an ELF file), with names validated and, if asked, demangled.
 //! 2. **Build** ([`build`]): sorts, removes exact duplicates, selects tokens, encodes the
 //!    records and lays out the segments. The result is a [`Built`] blob with [`BuildStats`].
 //!
@@ -33,12 +34,15 @@
 //!   ([`SymbolList::skipped_module`]). An input whose addresses are all zero (the view an
 //!   unprivileged reader gets) is refused.
 //! * **ELF** (`.symtab`, else `.dynsym`): `STT_FUNC`, `STT_GNU_IFUNC` and named
-//!   `STT_NOTYPE` symbols defined in an executable (`SHF_EXECINSTR`) section; type `T`
-//!   (global), `t` (local) or `W` (weak), as binutils `nm` assigns them. Undefined,
-//!   absolute, section and file symbols and `.L` locals are skipped.
+//!   `STT_NOTYPE` symbols defined in an executable (`SHF_EXECINSTR`) section; type `i`
+//!   (ifunc), else `T` (global), `t` (local), `W` (weak) or `u` (unique), as binutils `nm`
+//!   assigns them. Undefined, absolute, section and file symbols and `.L` locals are
+//!   skipped. The default [`TypeFilter`] keeps all of them, so that lookups answer as `nm`
+//!   and `addr2line -f` do (a weak `malloc_stats` is not answered as the function before
+//!   it); given types (`"Tt"`, the kernel's rule) apply to ELF input too.
 //! * Everywhere: mapping symbols (`$x`, `$a`, `$t`, `$d`, alone or followed by `.` and
-//!   anything) are dropped by that exact rule, and only types in the [`TypeFilter`] are
-//!   kept.
+//!   anything) are dropped by that exact rule, and only types the [`TypeFilter`] keeps
+//!   are kept; [`SymbolList`] counts what each rule dropped, by type.
 //! * A kept name must be non-empty, valid UTF-8, free of NUL and CR, and at most 65,535
 //!   bytes long (after demangling). Anything else is an error; names are never truncated
 //!   or repaired.

@@ -55,8 +55,15 @@ pub fn parse_kallsyms(text: &[u8], input: &str, options: &InputOptions) -> Resul
             list.skipped_module += 1;
             continue;
         }
-        accept(&mut list, options, address, kind, name)
-            .map_err(|e| Error::input_from(input, at, e))?;
+        accept(
+            &mut list,
+            options,
+            options.types.keeps_from_text(kind),
+            address,
+            kind,
+            name,
+        )
+        .map_err(|e| Error::input_from(input, at, e))?;
     }
     if symbol_lines > 0 && nonzero_addresses == 0 {
         return Err(Error::input(

@@ -21,8 +21,15 @@ pub fn parse_nm(text: &[u8], input: &str, options: &InputOptions) -> Result<Symb
                 address,
                 kind,
                 rest,
-            } => accept(&mut list, options, address, kind, rest)
-                .map_err(|e| Error::input_from(input, at, e))?,
+            } => accept(
+                &mut list,
+                options,
+                options.types.keeps_from_text(kind),
+                address,
+                kind,
+                rest,
+            )
+            .map_err(|e| Error::input_from(input, at, e))?,
         }
     }
     Ok(list)

@@ -151,13 +151,13 @@ fn a_build_without_symbols_fails_unless_allowed() {
     fails_with(
         &["ksym", "build", "-", "-o", s(&out)],
         b"",
-        &format!("<stdin>: no symbols to write (types kept: Tt; 0 of other types, 0 undefined); {allow} blob"),
+        &format!("<stdin>: no symbols to write: kept types Tt (the kernel's rule for text input; --types to change); 0 undefined; {allow} blob"),
     );
     fails_with(
         &["ksym", "build", s(&nm), "--types", "", "-o", s(&out)],
         b"",
         &format!(
-            "{}: no symbols to write (types kept: none; 3 of other types, 0 undefined); {allow} blob",
+            "{}: no symbols to write: kept no type (--types ''), dropped 3 of other types (3 T); 0 undefined; {allow} blob",
             nm.display()
         ),
     );
@@ -165,7 +165,7 @@ fn a_build_without_symbols_fails_unless_allowed() {
         &["ksym", "build", s(&stripped), "-o", s(&out)],
         b"",
         &format!(
-            "{}: no symbols to write (types kept: Tt; 0 of other types, 0 undefined); {allow} blob",
+            "{}: no symbols to write: kept every function symbol (STT_FUNC, STT_GNU_IFUNC and untyped symbols in code, any binding); 0 undefined; {allow} blob",
             stripped.display()
         ),
     );

@@ -205,8 +205,14 @@ fn ksym_build_name_dump_and_info_json() {
         keys(T::Array, &["text_ranges"]),
     ];
     check(&v, &build.concat());
-    let skipped = keys(n, &["type", "undefined", "mapping", "module"]);
-    check(&v["skipped"], &skipped);
+    let skipped = [
+        keys(
+            n,
+            &["type", "undefined", "mapping", "module", "not_function"],
+        ),
+        keys(T::Object, &["types"]),
+    ];
+    check(&v["skipped"], &skipped.concat());
     let origin_dump = std::fs::read_to_string(testdata("ksym/origin/seed-3.dump.txt")).unwrap();
     assert_eq!(v["symbols"], origin_dump.lines().count());
     assert_eq!(v["blob_bytes"], std::fs::metadata(&blob).unwrap().len());

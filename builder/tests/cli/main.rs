@@ -6,6 +6,7 @@ mod common;
 mod errors;
 mod json;
 mod ksym;
+mod ksym_elf;
 mod lidia;
 mod lidia_debug;
 mod output;

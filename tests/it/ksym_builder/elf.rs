@@ -38,38 +38,56 @@ fn elf_symbols_match_nm() {
         .unwrap();
     assert!(nm.status.success());
     let nm_text = String::from_utf8(nm.stdout).unwrap();
+    // By default every function symbol is kept: the text letters nm gives (`W` is also a
+    // weak untyped symbol in data, `data_start`, which is not a function).
+    let in_text = |l: &Line| {
+        b"Tt".contains(&l.1)
+            || (b"Wiu".contains(&l.1) && elf.text_ranges.iter().any(|r| r.contains(&l.0)))
+    };
     let mut want: Vec<Line> = nm_text
         .lines()
         .filter(|l| !l.starts_with(' '))
         .map(|l| parse_dump(&format!("{l}\n"))[0].clone())
-        .filter(|l| b"Tt".contains(&l.1))
+        .filter(|l| in_text(l))
         .collect();
     want.sort();
-    let mut got: Vec<Line> = elf
-        .symbols
-        .symbols
-        .iter()
-        .map(|s| (s.address, s.kind, s.name.clone()))
-        .collect();
-    got.sort();
+    let sorted_lines = |symbols: &[Symbol]| {
+        let mut lines: Vec<Line> = symbols
+            .iter()
+            .map(|s| (s.address, s.kind, s.name.clone()))
+            .collect();
+        lines.sort();
+        lines
+    };
+    let got = sorted_lines(&elf.symbols.symbols);
     assert_eq!(got, want);
     assert!(got
         .iter()
         .any(|l| l.2 == "helper" || l.2.starts_with("helper.")));
-    // Weak text symbols are typed `W`, as nm types them, and kept on request.
-    assert!(!got.iter().any(|l| l.2 == "weak_fn"));
-    let with_weak = InputOptions {
-        types: symblob_build::ksym::TypeFilter::new("TtW"),
+    // Weak text symbols are typed `W`, as nm types them, and kept by default; given types
+    // decide (`Tt`, the kernel's rule, drops them).
+    let strong_only = InputOptions {
+        types: symblob_build::ksym::TypeFilter::new("Tt"),
         ..InputOptions::default()
     };
-    let weak = read_elf(&data, "prog", &with_weak).unwrap();
+    let strong = read_elf(&data, "prog", &strong_only).unwrap();
+    let strong_want: Vec<Line> = want
+        .iter()
+        .filter(|l| b"Tt".contains(&l.1))
+        .cloned()
+        .collect();
+    assert_eq!(sorted_lines(&strong.symbols.symbols), strong_want);
+    assert_eq!(
+        strong.symbols.skipped_type,
+        (want.len() - strong_want.len()) as u64
+    );
     let nm_weak: Vec<&str> = nm_text
         .lines()
         .filter(|l| l.get(17..19) == Some("W "))
         .map(|l| &l[19..])
         .collect();
     assert!(nm_weak.contains(&"weak_fn"));
-    assert!(weak
+    assert!(elf
         .symbols
         .symbols
         .iter()

@@ -117,9 +117,13 @@ pub struct BuildArgs {
     /// them. Other names are stored as given. Name lookups must use the stored form.
     #[arg(long)]
     demangle: bool,
-    /// nm type characters to keep, e.g. `TtWw`.
-    #[arg(long, default_value = "Tt")]
-    types: String,
+    /// nm type characters to keep, e.g. `TtWw`. Default: `Tt` for text input (the
+    /// kernel's rule), every function symbol for an ELF file (`STT_FUNC`,
+    /// `STT_GNU_IFUNC` and untyped symbols in code, any binding: types `T`, `t`, `W`, `i`,
+    /// `u`), so that lookups answer as `nm` and `addr2line -f` do. Given, it applies to
+    /// every input.
+    #[arg(long)]
+    types: Option<String>,
     /// Pad the blob with zeros to exactly SIZE bytes (decimal or 0x hex); fail if larger.
     #[arg(long, value_name = "SIZE", value_parser = parse_user_size)]
     pad_to: Option<UserSize>,
@@ -185,7 +189,10 @@ fn run_build(args: BuildArgs) -> Result<()> {
         None => detect_format(&bytes),
     };
     let input_options = InputOptions {
-        types: TypeFilter::new(&args.types),
+        types: args
+            .types
+            .as_deref()
+            .map_or_else(TypeFilter::input_default, TypeFilter::new),
         demangle: if args.demangle {
             Demangle::RustAndCpp
         } else {
@@ -202,16 +209,11 @@ fn run_build(args: BuildArgs) -> Result<()> {
             Vec::new(),
         ),
     };
+    let kept = kept_rule(args.types.as_deref(), format, &list);
     if list.symbols.is_empty() && !args.allow_empty {
         return Err(Failure::Message(format!(
-            "{input}: no symbols to write (types kept: {}; {} of other types, {} undefined); \
-             pass --allow-empty to write an empty blob",
-            if args.types.is_empty() {
-                "none"
-            } else {
-                &args.types
-            },
-            list.skipped_type,
+            "{input}: no symbols to write: {kept}; {} undefined; pass --allow-empty to write \
+             an empty blob",
             list.skipped_undefined,
         )));
     }
@@ -245,10 +247,8 @@ fn run_build(args: BuildArgs) -> Result<()> {
         .iter()
         .map(|long| format!("{input}: {}", long.warning()))
         .collect();
-    progress.finish(
-        &warnings,
-        &build_summary(&input, format, &written, &built, &list, &text_ranges),
-    );
+    let summary = build_summary(&input, format, &written, &built, &list, &text_ranges);
+    progress.finish(&warnings, &format!("{summary}; {kept}"));
     Ok(())
 }
 
@@ -262,6 +262,44 @@ fn parse_whole_search_names(text: &str) -> std::result::Result<WholeSearchNames,
             "expected `auto` or a number of rounds from 0 to {MAX_PROBE_ROUNDS}"
         )),
     }
+}
+
+/// Which symbols were kept, by which rule, and what was dropped: `kept every function
+/// symbol (…), 203 symbols that are not functions in code (…) left out` or `kept types Tt
+/// (--types), dropped 769 of other types (711 W, 58 i), …`.
+fn kept_rule(types: Option<&str>, format: InputFormat, list: &SymbolList) -> String {
+    let rule = match (types, format) {
+        (Some(""), _) => "kept no type (--types '')".to_owned(),
+        (Some(t), _) => format!("kept types {t} (--types)"),
+        (None, InputFormat::Elf) => "kept every function symbol (STT_FUNC, STT_GNU_IFUNC and \
+                                     untyped symbols in code, any binding)"
+            .to_owned(),
+        (None, _) => {
+            "kept types Tt (the kernel's rule for text input; --types to change)".to_owned()
+        }
+    };
+    let mut line = rule;
+    if list.skipped_type > 0 {
+        let by_type: Vec<String> = list
+            .skipped_types
+            .iter()
+            .map(|(&kind, n)| format!("{n} {}", char::from(kind).escape_default()))
+            .collect();
+        let _ = write!(
+            line,
+            ", dropped {} of other types ({})",
+            list.skipped_type,
+            by_type.join(", ")
+        );
+    }
+    if list.skipped_not_function > 0 {
+        let _ = write!(
+            line,
+            ", {} symbols that are not functions in code (data, sections, files) left out",
+            list.skipped_not_function
+        );
+    }
+    line
 }
 
 fn format_name(format: InputFormat) -> String {
@@ -347,6 +385,12 @@ fn build_json(
         "duplicates_removed": s.duplicates_removed,
         "skipped": {
             "type": list.skipped_type,
+            "types": list
+                .skipped_types
+                .iter()
+                .map(|(&kind, &n)| (char::from(kind).to_string(), json!(n)))
+                .collect::<serde_json::Map<String, Value>>(),
+            "not_function": list.skipped_not_function,
             "undefined": list.skipped_undefined,
             "mapping": list.skipped_mapping,
             "module": list.skipped_module,

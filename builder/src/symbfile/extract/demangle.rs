@@ -1,5 +1,6 @@
-//! symblib's demangling rules (spec §5.5): clone suffixes stripped, Rust without the hash,
-//! Itanium C++ with every template argument (and its angle brackets) removed.
+//! symblib's demangling rules (spec §5.5): clone suffixes stripped (only where they end
+//! the name, unlike symblib), Rust without the hash, Itanium C++ with every template
+//! argument (and its angle brackets) removed.
 
 /// Demangles `name` the way symblib names its records.
 pub fn demangle(name: &str) -> String {
@@ -18,26 +19,37 @@ pub fn demangle(name: &str) -> String {
     name.to_string()
 }
 
-/// Cuts the last `.clone.N`, `.constprop.N`, `.llvm.N`, `.isra.N`, `.part.N` (checked in
-/// that order, each at most once), then a trailing `.cold`. Go names keep their dots
-/// because only these suffixes count.
+/// The suffixes `<kind><digits>` that GCC (`.clone.0`, `.constprop.0`, `.isra.0`,
+/// `.part.0`) and LLVM (`.llvm.<digits>`, ThinLTO's promoted locals) append to a clone.
+const CLONE_SUFFIXES: [&str; 5] = [".clone.", ".constprop.", ".llvm.", ".isra.", ".part."];
+
+/// Cuts the run of clone suffixes that ends `name` (spec §5.5, with one correction): any
+/// number of `.cold` and `<kind><digits>` suffixes of [`CLONE_SUFFIXES`], at least one
+/// digit each (`.constprop.0.isra.0.cold`, `.part.0`, `.llvm.123`). A suffix is only cut
+/// where such a run reaches the end of the name: legacy Rust names hold `..clone..`
+/// (`core..clone..Clone` is `core::clone::Clone`), which symblib cuts because it takes an
+/// empty run of digits for "all digits". Go names keep their dots because only these
+/// suffixes count.
 fn strip_clone_suffixes(mut name: &str) -> &str {
-    if !name.contains('.') {
-        return name;
+    while let Some(shorter) = strip_one_clone_suffix(name) {
+        name = shorter;
     }
-    for suffix in [".clone.", ".constprop.", ".llvm.", ".isra.", ".part."] {
-        if let Some(pos) = name.rfind(suffix) {
-            let rest = &name[pos + suffix.len()..];
-            if rest
-                .chars()
-                .take_while(|&c| c != '.')
-                .all(|c| c.is_ascii_digit())
-            {
-                name = &name[..pos];
-            }
-        }
-    }
-    name.strip_suffix(".cold").unwrap_or(name)
+    name
+}
+
+/// `name` without its last suffix, if it ends with `.cold` or a `<kind><digits>` suffix
+/// and something is left before it.
+fn strip_one_clone_suffix(name: &str) -> Option<&str> {
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let head = &name[..name.len() - digits];
+    let base = if digits == 0 {
+        head.strip_suffix(".cold")
+    } else {
+        CLONE_SUFFIXES
+            .iter()
+            .find_map(|suffix| head.strip_suffix(suffix))
+    };
+    base.filter(|base| !base.is_empty())
 }
 
 /// `_R…` (v0) or legacy `_ZN…17h<16 hex digits>E`.
@@ -101,8 +113,39 @@ mod tests {
     fn clone_suffixes_and_plain_names() {
         assert_eq!(demangle("blah.constprop.0.cold"), "blah");
         assert_eq!(demangle("blah.cold"), "blah");
+        assert_eq!(demangle("blah.constprop.0.isra.0.cold"), "blah");
+        assert_eq!(demangle("blah.part.12"), "blah");
+        assert_eq!(demangle("blah.llvm.9876543210"), "blah");
         assert_eq!(demangle("runtime.(*mheap).grow"), "runtime.(*mheap).grow");
         assert_eq!(demangle("_RustIsNotMangled_R"), "_RustIsNotMangled_R");
+    }
+
+    #[test]
+    fn only_a_suffix_with_digits_that_ends_the_name_is_cut() {
+        // No digits: not a clone suffix (symblib cuts these, taking "" for all digits).
+        assert_eq!(demangle("blah.clone."), "blah.clone.");
+        assert_eq!(demangle("blah.part.x"), "blah.part.x");
+        // A clone suffix in the middle, followed by something that is not one, stays.
+        assert_eq!(demangle("blah.part.0.foo"), "blah.part.0.foo");
+        assert_eq!(demangle("blah.cold.part.0"), "blah");
+        // Every kind may repeat (symblib cuts each kind once: `blah.isra.0`).
+        assert_eq!(demangle("blah.isra.0.isra.1"), "blah");
+        // A name that is nothing but a suffix keeps it.
+        assert_eq!(demangle(".part.0"), ".part.0");
+    }
+
+    #[test]
+    fn legacy_rust_clone_impls_are_not_cut() {
+        // c++filt of the symbol (rustc 1.95, `impl<T: Clone> Clone for Tagged<T>`), hash dropped.
+        assert_eq!(
+            demangle("_ZN62_$LT$clones..Tagged$LT$T$GT$$u20$as$u20$core..clone..Clone$GT$5clone17h589ae86f8df6574aE"),
+            "<clones::Tagged<T> as core::clone::Clone>::clone"
+        );
+        // ThinLTO's promoted local: the hash and the `.llvm.` suffix go.
+        assert_eq!(
+            demangle("_ZN68_$LT$cpp_demangle..ast..TypeHandle$u20$as$u20$core..clone..Clone$GT$5clone17h0123456789abcdefE.llvm.42"),
+            "<cpp_demangle::ast::TypeHandle as core::clone::Clone>::clone"
+        );
     }
 
     #[test]
