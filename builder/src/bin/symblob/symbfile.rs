@@ -158,7 +158,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             Ok(Outcome::Success)
         }
         Command::Lookup(lookup) => lookup.run(load, |file, bytes, flags, addresses| {
-            symbfile_query::answer_all(&parse(file, bytes)?, flags, addresses)
+            symbfile_query::answer_all(file, &parse(file, bytes)?, flags, addresses)
         }),
         Command::Fileid { files, json } => {
             let mut out = std::io::BufWriter::new(Vec::new());
@@ -217,8 +217,9 @@ pub fn run(command: Command) -> Result<Outcome> {
                 options.window_records = w;
             }
             let mut writer = symblob_build::symbfile::SymbfileWriter::with_options(options);
-            writer.extend(&records)?;
-            write_atomic(&output, &writer.finish()?)?;
+            writer.extend(&records).map_err(|e| named(&input, e))?;
+            let bytes = writer.finish().map_err(|e| named(&input, e))?;
+            write_atomic(&output, &bytes)?;
             Ok(Outcome::Success)
         }
         Command::Push {
@@ -387,14 +388,20 @@ pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<SymbFile<'a>> {
     Ok(SymbFile::parse(bytes).map_err(|e| blob_error(path, e))?)
 }
 
-fn named(path: &Path, e: Error) -> Error {
+/// An error of the library reading, converting or cutting the bytes of `path`, named
+/// after it: the reader's at its offset, a record the writer refused (numbered as the
+/// input's ranges are), and a value beyond the output format's limits.
+fn named(path: &Path, e: Error) -> Failure {
     match e {
-        Error::Blob(b) => blob_error(path, b),
-        other => other,
+        Error::Blob(b) => blob_error(path, b).into(),
+        e @ Error::Input { .. } => e.with_input(display_name(path)).into(),
+        e @ Error::Limit { .. } => Failure::Message(format!("{}: {e}", display_name(path))),
+        other => other.into(),
     }
 }
 
-fn blob_error(path: &Path, e: symblob::Error) -> Error {
+/// A reader error, named after the file it came from and placed at its offset.
+pub fn blob_error(path: &Path, e: symblob::Error) -> Error {
     Error::input(
         display_name(path),
         Location::Offset(e.offset),
