@@ -11,6 +11,7 @@ mod lidia;
 mod lidia_debug;
 mod output;
 mod output_discovered;
+mod publish_dwarf;
 mod size;
 mod streaming;
 mod symbfile;
