@@ -4,6 +4,7 @@
 mod cif;
 mod common;
 mod errors;
+mod help;
 mod input_names;
 mod json;
 mod ksym;
