@@ -15,6 +15,7 @@ mod output_discovered;
 mod publish_dwarf;
 mod size;
 mod streaming;
+mod summaries;
 mod symbfile;
 mod symbfile_build;
 mod symbfile_server;

@@ -24,6 +24,7 @@ mod lookups;
 mod progress;
 mod size;
 mod sniff;
+mod sources;
 mod symbfile;
 mod symbfile_build;
 mod symbfile_query;
