@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{missing_oracle, ok, run, s, tool};
+use crate::common::{c_library, missing_oracle, ok, run, s, tool};
 use crate::output_discovered::debug_link_named;
 
 /// `symblob symbfile fileid`'s ES form of `file`.
@@ -62,14 +62,9 @@ fn publish_names_a_debug_file_found_by_debuglink() {
 /// `libc6-dbg`).
 #[test]
 fn publish_names_the_c_library_debug_file_found_by_build_id() {
-    let (Some(gcc), Some(readelf)) = (tool("gcc"), tool("readelf")) else {
+    let (Some(libc), Some(readelf)) = (c_library(), tool("readelf")) else {
         return;
     };
-    let found = Command::new(gcc)
-        .arg("-print-file-name=libc.so.6")
-        .output()
-        .unwrap();
-    let libc = PathBuf::from(String::from_utf8(found.stdout).unwrap().trim());
     let notes = Command::new(readelf).arg("-n").arg(&libc).output().unwrap();
     let notes = String::from_utf8_lossy(&notes.stdout).into_owned();
     let id = notes
