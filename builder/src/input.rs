@@ -140,9 +140,19 @@ impl FilesRead {
 
     /// The ELF file the others were read for, when listed.
     pub fn elf(&self) -> Option<&Path> {
+        self.first(FileRole::Elf)
+    }
+
+    /// The separate debug file the DWARF was read from (given, or found by build ID or
+    /// `.gnu_debuglink`), when there was one.
+    pub fn debug_file(&self) -> Option<&Path> {
+        self.first(FileRole::DebugFile)
+    }
+
+    fn first(&self, role: FileRole) -> Option<&Path> {
         self.files
             .iter()
-            .find(|f| f.role == FileRole::Elf)
+            .find(|f| f.role == role)
             .map(|f| f.path.as_path())
     }
 }

@@ -7,4 +7,5 @@ mod decl_oracle;
 mod goldens;
 mod gzip_oracle;
 mod loader_checks;
+mod nobits;
 mod support;

@@ -100,3 +100,20 @@ pub fn go_release(release: &str) -> Option<PathBuf> {
     }
     Some(go)
 }
+
+/// The C library the compiler links against (`gcc -print-file-name=libc.so.6`), or `None`
+/// after [`missing_oracle`] when there is no gcc or it names no file.
+pub fn c_library() -> Option<PathBuf> {
+    let gcc = tool("gcc")?;
+    let found = std::process::Command::new(gcc)
+        .arg("-print-file-name=libc.so.6")
+        .output()
+        .ok()?;
+    // Without the file, gcc prints the name it was given.
+    let libc = PathBuf::from(String::from_utf8_lossy(&found.stdout).trim());
+    if !libc.is_absolute() || !libc.is_file() {
+        missing_oracle("the C library (gcc -print-file-name=libc.so.6)");
+        return None;
+    }
+    libc.canonicalize().ok()
+}

@@ -98,6 +98,11 @@ pub struct BuildReport {
     /// files it found by itself (see [`dwarf::DwarfStats::files_read`]), which no output
     /// may replace.
     pub files_read: FilesRead,
+    /// The ranges each source gave, in the order read: for a DWARF build `dwarf` (the
+    /// DWARF's functions and inline frames) then `symbols` (symbol-table functions where
+    /// DWARF has none, and ranges for line rows no function covers); for a symbol build
+    /// `symbols` (`.symtab`/`.dynsym`) and `gopclntab`, each when enabled.
+    pub sources: Vec<(&'static str, usize)>,
 }
 
 /// Builds the Lidia file of the ELF at `path` in memory.
@@ -149,11 +154,16 @@ pub fn collect_with_report(
         let report = BuildReport {
             warnings: stats.warnings,
             files_read: stats.files_read,
+            sources: vec![
+                ("dwarf", stats.dwarf_ranges),
+                ("symbols", stats.fallback_ranges),
+            ],
         };
         return Ok((writer, report));
     }
-    let sources = options.symbols;
-    if sources.symtab {
+    let enabled = options.symbols;
+    let mut sources = Vec::new();
+    if enabled.symtab {
         let table =
             symbols::read(&elf).map_err(|e| Error::input_from(&name, Location::Whole, e))?;
         for sym in table.iter().flat_map(|t| t.functions()) {
@@ -164,8 +174,10 @@ pub fn collect_with_report(
                 ..symbol_range(sym.name)
             });
         }
+        sources.push(("symbols", writer.len()));
     }
-    if sources.gopclntab {
+    if enabled.gopclntab {
+        let before = writer.len();
         gopclntab::for_each_function(&elf, |f| {
             writer.add(&RangeSpec {
                 va: f.entry,
@@ -182,10 +194,12 @@ pub fn collect_with_report(
             ),
             PclntabError::Other(p) => p.at(&name, Location::Whole),
         })?;
+        sources.push(("gopclntab", writer.len() - before));
     }
     let report = BuildReport {
         warnings: Vec::new(),
         files_read: FilesRead::of_elf(path),
+        sources,
     };
     Ok((writer, report))
 }

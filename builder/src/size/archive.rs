@@ -21,6 +21,11 @@ use crate::elf::file::Section;
 use crate::elf::listing::{list_elf, ElfListing};
 use crate::{Error, Location, Result};
 
+/// The input name of errors in the stripped copy ([`ElfArchiveInput::stripped`]); errors
+/// of the unstripped ELF name its `file_name`. A caller that knows the paths renames them
+/// ([`Error::with_input`]).
+pub const STRIPPED_INPUT: &str = "stripped ELF";
+
 /// An ELF file to archive.
 pub struct ElfArchiveInput<'a> {
     /// The unstripped ELF (symbols and DWARF).
@@ -131,7 +136,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
     let all_ranges = section_ranges(&elf.file.sections, false);
     let (shipped_ranges, shipped_file_size, removed_bytes) = match input.stripped {
         Some(bytes) => {
-            let stripped = list_elf(bytes, "stripped ELF")?;
+            let stripped = list_elf(bytes, STRIPPED_INPUT)?;
             (
                 section_ranges(&stripped.file.sections, true),
                 bytes.len() as u64,

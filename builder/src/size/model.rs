@@ -90,6 +90,17 @@ pub fn is_bss(section: &str) -> bool {
     BSS_SECTIONS.contains(&section)
 }
 
+/// Sections that take no file space but are not bss-like to SuperSize: thread-local bss,
+/// which linkers always make NOBITS. SuperSize refuses ELF files that have one (it
+/// asserts every NOBITS section is bss-like); this project's archives list its size in
+/// `section_sizes` (spec §9), and only the name survives in a `.size` file.
+pub const NOBITS_NOT_BSS: &[&str] = &[".tbss"];
+
+/// Whether `section` takes no space in the file: bss-like, or in [`NOBITS_NOT_BSS`].
+pub fn not_in_file(section: &str) -> bool {
+    is_bss(section) || NOBITS_NOT_BSS.contains(&section)
+}
+
 /// One symbol of an archive.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Symbol {

@@ -64,7 +64,10 @@ fn directory(path: &str) -> String {
 
 fn grouped(symbols: &[Symbol], key: impl Fn(&Symbol) -> String) -> Rows {
     let mut map: BTreeMap<String, f64> = BTreeMap::new();
-    for s in symbols.iter().filter(|s| !super::model::is_bss(&s.section)) {
+    for s in symbols
+        .iter()
+        .filter(|s| !super::model::not_in_file(&s.section))
+    {
         *map.entry(key(s)).or_default() += s.pss();
     }
     let mut rows: Rows = map
@@ -88,13 +91,14 @@ fn file_key(s: &Symbol) -> String {
 }
 
 /// Sections by size as the file holds them: every section except the `.other` total,
-/// plus the ELF overhead (headers, alignment); bss-like sections are marked.
+/// plus the ELF overhead (headers, alignment); sections not in the file (bss-like ones and
+/// `.tbss`) are marked.
 fn file_rows(info: &SizeInfo) -> Rows {
     let mut rows: BTreeMap<String, i64> = BTreeMap::new();
     for c in &info.containers {
         for (k, v) in &c.section_sizes {
             if k != super::model::SECTION_OTHER {
-                let label = if super::model::is_bss(k) {
+                let label = if super::model::not_in_file(k) {
                     format!("{k} (not in file)")
                 } else {
                     k.clone()
@@ -117,7 +121,7 @@ fn file_rows(info: &SizeInfo) -> Rows {
     rows
 }
 
-/// The file size: all rows but the bss-like ones.
+/// The file size: all rows but those not in the file.
 fn file_size(rows: &Rows) -> i64 {
     rows.iter()
         .filter(|(k, _)| !k.ends_with("(not in file)"))

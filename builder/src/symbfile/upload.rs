@@ -265,7 +265,9 @@ pub fn publish_paths(root: &Path, executable: FileId, debug_id: FileId) -> (Path
 
 /// Writes the download layout for an executable: `metadata.json` under its FileID,
 /// pointing at `debug_id`, and the zstd-compressed range file under `debug_id`. Returns
-/// the two paths written ([`publish_paths`]).
+/// the two paths written ([`publish_paths`]). `debug_id` is the FileID of the file the
+/// range file's DWARF was read from (a separate debug file however it was found; the
+/// executable when it holds its own DWARF or there is none): `dwarfFileID` names it.
 pub fn publish(
     root: &Path,
     executable: FileId,

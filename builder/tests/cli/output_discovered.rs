@@ -16,15 +16,15 @@ use crate::common::{failed, run, s, success, tool};
 use crate::lidia_debug::{compile_c, run_in};
 
 /// A program built in its own folder and a file its DWARF build finds by itself.
-struct Fixture {
+pub(crate) struct Fixture {
     /// Removed on drop.
     _dir: tempfile::TempDir,
     /// The folder, canonical (the compilers record it as the compilation directory).
-    dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// The program.
-    elf: PathBuf,
+    pub(crate) elf: PathBuf,
     /// The file found, by the path the build opens it by.
-    found: PathBuf,
+    pub(crate) found: PathBuf,
     /// What the build calls it in messages.
     role: &'static str,
 }
@@ -82,7 +82,7 @@ fn debug_link() -> Option<Fixture> {
 
 /// The stripped program `prog` whose `.gnu_debuglink` names its debug file `name` beside
 /// it.
-fn debug_link_named(name: &str) -> Option<Fixture> {
+pub(crate) fn debug_link_named(name: &str) -> Option<Fixture> {
     let (dir, d, tools) = folder_with(&["gcc", "objcopy"])?;
     let (gcc, objcopy) = (&tools[0], &tools[1]);
     let link = format!("--add-gnu-debuglink={name}");
@@ -259,8 +259,9 @@ fn publish_never_writes_over_a_file_it_read() {
     let Some(mut fx) = debug_link_named("ranges") else {
         return;
     };
-    // The program and its debug file moved where publish writes the program's files.
-    let es = FileId::of_path(&fx.elf).unwrap().es();
+    // The program and its debug file moved where publish writes the range file: the
+    // folder of the debug file's FileID, as the DWARF is read from it.
+    let es = FileId::of_path(&fx.found).unwrap().es();
     let root = fx.dir.join("root");
     let layout = root.join(&es[0..2]).join(&es[2..4]).join(&es);
     fs::create_dir_all(&layout).unwrap();
@@ -270,7 +271,8 @@ fn publish_never_writes_over_a_file_it_read() {
     (fx.elf, fx.found, fx.dir) = (elf.clone(), debug.clone(), layout);
     fx.refuses(&["symbfile", "publish", s(&elf), s(&root)], &debug);
 
-    // A range file named on the command line, at the path publish writes.
+    // A range file named on the command line, at the path publish writes (that of the
+    // debug file named).
     let ranges = debug;
     let before = fs::read(&ranges).unwrap();
     let err = failed(&run(
@@ -280,6 +282,8 @@ fn publish_never_writes_over_a_file_it_read() {
             s(&elf),
             s(&root),
             "--ranges",
+            s(&ranges),
+            "--debug-file",
             s(&ranges),
         ],
         b"",

@@ -49,8 +49,10 @@ pub enum Command {
     /// with --demangle).
     Name(NameArgs),
     /// Print every symbol as /proc/kallsyms does: `%016x %c %s` per line, in address order.
+    #[command(mut_arg("json", |a| a.help(ksym_query::DUMP_JSON_HELP)))]
     Dump(BlobArgs),
     /// Print counts, the size of every segment and the compression of the names.
+    #[command(mut_arg("json", |a| a.help(ksym_query::INFO_JSON_HELP)))]
     Info(BlobArgs),
 }
 

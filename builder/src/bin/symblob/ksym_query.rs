@@ -47,12 +47,20 @@ pub struct NameArgs {
     names: Vec<String>,
 }
 
-/// Arguments of the commands that only read a blob.
+/// What `--json` does for `ksym dump`.
+pub const DUMP_JSON_HELP: &str =
+    "Print one JSON object per symbol (JSON Lines): address, type, name";
+/// What `--json` does for `ksym info`.
+pub const INFO_JSON_HELP: &str =
+    "Print one JSON object: layout, counts, sizes, segments and whether the blob is valid";
+
+/// Arguments of the commands that only read a blob (`dump`, `info`: each says what its
+/// `--json` prints).
 #[derive(Args)]
 pub struct BlobArgs {
     /// The blob.
     blob: PathBuf,
-    /// Print JSON on stdout (`dump`: one object per symbol, JSON Lines).
+    /// Print JSON on stdout.
     #[arg(long)]
     json: bool,
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Subcommand};
 use symblob::lidia::{LidiaFile, Str};
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{self, ElfOptions, Flags, SymbolSources};
+use symblob_build::lidia::{self, BuildReport, ElfOptions, Flags, SymbolSources};
 use symblob_build::output::{refuse_files_read, refuse_same_file, Output};
 use symblob_build::{Error, Location};
 
@@ -14,6 +14,7 @@ use crate::frames::{self, Frame};
 use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
 use crate::progress::{Bar, Progress};
 use crate::sniff::{self, Want};
+use crate::sources;
 
 /// `symblob lidia` subcommands.
 #[derive(Subcommand)]
@@ -174,13 +175,13 @@ fn build(args: BuildArgs) -> Result<()> {
     // The build may have found files by itself (`<ELF>.dwp`, `.dwo` files, a debug or
     // supplementary file): refused here, `output` is dropped and its temporary file with it.
     refuse_files_read(&args.output, &report.files_read)?;
-    let sources = sources(&options);
     if writer.is_empty() && !args.allow_empty {
         return Err(Failure::Message(format!(
-            "{input_name}: no functions found in its {sources}; \
-             pass --allow-empty to write an empty Lidia file"
+            "{input_name}: {}; pass --allow-empty to write an empty Lidia file",
+            found_nothing(&options, &report)
         )));
     }
+    let sources = sources::describe(&report.sources, &report.files_read, &report.warnings);
     let layout = writer.layout();
     output
         .write_with(|w| writer.write_to(w))
@@ -206,16 +207,24 @@ fn build(args: BuildArgs) -> Result<()> {
     Ok(())
 }
 
-/// What a build reads, in words.
-fn sources(options: &ElfOptions) -> &'static str {
+/// Why a build found no function: what it read, in words.
+fn found_nothing(options: &ElfOptions, report: &BuildReport) -> String {
     let SymbolSources { symtab, gopclntab } = options.symbols;
-    match (options.dwarf.is_some(), symtab, gopclntab) {
-        (true, ..) => "DWARF",
+    let read = match (options.dwarf.is_some(), symtab, gopclntab) {
+        // A DWARF build adds the functions of the symbol tables where DWARF has none.
+        (true, ..) if sources::no_dwarf(&report.warnings) => {
+            return "no DWARF, and no functions found in its symbol tables".into();
+        }
+        (true, ..) => {
+            let dwarf = sources::label("dwarf", &report.files_read);
+            return format!("no functions found in its {dwarf} or symbol tables");
+        }
         (false, true, true) => "symbols and .gopclntab",
         (false, true, false) => "symbols",
         (false, false, true) => ".gopclntab",
         (false, false, false) => "nothing (--no-symtab --no-gopclntab)",
-    }
+    };
+    format!("no functions found in its {read}")
 }
 
 /// Reads a Lidia file after checking what it is.

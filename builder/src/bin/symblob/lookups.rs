@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
+use symblob_build::Error;
+
 use crate::common::{
     parse_address, parse_bias, stdout, stdout_error, write_json_line, Failure, Outcome, Result,
 };
@@ -97,6 +99,27 @@ pub fn check_sources(file: &Path, addresses: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// An error of the file being queried, found while answering (a corrupt record of a file
+/// decoded as it is searched), passed out of an answer as an `io::Error` so that [`run`]
+/// reports it as the file's, not as a failed write to standard output.
+pub fn input_error(e: Error) -> io::Error {
+    io::Error::other(e)
+}
+
+/// The error of a failed answer: the file's error that [`input_error`] carries, else a
+/// failed write to standard output.
+fn answer_error(e: io::Error) -> Error {
+    if !e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+        return stdout_error(e);
+    }
+    let kind = e.kind();
+    match e.into_inner().map(|inner| inner.downcast::<Error>()) {
+        Some(Ok(input)) => *input,
+        Some(Err(other)) => stdout_error(io::Error::new(kind, other)),
+        None => stdout_error(kind.into()),
+    }
+}
+
 /// What a format answers to a bad line, so that answers stay aligned with questions.
 pub struct Placeholder {
     /// The text answer (`??` as addr2line prints it), newline included.
@@ -136,7 +159,7 @@ pub fn run(
     } else {
         for (i, arg) in args.iter().enumerate() {
             let place = format!("argument {}", i + 1);
-            ask(&mut out, Line::Text(arg), &place).map_err(stdout_error)?;
+            ask(&mut out, Line::Text(arg), &place).map_err(answer_error)?;
         }
     }
     out.flush().map_err(stdout_error)?;
@@ -186,11 +209,11 @@ fn from_stdin(
         if line.last() != Some(&b'\n') && line.len() > MAX_LINE {
             skip_line(&mut reader).map_err(stdin_error)?;
             let start = String::from_utf8_lossy(&line[..32]);
-            ask(out, Line::TooLong(&start), &place).map_err(stdout_error)?;
+            ask(out, Line::TooLong(&start), &place).map_err(answer_error)?;
             continue;
         }
         let text = String::from_utf8_lossy(&line);
-        ask(out, Line::Text(&text), &place).map_err(stdout_error)?;
+        ask(out, Line::Text(&text), &place).map_err(answer_error)?;
     }
 }
 

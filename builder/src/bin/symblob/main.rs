@@ -24,13 +24,15 @@ mod lookups;
 mod progress;
 mod size;
 mod sniff;
+mod sources;
 mod symbfile;
 mod symbfile_build;
 mod symbfile_query;
 
 use common::{is_closed_pipe, Outcome};
 
-/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF, symbfile).
+/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF, symbfile) and size
+/// reports (SuperSize).
 ///
 /// Exit status: 0 on success (also when standard output is a pipe closed early, as by
 /// `| head`), 1 on an error or when a lookup was given a line that is not an address
@@ -54,7 +56,7 @@ enum Command {
     /// Lidia v1: Pyroscope's address-to-symbol archives, with inline frames and lines.
     #[command(subcommand)]
     Lidia(lidia::Command),
-    /// Compact ImageMap Format: the list of a process's loaded images.
+    /// CIF (Compact ImageMap Format): the list of a process's loaded images.
     #[command(subcommand)]
     Cif(cif::Command),
     /// symbfile: the OpenTelemetry eBPF profiler's symbol files (ranges, return pads).

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use symblob_build::output::refuse_same_file;
+use symblob_build::size::archive::STRIPPED_INPUT;
 use symblob_build::size::json::Json;
 use symblob_build::size::report::{self, Format};
 use symblob_build::size::{self, diff, loader, writer, ArchiveOptions, ElfArchiveInput, SizeInfo};
@@ -159,7 +160,13 @@ fn archive_path(
         mtime: mtime(path),
         stripped: stripped_data.as_deref(),
     };
-    size::archive_elf(&input, options).map_err(|e| e.with_input(path.display().to_string()))
+    size::archive_elf(&input, options).map_err(|e| {
+        let about = match stripped {
+            Some(copy) if e.input_name().as_deref() == Some(STRIPPED_INPUT) => copy,
+            _ => path,
+        };
+        e.with_input(about.display().to_string())
+    })
 }
 
 fn build_config(entries: &[String]) -> Result<BTreeMap<String, Json>> {

@@ -2,7 +2,12 @@
 //! named for what it is ("an ELF file, not a ksym blob") instead of failing deep inside a
 //! parser with a meaningless size.
 
+use std::path::Path;
+
 use crate::common::{Failure, Result};
+
+/// Folders of files the kernel makes up, where no one can write a file beside an input.
+const SYSTEM_FOLDERS: [&str; 3] = ["/proc", "/sys", "/dev"];
 
 /// The kinds of files users give by mistake, and the blobs `symblob` reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,20 +115,16 @@ pub fn mismatch(kind: Kind, name: &str, want: Want) -> Failure {
         Kind::SymbolText => "nm or kallsyms text",
         Kind::Unknown => "not recognised",
     };
+    let build = |format: &str| build_command(format, name);
     let advice = match (kind, want) {
         (Kind::Elf, Want::Ksym) | (Kind::SymbolText, _) => {
-            format!(": build one with `symblob ksym build {name} -o {name}.ksym`")
+            format!(": build one with {}", build("ksym"))
         }
-        (Kind::Elf, Want::Lidia) => {
-            format!(": build one with `symblob lidia build {name} -o {name}.lidia`")
+        (Kind::Elf, Want::Lidia) => format!(": build one with {}", build("lidia")),
+        (Kind::Elf, Want::Symbfile) => format!(": build one with {}", build("symbfile")),
+        (Kind::Elf, Want::Lookup) => {
+            format!(": build one with {} or {}", build("lidia"), build("ksym"))
         }
-        (Kind::Elf, Want::Symbfile) => {
-            format!(": build one with `symblob symbfile build {name} -o {name}.symbfile`")
-        }
-        (Kind::Elf, Want::Lookup) => format!(
-            ": build one with `symblob lidia build {name} -o {name}.lidia` or \
-             `symblob ksym build {name} -o {name}.ksym`"
-        ),
         (Kind::Lidia, _) => format!(": read it with `symblob lidia` or `symblob lookup {name}`"),
         (Kind::Symbfile, _) => {
             format!(": read it with `symblob symbfile` or `symblob lookup {name}`")
@@ -131,4 +132,22 @@ pub fn mismatch(kind: Kind, name: &str, want: Want) -> Failure {
         _ => String::new(),
     };
     Failure::Message(format!("`{name}` is {is}, not {}{advice}", want.name()))
+}
+
+/// The command that builds a `format` file from the input named `name` (as messages name
+/// it: `<stdin>` for standard input), writing it beside the input, or in the current
+/// folder under the input's file name when the input is standard input or lives in
+/// /proc, /sys or /dev (`/proc/kallsyms` → `kallsyms.ksym`).
+fn build_command(format: &str, name: &str) -> String {
+    let path = Path::new(name);
+    let (input, output) = if name == "<stdin>" {
+        ("-".to_string(), format!("symbols.{format}"))
+    } else if SYSTEM_FOLDERS.iter().any(|d| path.starts_with(d)) {
+        let file = path.file_name().map(|f| f.to_string_lossy());
+        let file = file.unwrap_or_else(|| "symbols".into());
+        (name.to_string(), format!("{file}.{format}"))
+    } else {
+        (name.to_string(), format!("{name}.{format}"))
+    };
+    format!("`symblob {format} build {input} -o {output}`")
 }

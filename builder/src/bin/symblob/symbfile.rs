@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Subcommand, ValueEnum};
 use symblob::symbfile::{Record as View, SymbFile};
+use symblob_build::input::FilesRead;
 use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 use symblob_build::symbfile::upload::{self, ApiKey, FileKind, PushEvent, PushOptions};
 use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, Record, WriterOptions};
@@ -127,7 +128,9 @@ pub enum Command {
     },
     /// Write the download layout a static web server can serve (devfiler's):
     /// `DIR/<es[0:2]>/<es[2:4]>/<es>/metadata.json` under the executable's FileID, naming
-    /// the debug file's FileID, and the zstd-compressed `ranges` under that one.
+    /// the FileID of the file the DWARF was read from (--debug-file, or the debug file
+    /// found by build ID or .gnu_debuglink, else the executable), and the zstd-compressed
+    /// `ranges` under that one.
     Publish {
         /// The executable.
         elf: PathBuf,
@@ -158,7 +161,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             Ok(Outcome::Success)
         }
         Command::Lookup(lookup) => lookup.run(load, |file, bytes, flags, addresses| {
-            symbfile_query::answer_all(&parse(file, bytes)?, flags, addresses)
+            symbfile_query::answer_all(file, &parse(file, bytes)?, flags, addresses)
         }),
         Command::Fileid { files, json } => {
             let mut out = std::io::BufWriter::new(Vec::new());
@@ -217,8 +220,9 @@ pub fn run(command: Command) -> Result<Outcome> {
                 options.window_records = w;
             }
             let mut writer = symblob_build::symbfile::SymbfileWriter::with_options(options);
-            writer.extend(&records)?;
-            write_atomic(&output, &writer.finish()?)?;
+            writer.extend(&records).map_err(|e| named(&input, e))?;
+            let bytes = writer.finish().map_err(|e| named(&input, e))?;
+            write_atomic(&output, &bytes)?;
             Ok(Outcome::Success)
         }
         Command::Push {
@@ -304,16 +308,26 @@ pub fn run(command: Command) -> Result<Outcome> {
             extract,
         } => {
             let exe = FileId::of_path(&elf)?;
-            let debug = match &extract.debug_file {
-                Some(d) => FileId::of_path(d)?,
-                None => exe,
-            };
             let mut inputs = vec![elf.as_path()];
             inputs.extend(ranges.as_deref());
             inputs.extend(extract.inputs());
+            let extracted = match ranges {
+                Some(_) => None,
+                None => Some(symbfile_build::extract_parts(&elf, &extract, None)?),
+            };
+            let read = extracted.as_ref().map(|e| &e.files_read);
+            // The range file is filed under the file its DWARF was read from: the debug
+            // file the extraction read (named or found by itself), else the one named
+            // with --ranges, else the executable.
+            let dwarf_file = read.and_then(FilesRead::debug_file);
+            let dwarf_file = dwarf_file.or(extract.debug_file.as_deref()).unwrap_or(&elf);
+            let debug = FileId::of_path(dwarf_file)?;
             let outputs = upload::publish_paths(&dir, exe, debug);
             for out in [&outputs.0, &outputs.1] {
                 refuse_same_file(out, &inputs)?;
+                if let Some(read) = read {
+                    refuse_files_read(out, read)?;
+                }
             }
             let bytes = match &ranges {
                 Some(path) => {
@@ -323,13 +337,7 @@ pub fn run(command: Command) -> Result<Outcome> {
                         .map_err(|e| blob_error(path, e))?;
                     bytes
                 }
-                None => {
-                    let extracted = symbfile_build::extract_parts(&elf, &extract, None)?;
-                    for out in [&outputs.0, &outputs.1] {
-                        refuse_files_read(out, &extracted.files_read)?;
-                    }
-                    extracted.ranges.concat()
-                }
+                None => extracted.map(|e| e.ranges.concat()).unwrap_or_default(),
             };
             let (meta, data) = upload::publish(&dir, exe, debug, &bytes)?;
             print(&format!("{}\n{}\n", meta.display(), data.display()))?;
@@ -387,14 +395,20 @@ pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<SymbFile<'a>> {
     Ok(SymbFile::parse(bytes).map_err(|e| blob_error(path, e))?)
 }
 
-fn named(path: &Path, e: Error) -> Error {
+/// An error of the library reading, converting or cutting the bytes of `path`, named
+/// after it: the reader's at its offset, a record the writer refused (numbered as the
+/// input's ranges are), and a value beyond the output format's limits.
+fn named(path: &Path, e: Error) -> Failure {
     match e {
-        Error::Blob(b) => blob_error(path, b),
-        other => other,
+        Error::Blob(b) => blob_error(path, b).into(),
+        e @ Error::Input { .. } => e.with_input(display_name(path)).into(),
+        e @ Error::Limit { .. } => Failure::Message(format!("{}: {e}", display_name(path))),
+        other => other.into(),
     }
 }
 
-fn blob_error(path: &Path, e: symblob::Error) -> Error {
+/// A reader error, named after the file it came from and placed at its offset.
+pub fn blob_error(path: &Path, e: symblob::Error) -> Error {
     Error::input(
         display_name(path),
         Location::Offset(e.offset),

@@ -17,6 +17,7 @@ use symblob_build::Error;
 
 use crate::common::{output_name, parse_size, Failure, Result};
 use crate::progress::Progress;
+use crate::sources;
 
 /// Arguments of `symblob symbfile build`.
 #[derive(Args)]
@@ -447,7 +448,7 @@ pub fn build(args: BuildArgs) -> Result<()> {
     };
     let mut summary = format!(
         "symbfile: read {input_name} ({}), wrote {}: {} ranges, {} bytes{}",
-        sources(&extracted.stats),
+        read_from(&extracted.stats),
         output_name(&args.output),
         extracted.ranges.records,
         extracted.ranges.bytes,
@@ -523,17 +524,12 @@ fn parts_note(w: &Written) -> String {
     }
 }
 
-/// The sources that gave records, with their counts: `DWARF 120, symtab 3`.
-fn sources(stats: &ExtractStats) -> String {
-    let used: Vec<String> = stats
+/// The sources that gave records, with their counts: `DWARF of prog.debug: 120, .symtab: 3`.
+fn read_from(stats: &ExtractStats) -> String {
+    let counts: Vec<(&str, usize)> = stats
         .sources
         .iter()
-        .filter(|(_, s)| s.accepted > 0)
-        .map(|(name, s)| format!("{name} {}", s.accepted))
+        .map(|(name, s)| (*name, s.accepted))
         .collect();
-    if used.is_empty() {
-        "no source gave ranges".into()
-    } else {
-        used.join(", ")
-    }
+    sources::describe(&counts, &stats.files_read, &stats.warnings)
 }

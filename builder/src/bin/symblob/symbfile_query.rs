@@ -2,18 +2,21 @@
 //! answered by one sweep of the file, ranges first, then return pads.
 
 use std::io::{self, Write};
+use std::path::Path;
 
 use symblob::symbfile::{Range, SymbFile};
 
 use crate::common::{Outcome, Result};
 use crate::frames::{self, Frame};
 use crate::lookups::{self, LookupFlags};
+use crate::symbfile::blob_error;
 
 /// Inline levels kept per address; deeper chains are cut at the outermost levels.
 const MAX_DEPTH: usize = 256;
 
-/// Answers `addresses` (or standard input) from `file`.
+/// Answers `addresses` (or standard input) from `file`, read from `path`.
 pub fn answer_all(
+    path: &Path,
     file: &SymbFile<'_>,
     flags: LookupFlags,
     addresses: &[String],
@@ -21,14 +24,14 @@ pub fn answer_all(
     let mut scratch = vec![""; 1 << 16];
     let mut ranges = vec![Range::EMPTY; MAX_DEPTH];
     lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
-        answer(file, flags, addr, &mut scratch, &mut ranges, out)
+        answer((path, file), flags, addr, &mut scratch, &mut ranges, out)
     })
 }
 
 /// One answer: the line `symblob lidia lookup` prints, or one JSON line `{address,
 /// source, frames: [{function, file, line, depth, call_file, call_line}]}`.
 fn answer<'a>(
-    file: &SymbFile<'a>,
+    (path, file): (&Path, &SymbFile<'a>),
     flags: LookupFlags,
     addr: u64,
     scratch: &mut [&'a str],
@@ -36,7 +39,7 @@ fn answer<'a>(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     // A corrupt record is an error of the whole file, not of this address.
-    let invalid = |e: symblob::Error| io::Error::new(io::ErrorKind::InvalidData, e.to_string());
+    let invalid = |e| lookups::input_error(blob_error(path, e));
     let mut frames = Vec::new();
     let mut source = "none";
     if let Some(at) = flags.file_address(addr) {
