@@ -49,9 +49,9 @@ pub enum Command {
     },
     /// Print the frames of each address (arguments, or standard input one per line,
     /// answered as they arrive) as `symblob lidia lookup` prints them: `0x<addr> TAB
-    /// <count>` then `TAB function TAB file TAB line` per frame, innermost first. Range
-    /// records are searched by one sweep of the file per address; an address no range
-    /// covers is looked up among the return pads. A line that is not an address is
+    /// <count>` then `TAB function TAB file TAB line` per frame, innermost first. The file
+    /// is indexed once when it is opened (one pass; then each address costs O(log n));
+    /// an address no range covers is looked up among the return pads. A line that is not an address is
     /// reported on stderr and answered `?? TAB 0`; the exit status is then 1.
     Lookup(FileLookup<SymbfileFormat>),
     /// Print the FileID of each file: hex, ES form (base64url), path.
@@ -158,7 +158,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             Ok(Outcome::Success)
         }
         Command::Lookup(lookup) => lookup.run(load, |file, bytes, flags, addresses| {
-            symbfile_query::answer_all(&parse(file, bytes)?, flags, addresses)
+            symbfile_query::answer_all(file, parse(file, bytes)?, flags, addresses)
         }),
         Command::Fileid { files, json } => {
             let mut out = std::io::BufWriter::new(Vec::new());
@@ -387,7 +387,8 @@ pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<SymbFile<'a>> {
     Ok(SymbFile::parse(bytes).map_err(|e| blob_error(path, e))?)
 }
 
-fn named(path: &Path, e: Error) -> Error {
+/// `e` naming the file at `path` when it is an error of the bytes read from it.
+pub fn named(path: &Path, e: Error) -> Error {
     match e {
         Error::Blob(b) => blob_error(path, b),
         other => other,
