@@ -14,4 +14,5 @@ mod size;
 mod streaming;
 mod symbfile;
 mod symbfile_build;
+mod symbfile_lookup;
 mod symbfile_server;
