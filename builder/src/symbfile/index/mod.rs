@@ -18,8 +18,9 @@
 //!
 //! # Memory
 //!
-//! 24 bytes per range record plus 8 per two (the tree), 16 per return pad, and 16 per
-//! string of the string tables; the records themselves stay in the file's bytes. On the
+//! 16 bytes per range record plus 8 per two (the tree; 24 for a range of 4 GiB or more or
+//! a record past the file's first 4 GiB), 16 per return pad, and 16 per string of the
+//! string tables; the records themselves stay in the file's bytes. On the
 //! range files of real programs this is less than the file (BENCHMARKS.md).
 //!
 //! # Example
@@ -52,7 +53,7 @@ use symblob::symbfile::{Head, Range, ReturnPad, StringTable, Strings, SymbFile};
 use symblob::Format;
 
 use crate::Result;
-use tree::{IntervalTree, Span};
+use tree::{IntervalTree, Packed, Span};
 
 /// A symbfile with its range records in an interval tree and its return pads sorted by
 /// address: lookups without a sweep. Borrows the file's bytes; `Send` and `Sync`, so one
@@ -60,7 +61,10 @@ use tree::{IntervalTree, Span};
 #[derive(Clone, Debug)]
 pub struct SymbfileIndex<'a> {
     file: SymbFile<'a>,
-    ranges: IntervalTree,
+    /// The ranges shorter than 4 GiB whose records lie in the first 4 GiB of the file.
+    ranges: IntervalTree<Packed>,
+    /// The others.
+    wide: IntervalTree<Span>,
     /// Return pads as `(va, offset)`, sorted (file order among equal VAs).
     pads: Vec<(u64, u64)>,
     /// The string tables in file order.
@@ -81,19 +85,26 @@ impl<'a> SymbfileIndex<'a> {
     /// fail on anywhere in the file (framing, message types, the VA chain, a malformed VA
     /// or length) and on a string table that is not well-formed UTF-8.
     pub fn new(file: SymbFile<'a>) -> Result<Self> {
-        let mut spans = Vec::new();
+        let (mut spans, mut wide) = (Vec::new(), Vec::new());
         let mut pads = Vec::new();
         let mut tables = Vec::new();
         for head in file.heads() {
             match head? {
                 // A record of length 0 covers nothing.
                 Head::Range { length: 0, .. } => {}
-                Head::Range { offset, va, length } => spans.push(Span {
-                    start: va,
-                    // Inclusive, so that a range past 2^64 keeps every address it covers.
-                    last: va.saturating_add(length - 1),
-                    offset,
-                }),
+                Head::Range { offset, va, length } => {
+                    let span = Span {
+                        start: va,
+                        // Inclusive, so that a range past 2^64 keeps every address it
+                        // covers.
+                        last: va.saturating_add(length - 1),
+                        offset,
+                    };
+                    match Packed::new(span) {
+                        Some(packed) => spans.push(packed),
+                        None => wide.push(span),
+                    }
+                }
                 Head::ReturnPad { offset, va } => pads.push((va, offset)),
                 Head::StringTable { offset, table } => {
                     let strings = table
@@ -119,6 +130,7 @@ impl<'a> SymbfileIndex<'a> {
         Ok(SymbfileIndex {
             file,
             ranges: IntervalTree::new(spans),
+            wide: IntervalTree::new(wide),
             pads,
             tables,
         })
@@ -131,7 +143,7 @@ impl<'a> SymbfileIndex<'a> {
 
     /// Number of range records indexed (those of length 0, which cover nothing, are not).
     pub fn ranges(&self) -> usize {
-        self.ranges.len()
+        self.ranges.len() + self.wide.len()
     }
 
     /// Number of return-pad records.
@@ -148,6 +160,7 @@ impl<'a> SymbfileIndex<'a> {
             .map(|t| t.strings.capacity() * std::mem::size_of::<&str>())
             .sum();
         self.ranges.heap_bytes()
+            + self.wide.heap_bytes()
             + self.pads.capacity() * std::mem::size_of::<(u64, u64)>()
             + self.tables.capacity() * std::mem::size_of::<Table<'_>>()
             + tables
@@ -160,10 +173,10 @@ impl<'a> SymbfileIndex<'a> {
     /// those of the covering records.
     pub fn lookup_ranges(&self, addr: u64, out: &mut [Range<'a>]) -> Result<usize> {
         let mut found = 0usize;
-        self.ranges.covering(addr, |span| -> Result<()> {
+        let mut hit = |span: &Span| -> Result<()> {
             found += 1;
             // Keep the records first in the file: fill `out`, then replace the latest
-            // kept one by an earlier record (the tree yields them in address order).
+            // kept one by an earlier record (the trees yield them in address order).
             let slot = if found <= out.len() {
                 out.get_mut(found - 1)
             } else {
@@ -175,7 +188,9 @@ impl<'a> SymbfileIndex<'a> {
                 *slot = self.range_at(span)?;
             }
             Ok(())
-        })?;
+        };
+        self.ranges.covering(addr, &mut hit)?;
+        self.wide.covering(addr, &mut hit)?;
         let kept = out.get_mut(..found.min(out.len())).unwrap_or_default();
         // File order, then depth: the sweep's stable sort by depth of the file-order list.
         kept.sort_unstable_by_key(|r| (r.depth, r.offset));

@@ -7,7 +7,11 @@
 //! trailing one bits of `i` (even indices are leaves); its children are `i ± 2^(k−1)`.
 //! Each inner node keeps the largest end of its subtree, so a search skips every subtree
 //! that ends before the address. Leaves need no such field (their own end is their
-//! subtree's), which keeps the tree at 24 bytes per entry plus 8 per inner node.
+//! subtree's), so the tree costs its entries plus 8 bytes per inner node.
+//!
+//! Entries are [`Packed`] (16 bytes) when the range is shorter than 4 GiB and its record
+//! lies in the first 4 GiB of the file, as in every real file; [`Span`] (24 bytes)
+//! otherwise, in a second tree.
 //!
 //! Ends are inclusive (`last`), so that a range reaching the top of the address space
 //! (`va + length` past 2^64) is kept whole, as the sweep reads it.
@@ -23,10 +27,60 @@ pub struct Span {
     pub offset: u64,
 }
 
-/// The spans, sorted by start, and the subtree maxima of the inner nodes.
-#[derive(Clone, Debug, Default)]
-pub struct IntervalTree {
-    spans: Vec<Span>,
+/// A [`Span`] in 16 bytes: its extent and offset in 32 bits each.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Packed {
+    start: u64,
+    /// `last − start`.
+    extent: u32,
+    offset: u32,
+}
+
+impl Packed {
+    /// `span` packed, if its extent and offset fit 32 bits.
+    pub fn new(span: Span) -> Option<Self> {
+        Some(Packed {
+            start: span.start,
+            extent: u32::try_from(span.last.checked_sub(span.start)?).ok()?,
+            offset: u32::try_from(span.offset).ok()?,
+        })
+    }
+}
+
+/// What the tree stores of a range.
+pub trait Entry: Copy {
+    /// The range.
+    fn span(&self) -> Span;
+    /// Its first address (what the entries are sorted by).
+    fn start(&self) -> u64;
+}
+
+impl Entry for Span {
+    fn span(&self) -> Span {
+        *self
+    }
+    fn start(&self) -> u64 {
+        self.start
+    }
+}
+
+impl Entry for Packed {
+    fn span(&self) -> Span {
+        Span {
+            start: self.start,
+            last: self.start + u64::from(self.extent),
+            offset: u64::from(self.offset),
+        }
+    }
+    fn start(&self) -> u64 {
+        self.start
+    }
+}
+
+/// The entries, sorted by start, and the subtree maxima of the inner nodes.
+#[derive(Clone, Debug)]
+pub struct IntervalTree<E> {
+    spans: Vec<E>,
     /// `max_last[i / 2]`: the largest `last` in the subtree of inner node `i` (odd `i`).
     max_last: Vec<u64>,
     /// Level of the root, `floor(log2(n))`.
@@ -48,13 +102,13 @@ const STACK: usize = 2 * 64 + 2;
 /// Below this level a subtree (at most 15 spans) is scanned rather than descended.
 const SCAN_LEVEL: u32 = 3;
 
-impl IntervalTree {
-    /// The tree of `spans` (any order; sorted here by start, then offset, so the result
-    /// does not depend on the input order).
-    pub fn new(mut spans: Vec<Span>) -> Self {
+impl<E: Entry> IntervalTree<E> {
+    /// The tree of `spans` (in file order; sorted here by start, file order kept among
+    /// equal starts).
+    pub fn new(mut spans: Vec<E>) -> Self {
         // Records come mostly in address order (functions in order, inline children after
         // their parent): the stable sort finds those runs and merges them.
-        spans.sort_by_key(|s| (s.start, s.offset));
+        spans.sort_by_key(E::start);
         spans.shrink_to_fit();
         let n = spans.len();
         let mut tree = IntervalTree {
@@ -69,7 +123,7 @@ impl IntervalTree {
         // built so far at the level below, which stands in for a right child past the
         // end of the array (the tree is complete only when n = 2^k − 1).
         let mut last_node = (n - 1) & !1;
-        let mut last_max = tree.spans[last_node].last;
+        let mut last_max = tree.spans[last_node].span().last;
         let mut level = 1u32;
         while level < usize::BITS && (1usize << level) <= n {
             let half = 1usize << (level - 1);
@@ -81,7 +135,7 @@ impl IntervalTree {
                 } else {
                     last_max
                 };
-                tree.max_last[node / 2] = tree.spans[node].last.max(left).max(right);
+                tree.max_last[node / 2] = tree.spans[node].span().last.max(left).max(right);
                 node += half << 2;
             }
             // Up to the parent of the rightmost subtree root.
@@ -102,7 +156,7 @@ impl IntervalTree {
     /// The largest `last` in the subtree of `node`.
     fn max_of(&self, node: usize) -> u64 {
         if node % 2 == 0 {
-            self.spans[node].last
+            self.spans[node].span().last
         } else {
             self.max_last[node / 2]
         }
@@ -115,17 +169,17 @@ impl IntervalTree {
 
     /// Bytes of memory the tree holds.
     pub fn heap_bytes(&self) -> usize {
-        self.spans.capacity() * std::mem::size_of::<Span>()
+        self.spans.capacity() * std::mem::size_of::<E>()
             + self.max_last.capacity() * std::mem::size_of::<u64>()
     }
 
     /// Calls `hit` with every span covering `addr` (in start order); stops at the first
     /// error `hit` returns.
-    pub fn covering<E>(
+    pub fn covering<X>(
         &self,
         addr: u64,
-        mut hit: impl FnMut(&Span) -> Result<(), E>,
-    ) -> Result<(), E> {
+        mut hit: impl FnMut(&Span) -> Result<(), X>,
+    ) -> Result<(), X> {
         let n = self.spans.len();
         if n == 0 {
             return Ok(());
@@ -144,12 +198,13 @@ impl IntervalTree {
                 // The whole subtree, in start order, up to the first span after `addr`.
                 let first = z.node >> z.level << z.level;
                 let end = (first + (1usize << (z.level + 1)) - 1).min(n);
-                for span in self.spans.get(first..end).unwrap_or(&[]) {
+                for entry in self.spans.get(first..end).unwrap_or(&[]) {
+                    let span = entry.span();
                     if span.start > addr {
                         break;
                     }
                     if addr <= span.last {
-                        hit(span)?;
+                        hit(&span)?;
                     }
                 }
             } else if !z.left_done {
@@ -170,12 +225,12 @@ impl IntervalTree {
                     };
                     top += 1;
                 }
-            } else if z.node < n && self.spans[z.node].start <= addr {
+            } else if z.node < n && self.spans[z.node].start() <= addr {
                 // Spans right of the node start at or after it: only if it starts at or
                 // before `addr` can they cover it.
-                let span = &self.spans[z.node];
+                let span = self.spans[z.node].span();
                 if addr <= span.last {
-                    hit(span)?;
+                    hit(&span)?;
                 }
                 stack[top] = Pending {
                     level: z.level - 1,
@@ -204,7 +259,7 @@ mod tests {
         v
     }
 
-    fn found(tree: &IntervalTree, addr: u64) -> Vec<u64> {
+    fn found<E: Entry>(tree: &IntervalTree<E>, addr: u64) -> Vec<u64> {
         let mut v = Vec::new();
         tree.covering(addr, |s| {
             v.push(s.offset);
@@ -233,8 +288,10 @@ mod tests {
                 spans.push(Span { start, last: start + len, offset: 1000 });
             }
             let tree = IntervalTree::new(spans.clone());
+            let packed = IntervalTree::new(spans.iter().map(|&s| Packed::new(s).unwrap()).collect());
             for addr in 0..=700 {
                 prop_assert_eq!(found(&tree, addr), brute(&spans, addr), "at {}", addr);
+                prop_assert_eq!(found(&packed, addr), brute(&spans, addr), "at {}", addr);
             }
         }
     }
@@ -262,6 +319,10 @@ mod tests {
         for addr in [0, 1, u64::MAX - 5, u64::MAX - 4, u64::MAX - 1, u64::MAX] {
             assert_eq!(found(&tree, addr), brute(&spans, addr), "at {addr:#x}");
         }
-        assert_eq!(found(&IntervalTree::default(), 5), Vec::<u64>::new());
+        assert_eq!(
+            found(&IntervalTree::<Span>::new(Vec::new()), 5),
+            Vec::<u64>::new()
+        );
+        assert_eq!(Packed::new(spans[1]), None);
     }
 }
