@@ -25,7 +25,10 @@
 //! the way, so an address can only be found by a sweep from the start. [`SymbFile::lookup_ranges`]
 //! and [`SymbFile::lookup_return_pad`] each make one pass: O(file size) time, O(1) memory,
 //! with only the VA and length of the records that do not match decoded. For many lookups
-//! on one file, convert it once to an indexed format (Lidia) instead.
+//! on one file, index it once: [`SymbFile::heads`] gives each record's offset, VA and
+//! length in one pass, and [`SymbFile::range_at`] / [`SymbFile::return_pad_at`] decode a
+//! record from those (the builder's `symbfile::index` keeps them in an interval tree), or
+//! convert it once to an indexed format (Lidia).
 //!
 //! # Validation
 //!

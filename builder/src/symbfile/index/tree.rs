@@ -99,7 +99,8 @@ struct Pending {
 /// At most two pending subtrees per level and 64 levels: the search never allocates.
 const STACK: usize = 2 * 64 + 2;
 
-/// Below this level a subtree (at most 15 spans) is scanned rather than descended.
+/// Below this level a subtree (at most 15 spans, contiguous) is scanned rather than
+/// descended, as cgranges does (levels 5 and 7 measured no better, BENCHMARKS.md).
 const SCAN_LEVEL: u32 = 3;
 
 impl<E: Entry> IntervalTree<E> {
