@@ -156,7 +156,7 @@ impl<E: Entry> IntervalTree<E> {
 
     /// The largest `last` in the subtree of `node`.
     fn max_of(&self, node: usize) -> u64 {
-        if node % 2 == 0 {
+        if node.is_multiple_of(2) {
             self.spans[node].span().last
         } else {
             self.max_last[node / 2]
