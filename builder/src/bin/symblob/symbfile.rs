@@ -51,8 +51,8 @@ pub enum Command {
     /// answered as they arrive) as `symblob lidia lookup` prints them: `0x<addr> TAB
     /// <count>` then `TAB function TAB file TAB line` per frame, innermost first. The file
     /// is indexed once when it is opened (one pass; then each address costs O(log n));
-    /// an address no range covers is looked up among the return pads. A line that is not an address is
-    /// reported on stderr and answered `?? TAB 0`; the exit status is then 1.
+    /// an address no range covers is looked up among the return pads. A line that is not
+    /// an address is reported on stderr and answered `?? TAB 0`; the exit status is then 1.
     Lookup(FileLookup<SymbfileFormat>),
     /// Print the FileID of each file: hex, ES form (base64url), path.
     Fileid {
