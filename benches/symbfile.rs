@@ -8,15 +8,19 @@
 //! * `validate`: the same with nothing kept.
 //! * `lookup_ranges` / `lookup_return_pad`: one sweep lookup of an address near the end.
 //! * `write`: the deterministic writer.
+//! * `index_build`: `SymbfileIndex::new`, the one pass `symblob lookup` makes on open.
+//! * `index_lookup_each`: lookups through the index of 65,536 random addresses inside
+//!   range records (and return pads where no range covers), per address.
 //!
-//! With `SYMBLOB_BENCH_SYMBFILE=FILE` the four sweeps also run over that file (group
-//! `symbfile_file`), e.g. the range file of a large program.
+//! With `SYMBLOB_BENCH_SYMBFILE=FILE` the sweeps and the index benches also run over that
+//! file (group `symbfile_file`), e.g. the range file of a large program.
 
 use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use symblob::symbfile::{Range, Record as View, SymbFile};
+use symblob_build::symbfile::index::SymbfileIndex;
 use symblob_build::symbfile::writer::encode;
 use symblob_build::symbfile::{LineRow, PadEntry, RangeRecord, Record, ReturnPadRecord};
 
@@ -172,6 +176,53 @@ fn sweeps(g: &mut BenchmarkGroup<'_, WallTime>, bytes: &[u8]) {
                     .unwrap()
                     .is_none(),
             )
+        })
+    });
+    index(g, &file);
+}
+
+/// The index: its build, and lookups of random addresses inside range records.
+fn index(g: &mut BenchmarkGroup<'_, WallTime>, file: &SymbFile<'_>) {
+    let index = SymbfileIndex::new(*file).unwrap();
+    eprintln!(
+        "symbfile index: {} ranges, {} return pads, {} bytes",
+        index.ranges(),
+        index.return_pads(),
+        index.heap_bytes()
+    );
+    g.bench_function("index_build", |b| {
+        b.iter(|| black_box(SymbfileIndex::new(*file).unwrap().ranges()))
+    });
+    let mut spans = Vec::new();
+    let mut scratch = vec![""; 1 << 20];
+    let mut it = file.records(&mut scratch);
+    while let Some(r) = it.next().unwrap() {
+        if let View::Range(r) = r {
+            spans.push((r.va, r.length.max(1)));
+        }
+    }
+    let mut rng = Rng::new(7);
+    let addrs: Vec<u64> = (0..65_536)
+        .map(|_| {
+            let (va, length) = spans[rng.below(spans.len() as u64) as usize];
+            va.wrapping_add(rng.below(length))
+        })
+        .collect();
+    g.throughput(Throughput::Elements(addrs.len() as u64));
+    g.bench_function("index_lookup_each", |b| {
+        let mut out = [Range::EMPTY; 256];
+        b.iter(|| {
+            let mut sum = 0u64;
+            for &addr in &addrs {
+                let n = index.lookup_ranges(addr, &mut out).unwrap();
+                if n == 0 {
+                    sum += u64::from(index.lookup_return_pad(addr).unwrap().is_some());
+                } else {
+                    let inner = &out[n.min(out.len()) - 1];
+                    sum += u64::from(inner.line_at(addr).unwrap_or(0)) + inner.func.len() as u64;
+                }
+            }
+            black_box(sum)
         })
     });
 }

@@ -2,11 +2,13 @@
 
 use arbitrary::Arbitrary;
 use symblob::symbfile::{Range, Record as View, SymbFile};
+use symblob_build::symbfile::index::SymbfileIndex;
 use symblob_build::symbfile::{LineRow, PadEntry, RangeRecord, Record, ReturnPadRecord};
 
 /// Every reader entry point over `bytes`: parse, validation with three scratch sizes (all
 /// must agree), the records with their line tables, pad entries and string tables, and a
-/// sweep lookup per probe, checked against the decoded records. Returns the ranges' and
+/// sweep lookup per probe, checked against the decoded records, and the index's lookups,
+/// which must equal the sweep's. Returns the ranges' and
 /// pads' owned form when the file is valid.
 pub fn read(bytes: &[u8], probes: &[u64]) -> Option<Vec<Record>> {
     let file = SymbFile::parse(bytes).ok()?;
@@ -75,6 +77,7 @@ pub fn read(bytes: &[u8], probes: &[u64]) -> Option<Vec<Record>> {
         });
         assert_eq!(pad.map(|p| ReturnPadRecord::from(&p)), expected);
     }
+    index_is_the_sweep(&file, probes);
     Some(owned)
 }
 
@@ -190,4 +193,22 @@ pub fn records(gen: &[GenRecord]) -> Vec<Record> {
             r
         })
         .collect()
+}
+
+/// On a valid file the index answers every probe as the sweep does.
+fn index_is_the_sweep(file: &SymbFile<'_>, probes: &[u64]) {
+    let mut scratch = vec![""; 64];
+    let index = SymbfileIndex::new(*file).expect("a valid file is indexed");
+    for &addr in probes.iter().take(16) {
+        let (mut swept, mut indexed) = ([Range::EMPTY; 4], [Range::EMPTY; 4]);
+        let n = file.lookup_ranges(addr, &mut scratch, &mut swept).expect("valid file");
+        assert_eq!(index.lookup_ranges(addr, &mut indexed).ok(), Some(n));
+        assert_eq!(indexed, swept);
+        let pad = file.lookup_return_pad(addr, &mut scratch).expect("valid file");
+        let indexed = index.lookup_return_pad(addr).expect("valid file");
+        assert_eq!(
+            indexed.map(|p| ReturnPadRecord::from(&p)),
+            pad.map(|p| ReturnPadRecord::from(&p))
+        );
+    }
 }

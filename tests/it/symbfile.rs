@@ -3,6 +3,7 @@
 
 mod corrupt;
 mod golden;
+mod index;
 mod lidia;
 mod symblib;
 

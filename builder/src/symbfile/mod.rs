@@ -6,6 +6,8 @@
 //! * [`parts`]: self-contained part files for upload.
 //! * [`fileid`]: the FileID of an executable (SHA-256 of head, tail and size).
 //! * [`convert`]: symbfile ↔ Lidia.
+//! * [`index`]: lookups without a sweep: the file indexed once, each address answered
+//!   in O(log n) (a symbolization service's or the command line's many lookups).
 //! * [`upload`]: the REST upload (`push`) and the static download layout (`publish`).
 //! * [`extract`]: range records from an executable (DWARF by symblib's algorithm, Go
 //!   pclntab, ELF symbols, merged by coverage).
@@ -34,6 +36,7 @@
 pub mod convert;
 pub mod extract;
 pub mod fileid;
+pub mod index;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod parts;

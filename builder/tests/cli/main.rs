@@ -19,4 +19,5 @@ mod streaming;
 mod summaries;
 mod symbfile;
 mod symbfile_build;
+mod symbfile_lookup;
 mod symbfile_server;

@@ -1,10 +1,10 @@
 //! Every symbfile entry point, on the input bytes: parse, framing, validation with and
-//! without scratch, records with line tables and return-pad entries, string tables and
-//! both lookups.
+//! without scratch, records with line tables and return-pad entries, string tables, both
+//! lookups, and the random access an index uses (heads, records decoded at an offset).
 
 use core::fmt::Write;
 
-use symblob::symbfile::{Range, Record, SymbFile};
+use symblob::symbfile::{Head, Range, Record, StringTable, Strings, SymbFile};
 
 use crate::digest::Digest;
 use crate::parsed;
@@ -106,5 +106,48 @@ pub fn check(input: &[u8], out: &mut Console) {
             }
         }
     }
+    heads(&file, &mut digest);
     let _ = writeln!(out, "symbfile digest: {:016x}", digest.value());
+}
+
+/// Each record decoded again from its head, its strings from the table before it.
+fn heads(file: &SymbFile<'_>, digest: &mut Digest) {
+    let mut slots = [""; 256];
+    let mut table = StringTable::default();
+    let mut filled = 0;
+    for head in file.heads() {
+        let head = match head {
+            Ok(h) => h,
+            Err(e) => {
+                let _ = write!(digest, "{e}");
+                break;
+            }
+        };
+        let strings = Strings::from_slots(table, slots.get(..filled).unwrap_or(&[]));
+        match head {
+            Head::StringTable { table: t, .. } => {
+                table = t;
+                filled = match t.index(&mut slots) {
+                    Ok(n) => (n as usize).min(slots.len()),
+                    Err(_) => 0,
+                };
+            }
+            Head::Range { offset, va, length } => match file.range_at(offset, va, strings) {
+                Ok(r) => digest.number(r.va ^ length ^ r.func.len() as u64),
+                Err(e) => {
+                    let _ = write!(digest, "{e}");
+                }
+            },
+            Head::ReturnPad { offset, va } => match file.return_pad_at(offset, va, strings) {
+                Ok(p) => {
+                    for e in p.entries() {
+                        digest.bytes(e.func.as_bytes());
+                    }
+                }
+                Err(e) => {
+                    let _ = write!(digest, "{e}");
+                }
+            },
+        }
+    }
 }

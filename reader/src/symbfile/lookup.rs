@@ -1,6 +1,6 @@
 //! Address lookups by one sweep over the file (a symbfile has no index).
 
-use super::records::{self, Range, ReturnPad};
+use super::records::{self, Range, ReturnPad, VaBase};
 use super::{error, message_type, Pending, Records, Strings, SymbFile};
 use crate::Error;
 
@@ -60,7 +60,7 @@ impl<'a> SymbFile<'a> {
                 return records::decode_return_pad(
                     p.message.offset,
                     p.message.body,
-                    p.prev_va,
+                    VaBase::After(p.prev_va),
                     strings,
                 )
                 .map(Some)

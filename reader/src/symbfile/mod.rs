@@ -25,7 +25,10 @@
 //! the way, so an address can only be found by a sweep from the start. [`SymbFile::lookup_ranges`]
 //! and [`SymbFile::lookup_return_pad`] each make one pass: O(file size) time, O(1) memory,
 //! with only the VA and length of the records that do not match decoded. For many lookups
-//! on one file, convert it once to an indexed format (Lidia) instead.
+//! on one file, index it once: [`SymbFile::heads`] gives each record's offset, VA and
+//! length in one pass, and [`SymbFile::range_at`] / [`SymbFile::return_pad_at`] decode a
+//! record from those (the builder's `symbfile::index` keeps them in an interval tree), or
+//! convert it once to an indexed format (Lidia).
 //!
 //! # Validation
 //!
@@ -61,6 +64,7 @@
 //! # Ok::<(), symblob::Error>(())
 //! ```
 
+mod heads;
 mod leb128;
 mod line_table;
 mod lookup;
@@ -69,6 +73,7 @@ mod records;
 mod strings;
 mod usual;
 
+pub use heads::{Head, Heads};
 pub use line_table::{LineRow, LineRows, LineTable};
 pub use records::{PadEntries, PadEntry, Range, ReturnPad};
 pub use strings::{StringTable, Strings, TableStrings};
@@ -76,7 +81,7 @@ pub use strings::{StringTable, Strings, TableStrings};
 use crate::{Error, ErrorKind, Format};
 use leb128::VarintError;
 use proto::Fields;
-use records::Fail;
+use records::{Fail, VaBase};
 
 /// The 8-byte magic at the start of every symbfile.
 pub const MAGIC: &[u8; 8] = b"symbfile";
@@ -422,18 +427,10 @@ impl<'a, 's> Records<'a, 's> {
         let offset = p.message.offset;
         let at = |(section, kind): Fail| error(section, offset, kind);
         if p.message.kind == message_type::RANGE_V1 {
-            let strings = self.strings();
-            let resolve = |i: u64| {
-                u32::try_from(i).ok().and_then(|i| strings.get(i)).ok_or((
-                    "range",
-                    ErrorKind::OutOfRange {
-                        value: i,
-                        limit: u64::from(strings.len()),
-                    },
-                ))
-            };
+            let resolve = records::resolver(self.strings());
             let range =
-                records::decode_range(offset, p.message.body, p.prev_va, resolve).map_err(at)?;
+                records::decode_range(offset, p.message.body, VaBase::After(p.prev_va), resolve)
+                    .map_err(at)?;
             self.prev_va = Some(range.va);
             Ok(Record::Range(range))
         } else {
@@ -446,8 +443,13 @@ impl<'a, 's> Records<'a, 's> {
                 ..
             } = self;
             let strings = Strings::new(*table, table_len.unwrap_or(0), scratch, *table_resume);
-            let pad = records::decode_return_pad(offset, p.message.body, p.prev_va, strings)
-                .map_err(at)?;
+            let pad = records::decode_return_pad(
+                offset,
+                p.message.body,
+                VaBase::After(p.prev_va),
+                strings,
+            )
+            .map_err(at)?;
             *prev_va = Some(pad.va);
             Ok(Record::ReturnPad(pad))
         }

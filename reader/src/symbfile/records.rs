@@ -36,19 +36,37 @@ fn to_u32(section: &'static str, value: u64) -> Result<u32, Fail> {
     })
 }
 
-/// The ELF VA of a record from its `deltaElfVA` / `setElfVA` field and the previous
-/// record's VA (spec §3.1).
+/// What a record's VA is resolved against.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum VaBase {
+    /// The previous record's VA, in a pass over the file (spec §3.1).
+    After(Option<u64>),
+    /// The VA an earlier pass resolved for this record: a record read alone, through an
+    /// index, cannot follow the delta chain.
+    Known(u64),
+}
+
+/// The ELF VA of a record from its `deltaElfVA` / `setElfVA` field and `base`.
 #[inline]
-fn elf_va(section: &'static str, va: Option<VaField>, prev: Option<u64>) -> Result<u64, Fail> {
-    match va {
-        Some(VaField::Set(v)) => Ok(v),
-        Some(VaField::Delta(d)) => prev
+fn elf_va(section: &'static str, va: Option<VaField>, base: VaBase) -> Result<u64, Fail> {
+    match (va, base) {
+        (None, _) => Err((section, ErrorKind::Malformed("record without an ELF VA"))),
+        // An absolute VA that is not the one given: the caller's position is wrong.
+        (Some(VaField::Set(v)), VaBase::Known(known)) if v != known => Err((
+            section,
+            ErrorKind::Mismatch {
+                expected: known,
+                found: v,
+            },
+        )),
+        (Some(_), VaBase::Known(known)) => Ok(known),
+        (Some(VaField::Set(v)), VaBase::After(_)) => Ok(v),
+        (Some(VaField::Delta(d)), VaBase::After(prev)) => prev
             .map(|p| p.wrapping_add_signed(leb128::zigzag(d)))
             .ok_or((
                 section,
                 ErrorKind::Malformed("delta ELF VA before any absolute VA"),
             )),
-        None => Err((section, ErrorKind::Malformed("record without an ELF VA"))),
     }
 }
 
@@ -68,7 +86,7 @@ pub(crate) fn peek(
     prev: Option<u64>,
 ) -> Result<(u64, u64), Fail> {
     match peek_usual(body, set_field) {
-        Some(found) => Ok((elf_va(section, found.0, prev)?, found.1)),
+        Some(found) => Ok((elf_va(section, found.0, VaBase::After(prev))?, found.1)),
         None => peek_fields(body, set_field, section, prev),
     }
 }
@@ -92,7 +110,7 @@ pub(super) fn peek_fields(
             _ => {}
         }
     }
-    Ok((elf_va(section, va, prev)?, length))
+    Ok((elf_va(section, va, VaBase::After(prev))?, length))
 }
 
 /// A string field: inline bytes or a string-table index.
@@ -167,6 +185,25 @@ impl<'a> Range<'a> {
     }
 }
 
+/// A range's string-table index resolved in `strings`, for [`decode_range`].
+#[inline(always)]
+pub(crate) fn resolver<'a, 's>(
+    strings: Strings<'a, 's>,
+) -> impl Fn(u64) -> Result<&'a str, Fail> + 's
+where
+    'a: 's,
+{
+    move |i: u64| {
+        u32::try_from(i).ok().and_then(|i| strings.get(i)).ok_or((
+            RANGE,
+            ErrorKind::OutOfRange {
+                value: i,
+                limit: u64::from(strings.len()),
+            },
+        ))
+    }
+}
+
 /// The fields of a `RangeV1` body, strings not yet resolved.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct RangeFields<'a> {
@@ -187,14 +224,14 @@ pub(super) struct RangeFields<'a> {
 pub(crate) fn decode_range<'a>(
     offset: u64,
     body: &'a [u8],
-    prev: Option<u64>,
+    base: VaBase,
     mut resolve: impl FnMut(u64) -> Result<&'a str, Fail>,
 ) -> Result<Range<'a>, Fail> {
     let f = match range_usual(body) {
         Some(f) => f,
         None => range_fields(body)?,
     };
-    let va = elf_va(RANGE, f.va, prev)?;
+    let va = elf_va(RANGE, f.va, base)?;
     let mut string = |f: Option<StrField<'a>>| -> Result<Option<&'a str>, Fail> {
         match f {
             None => Ok(None),
@@ -401,7 +438,7 @@ impl<'a> Iterator for PadEntries<'a, '_> {
 pub(crate) fn decode_return_pad<'a, 's>(
     offset: u64,
     body: &'a [u8],
-    prev: Option<u64>,
+    base: VaBase,
     strings: Strings<'a, 's>,
 ) -> Result<ReturnPad<'a, 's>, Fail> {
     let mut va = None;
@@ -461,7 +498,7 @@ pub(crate) fn decode_return_pad<'a, 's>(
     }
     Ok(ReturnPad {
         offset,
-        va: elf_va(RETURN_PAD, va, prev)?,
+        va: elf_va(RETURN_PAD, va, base)?,
         body,
         entries: funcs,
         strings,

@@ -176,6 +176,16 @@ impl<'a, 's> Strings<'a, 's> {
         }
     }
 
+    /// The strings of `table` as an index keeps them: `slots` holds every string of the
+    /// table in index order (as [`StringTable::index`] stores them into a scratch as long
+    /// as the table), so every index is a slot read and an index past `slots` has no
+    /// string.
+    pub fn from_slots(table: StringTable<'a>, slots: &'s [&'a str]) -> Self {
+        let count = u32::try_from(slots.len()).unwrap_or(u32::MAX);
+        let resume = u32::try_from(table.body.len()).unwrap_or(u32::MAX);
+        Strings::new(table, count, slots, resume)
+    }
+
     /// The table.
     pub fn table(&self) -> StringTable<'a> {
         self.table

@@ -39,7 +39,7 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
         }
         Kind::Symbfile => {
             let file = symbfile::parse(&args.file, &bytes)?;
-            symbfile_query::answer_all(&args.file, &file, args.flags, &args.addresses)
+            symbfile_query::answer_all(&args.file, file, args.flags, &args.addresses)
         }
         // A ksym blob has no magic number: whatever is not recognised may be one, and
         // its parser decides.

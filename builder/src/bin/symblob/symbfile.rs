@@ -50,10 +50,10 @@ pub enum Command {
     },
     /// Print the frames of each address (arguments, or standard input one per line,
     /// answered as they arrive) as `symblob lidia lookup` prints them: `0x<addr> TAB
-    /// <count>` then `TAB function TAB file TAB line` per frame, innermost first. Range
-    /// records are searched by one sweep of the file per address; an address no range
-    /// covers is looked up among the return pads. A line that is not an address is
-    /// reported on stderr and answered `?? TAB 0`; the exit status is then 1.
+    /// <count>` then `TAB function TAB file TAB line` per frame, innermost first. The file
+    /// is indexed once when it is opened (one pass; then each address costs O(log n));
+    /// an address no range covers is looked up among the return pads. A line that is not
+    /// an address is reported on stderr and answered `?? TAB 0`; the exit status is then 1.
     Lookup(FileLookup<SymbfileFormat>),
     /// Print the FileID of each file: hex, ES form (base64url), path.
     Fileid {
@@ -161,7 +161,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             Ok(Outcome::Success)
         }
         Command::Lookup(lookup) => lookup.run(load, |file, bytes, flags, addresses| {
-            symbfile_query::answer_all(file, &parse(file, bytes)?, flags, addresses)
+            symbfile_query::answer_all(file, parse(file, bytes)?, flags, addresses)
         }),
         Command::Fileid { files, json } => {
             let mut out = std::io::BufWriter::new(Vec::new());
@@ -398,7 +398,7 @@ pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<SymbFile<'a>> {
 /// An error of the library reading, converting or cutting the bytes of `path`, named
 /// after it: the reader's at its offset, a record the writer refused (numbered as the
 /// input's ranges are), and a value beyond the output format's limits.
-fn named(path: &Path, e: Error) -> Failure {
+pub fn named(path: &Path, e: Error) -> Failure {
     match e {
         Error::Blob(b) => blob_error(path, b).into(),
         e @ Error::Input { .. } => e.with_input(display_name(path)).into(),

@@ -1,15 +1,18 @@
-//! Lookups in a symbfile (`symblob symbfile lookup`, `symblob lookup`): each address
-//! answered by one sweep of the file, ranges first, then return pads.
+//! Lookups in a symbfile (`symblob symbfile lookup`, `symblob lookup`): the file indexed
+//! once when it is opened, then each address answered from the index, ranges first, then
+//! return pads.
 
 use std::io::{self, Write};
 use std::path::Path;
 
 use symblob::symbfile::{Range, SymbFile};
+use symblob_build::symbfile::index::SymbfileIndex;
+use symblob_build::Error;
 
 use crate::common::{Outcome, Result};
 use crate::frames::{self, Frame};
 use crate::lookups::{self, LookupFlags};
-use crate::symbfile::blob_error;
+use crate::symbfile::{blob_error, named};
 
 /// Inline levels kept per address; deeper chains are cut at the outermost levels.
 const MAX_DEPTH: usize = 256;
@@ -17,33 +20,37 @@ const MAX_DEPTH: usize = 256;
 /// Answers `addresses` (or standard input) from `file`, read from `path`.
 pub fn answer_all(
     path: &Path,
-    file: &SymbFile<'_>,
+    file: SymbFile<'_>,
     flags: LookupFlags,
     addresses: &[String],
 ) -> Result<Outcome> {
-    let mut scratch = vec![""; 1 << 16];
+    let index = SymbfileIndex::new(file).map_err(|e| named(path, e))?;
     let mut ranges = vec![Range::EMPTY; MAX_DEPTH];
     lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
-        answer((path, file), flags, addr, &mut scratch, &mut ranges, out)
+        // A corrupt record is an error of the whole file, not of this address.
+        answer(&index, flags, addr, &mut ranges, out).unwrap_or_else(|e| {
+            Err(lookups::input_error(match e {
+                Error::Blob(b) => blob_error(path, b),
+                other => other,
+            }))
+        })
     })
 }
 
 /// One answer: the line `symblob lidia lookup` prints, or one JSON line `{address,
-/// source, frames: [{function, file, line, depth, call_file, call_line}]}`.
+/// source, frames: [{function, file, line, depth, call_file, call_line}]}`. The outer
+/// error is the file's, the inner one writing the answer's.
 fn answer<'a>(
-    (path, file): (&Path, &SymbFile<'a>),
+    index: &SymbfileIndex<'a>,
     flags: LookupFlags,
     addr: u64,
-    scratch: &mut [&'a str],
     ranges: &mut [Range<'a>],
     out: &mut dyn Write,
-) -> io::Result<()> {
-    // A corrupt record is an error of the whole file, not of this address.
-    let invalid = |e| lookups::input_error(blob_error(path, e));
+) -> symblob_build::Result<io::Result<()>> {
     let mut frames = Vec::new();
     let mut source = "none";
     if let Some(at) = flags.file_address(addr) {
-        let found = file.lookup_ranges(at, scratch, ranges).map_err(invalid)?;
+        let found = index.lookup_ranges(at, ranges)?;
         let kept = &ranges[..found.min(ranges.len())];
         if !kept.is_empty() {
             source = "ranges";
@@ -63,7 +70,7 @@ fn answer<'a>(
                     call_line: r.call_line.unwrap_or(0).into(),
                 });
             }
-        } else if let Some(pad) = file.lookup_return_pad(at, scratch).map_err(invalid)? {
+        } else if let Some(pad) = index.lookup_return_pad(at)? {
             source = "return_pad";
             let mut call = ("", 0);
             for (depth, e) in pad.entries().enumerate() {
@@ -81,5 +88,5 @@ fn answer<'a>(
         }
     }
     frames.reverse();
-    frames::write(out, flags.json, addr, &frames, Some(source))
+    Ok(frames::write(out, flags.json, addr, &frames, Some(source)))
 }

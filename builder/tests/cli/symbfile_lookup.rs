@@ -1,0 +1,163 @@
+//! `symblob lookup` and `symblob symbfile lookup` on symbfiles, which answer from an index
+//! built when the file is opened: every answer is the one the reader's sweep gives,
+//! printed as the command prints frames.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use symblob::symbfile::{Range, SymbFile};
+use symblob_build::symbfile::{decode, Record};
+
+use crate::common::{failed, ok, run, s, testdata};
+use crate::symbfile::symblib;
+
+/// Every address each record covers and the one on each side.
+fn dense_addresses(bytes: &[u8]) -> Vec<u64> {
+    let mut addrs = Vec::new();
+    for r in decode(bytes).unwrap() {
+        let (va, end) = match r {
+            Record::Range(r) => (r.va, r.va + r.length),
+            Record::ReturnPad(p) => (p.va, p.va + 1),
+        };
+        addrs.extend(va.saturating_sub(1)..=end);
+    }
+    addrs.sort_unstable();
+    addrs.dedup();
+    addrs
+}
+
+/// The text answer for `addr` from the reader's sweep: ranges covering it (innermost
+/// first; each frame's position is the inner frame's call site, the innermost's is the
+/// address's line), else the return pad at it, else none.
+fn swept_answer(file: &SymbFile<'_>, addr: u64, out: &mut String) {
+    let mut scratch = vec![""; 1 << 12];
+    let mut ranges = vec![Range::EMPTY; 256];
+    let n = file.lookup_ranges(addr, &mut scratch, &mut ranges).unwrap();
+    let kept = &ranges[..n.min(ranges.len())];
+    let mut frames = Vec::new();
+    for (i, r) in kept.iter().enumerate() {
+        frames.push(match kept.get(i + 1) {
+            Some(inner) => (r.func, inner.call_file.or(r.file), inner.call_line),
+            None => (r.func, r.file, r.line_at(addr)),
+        });
+    }
+    if kept.is_empty() {
+        if let Some(pad) = file.lookup_return_pad(addr, &mut scratch).unwrap() {
+            frames.extend(pad.entries().map(|e| (e.func, e.file, e.line)));
+        }
+    }
+    write!(out, "{addr:#x}\t{}", frames.len()).unwrap();
+    for (func, file, line) in frames.iter().rev() {
+        write!(
+            out,
+            "\t{func}\t{}\t{}",
+            file.unwrap_or(""),
+            line.unwrap_or(0)
+        )
+        .unwrap();
+    }
+    out.push('\n');
+}
+
+/// Both lookup commands on `path` answer every dense address (from standard input, and
+/// some as arguments) as the sweep does.
+fn assert_lookups_are_the_sweeps(path: &Path) {
+    let bytes = std::fs::read(path).unwrap();
+    let file = SymbFile::parse(&bytes).unwrap();
+    let addrs = dense_addresses(&bytes);
+    let (mut questions, mut expected) = (String::new(), String::new());
+    for &a in &addrs {
+        writeln!(questions, "{a:#x}").unwrap();
+        swept_answer(&file, a, &mut expected);
+    }
+    assert!(
+        expected.lines().any(|l| !l.ends_with("\t0")),
+        "{}",
+        path.display()
+    );
+    for command in [&["lookup"][..], &["symbfile", "lookup"]] {
+        let args = [command, &[s(path)]].concat();
+        let answers = ok(&run(&args, questions.as_bytes()));
+        assert_eq!(answers, expected, "{command:?} {}", path.display());
+        let some: Vec<String> = addrs
+            .iter()
+            .step_by(97)
+            .map(|a| format!("{a:#x}"))
+            .collect();
+        let args = [
+            &args[..],
+            &some.iter().map(String::as_str).collect::<Vec<_>>(),
+        ]
+        .concat();
+        let answers = ok(&run(&args, b""));
+        let wanted: String = expected
+            .lines()
+            .step_by(97)
+            .map(|l| format!("{l}\n"))
+            .collect();
+        assert_eq!(
+            answers,
+            wanted,
+            "{command:?} {} (arguments)",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn symbfile_lookups_answer_symblib_files_as_the_sweep() {
+    for elf in crate::symbfile::ELFS {
+        for kind in ["ranges", "retpads"] {
+            assert_lookups_are_the_sweeps(&symblib(&format!("{elf}.{kind}.symbfile")));
+        }
+    }
+}
+
+#[test]
+fn symbfile_lookups_answer_built_files_as_the_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    for elf in ["inl", "libdemo.so"] {
+        let ranges = dir.path().join(format!("{elf}.ranges"));
+        let pads = dir.path().join(format!("{elf}.retpads"));
+        let input = testdata(&format!("lidia/elf/{elf}"));
+        ok(&run(
+            &["symbfile", "build", s(&input), "-o", s(&ranges)],
+            b"",
+        ));
+        ok(&run(
+            &[
+                "symbfile",
+                "build",
+                s(&input),
+                "-o",
+                s(&dir.path().join("x")),
+                "--return-pads",
+                s(&pads),
+            ],
+            b"",
+        ));
+        assert_lookups_are_the_sweeps(&ranges);
+        assert_lookups_are_the_sweeps(&pads);
+    }
+}
+
+#[test]
+fn symbfile_lookup_of_a_corrupt_record_names_the_file_and_offset() {
+    // A string table ["f.c"], then at offset 0x11 a range at 0x1000 whose funcRef 5 is
+    // past the table, then a good range "ok" at 0x2000.
+    let mut bytes = b"symbfile\x00\x01\x05\x04\x0a\x03f.c".to_vec();
+    bytes.extend(b"\x07\x02\x60\x80\x20\x10\x20\x48\x05");
+    bytes.extend(b"\x09\x02\x60\x80\x40\x10\x10\x1a\x02ok");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.symbfile");
+    std::fs::write(&bad, &bytes).unwrap();
+    for command in [&["lookup"][..], &["symbfile", "lookup"]] {
+        let good = ok(&run(&[command, &[s(&bad), "0x2004"]].concat(), b""));
+        assert_eq!(good, "0x2004\t1\tok\t\t0\n");
+        let err = failed(&run(&[command, &[s(&bad), "0x1004"]].concat(), b""));
+        assert!(
+            err.contains("bad.symbfile at offset 0x11") && !err.contains("<stdout>"),
+            "{err}"
+        );
+    }
+}
