@@ -110,10 +110,12 @@ impl<'a> LineProgram<'a> {
         }
     }
 
-    /// The row LLVM's `LineTable::lookup` answers for `addr`: running the program, the
-    /// last row pushed before one that starts above `addr`. `None` when no row starts
-    /// at or below `addr`, or the row's file index is 0 (LLVM: "address is not in the
-    /// line table"). Rows after the answer are not read.
+    /// The row LLVM 14's `LineTable::lookup` answers for `addr`: running the program,
+    /// the first row that starts at `addr`, else the last row pushed before one that
+    /// starts above it. (Several rows often start at one address, one per inlined call
+    /// that begins there; LLVM 14 takes the first, later LLVM sources the last.) `None`
+    /// when no row starts at or below `addr`, or the row's file index is 0 (LLVM:
+    /// "address is not in the line table"). Rows after the answer are not read.
     pub(crate) fn row_for(mut self, addr: u64) -> Result<Option<LineRow>, Error> {
         let mut found = None;
         while let Some(row) = self.next_row()? {
@@ -121,6 +123,9 @@ impl<'a> LineProgram<'a> {
                 break;
             }
             found = Some(row);
+            if addr == row.address {
+                break;
+            }
         }
         Ok(found.filter(|row| row.file != 0))
     }
