@@ -130,3 +130,47 @@ impl<'a> LineProgram<'a> {
         Ok(found.filter(|row| row.file != 0))
     }
 }
+
+/// The rows of a function's line table, in program order; see
+/// [`GsymFile::line_rows`](super::GsymFile::line_rows). A damaged program ends the
+/// iteration with one `Err` item.
+pub struct LineRows<'a> {
+    program: Option<LineProgram<'a>>,
+}
+
+impl Iterator for LineRows<'_> {
+    type Item = Result<LineRow, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let program = self.program.as_mut()?;
+        let item = program.next_row().transpose();
+        if !matches!(item, Some(Ok(_))) {
+            self.program = None;
+        }
+        item
+    }
+}
+
+impl core::iter::FusedIterator for LineRows<'_> {}
+
+impl<'a> super::GsymFile<'a> {
+    /// The rows of `function`'s line table (its last line-table chunk, the one lookups
+    /// use), or `None` when it has none. Fails when the record or the table's header is
+    /// damaged.
+    pub fn line_rows(&self, function: &super::Function<'a>) -> Result<Option<LineRows<'a>>, Error> {
+        let mut found = None;
+        self.chunks(function, |chunk, data| {
+            if chunk.kind == super::raw::info_type::LINE_TABLE {
+                found = Some((chunk.offset, data.len()));
+            }
+            Ok(true)
+        })?;
+        let Some((offset, len)) = found else {
+            return Ok(None);
+        };
+        let program = LineProgram::new(self.bytes, offset, len, function.address)?;
+        Ok(Some(LineRows {
+            program: Some(program),
+        }))
+    }
+}

@@ -79,7 +79,7 @@ use words::Words;
 pub use crate::lidia::Str;
 pub use function::{Function, Functions};
 pub use inline::MAX_INLINE_DEPTH;
-pub use line_table::LineRow;
+pub use line_table::{LineRow, LineRows};
 pub use lookup::{Frame, Frames, Lookup};
 pub use words::Endian;
 
@@ -419,3 +419,6 @@ impl<'a> GsymFile<'a> {
         index.checked_sub(1)
     }
 }
+
+#[cfg(test)]
+mod tests;
