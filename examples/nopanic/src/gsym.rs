@@ -36,6 +36,11 @@ pub fn check(input: &[u8], out: &mut Console) {
         if let Some(name) = file.string(function.name_offset) {
             digest.number(name.len() as u64);
         }
+        if let Ok(Some(rows)) = file.line_rows(&function) {
+            for row in rows.flatten() {
+                digest.number(row.address ^ u64::from(row.line) ^ u64::from(row.file));
+            }
+        }
         let end = function.address.wrapping_add(u64::from(function.size));
         for addr in [function.address, end.wrapping_sub(1), end] {
             if let Ok(Some(f)) = file.function_at(addr) {

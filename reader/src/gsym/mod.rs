@@ -132,7 +132,7 @@ pub struct Header<'a> {
 }
 
 /// A parsed GSYM v1 file, borrowing the bytes. Cheap to copy.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct GsymFile<'a> {
     bytes: &'a [u8],
     endian: Endian,
@@ -144,6 +144,18 @@ pub struct GsymFile<'a> {
     files: Words<'a>,
     files_at: u64,
     strings: &'a [u8],
+}
+
+impl core::fmt::Debug for GsymFile<'_> {
+    // The tables are views of the whole file: show what they hold, not their bytes.
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("GsymFile")
+            .field("endian", &self.endian)
+            .field("header", &self.header)
+            .field("files", &self.file_count())
+            .field("size", &self.bytes.len())
+            .finish()
+    }
 }
 
 fn error(section: &'static str, offset: u64, kind: ErrorKind) -> Error {

@@ -22,33 +22,33 @@ pub enum Endian {
 
 /// A stored integer of one width and order, widened to u64.
 trait Word: Copy {
-    fn widen(self) -> u64;
+    fn value(self) -> u64;
 }
 
 impl Word for u8 {
     #[inline(always)]
-    fn widen(self) -> u64 {
+    fn value(self) -> u64 {
         u64::from(self)
     }
 }
 
 impl<O: ByteOrder> Word for U16<O> {
     #[inline(always)]
-    fn widen(self) -> u64 {
+    fn value(self) -> u64 {
         u64::from(self.get())
     }
 }
 
 impl<O: ByteOrder> Word for U32<O> {
     #[inline(always)]
-    fn widen(self) -> u64 {
+    fn value(self) -> u64 {
         u64::from(self.get())
     }
 }
 
 impl<O: ByteOrder> Word for U64<O> {
     #[inline(always)]
-    fn widen(self) -> u64 {
+    fn value(self) -> u64 {
         self.get()
     }
 }
@@ -104,14 +104,14 @@ impl<'a> Words<'a> {
     /// Word `index`, widened.
     #[inline]
     pub(crate) fn get(&self, index: usize) -> Option<u64> {
-        each_width!(self, s => s.get(index).map(|w| w.widen()))
+        each_width!(self, s => s.get(index).map(|w| w.value()))
     }
 
     /// The number of leading words below `key` (C++'s `std::lower_bound`) on a sorted
     /// table; on any other table a position in `0..=len` after O(log n) steps.
     #[inline]
     pub(crate) fn lower_bound(&self, key: u64) -> usize {
-        each_width!(self, s => partition_point(s, |w| w.widen() < key))
+        each_width!(self, s => partition_point(s, |w| w.value() < key))
     }
 }
 
