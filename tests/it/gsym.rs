@@ -153,6 +153,17 @@ fn gsym_clang_cpp_matches_llvm_gsymutil() {
     differential("cpp-clang");
 }
 
+/// Offsets past 16 bits: the converter writes 4-byte address entries.
+#[test]
+fn gsym_four_byte_offsets_match_llvm_gsymutil() {
+    let Some(path) = gsym_fixture("c-far") else {
+        return;
+    };
+    let bytes = std::fs::read(path).expect("read gsym");
+    assert_eq!(GsymFile::parse(&bytes).unwrap().header().addr_off_size, 4);
+    compare(path, &bytes, 400);
+}
+
 /// A big-endian copy (made by the swapper here) gives the same frames, and the tool,
 /// which reads both orders, agrees on it too.
 #[test]

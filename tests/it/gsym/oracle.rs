@@ -58,17 +58,27 @@ fn run(cmd: &mut Command) -> bool {
     }
 }
 
+/// A function far from the others, with an inlined call.
+const FAR_SOURCE: &str = "static inline unsigned twice(unsigned x) { return 2 * x + 1; }\n\
+    __attribute__((used, noinline, aligned(0x20000))) unsigned far_away(unsigned x)\n\
+    { return twice(x) * twice(x + 1); }\n";
+
 /// Compiles the DWARF test programs with `-g -O2` (inlining on) and converts each.
 fn build_all() -> BTreeMap<&'static str, PathBuf> {
     let dir = run_scratch_dir("gsym-fixtures");
     let src = |name: &str| testdata(&format!("dwarf/{name}"));
     let c_sources = [src("main.c"), src("other.c"), src("asm_double.S")];
     let cpp_sources = [src("shapes.cpp")];
-    let programs: [(&'static str, &str, &[PathBuf]); 4] = [
+    // A function aligned to 128 KiB puts offsets past 16 bits: 4-byte address entries.
+    let far = dir.join("far.c");
+    std::fs::write(&far, FAR_SOURCE).expect("write far.c");
+    let far_sources = [src("main.c"), src("other.c"), src("asm_double.S"), far];
+    let programs: [(&'static str, &str, &[PathBuf]); 5] = [
         ("c-gcc", "gcc", &c_sources),
         ("c-clang", "clang-14", &c_sources),
         ("cpp-gxx", "g++", &cpp_sources),
         ("cpp-clang", "clang++-14", &cpp_sources),
+        ("c-far", "gcc", &far_sources),
     ];
     let mut out = BTreeMap::new();
     for (name, compiler, sources) in programs {
