@@ -49,7 +49,9 @@ pub struct Lookup<'a> {
 impl<'a> Lookup<'a> {
     /// The frames, innermost first: the inlined calls that cover the address, then the
     /// function itself. Without a line table there is one frame, without a position.
-    pub fn frames(&self) -> Frames<'a> {
+    /// The iterator borrows the lookup (whose inline chain is a fixed array), so it copies
+    /// nothing.
+    pub fn frames(&self) -> Frames<'_, 'a> {
         let mut first = Frame {
             name: self.function.name,
             offset: self.address.wrapping_sub(self.function.address),
@@ -62,22 +64,17 @@ impl<'a> Lookup<'a> {
             first.line = row.line;
         }
         Frames {
-            file: self.file,
-            address: self.address,
-            chain: self.chain,
+            lookup: self,
             next_node: self.chain.len,
             current: Some(first),
         }
     }
 }
 
-/// Iterator over the frames of a [`Lookup`], innermost first. Holds the chain in a fixed
-/// array; never allocates.
+/// Iterator over the frames of a [`Lookup`], innermost first; never allocates.
 #[derive(Clone, Debug)]
-pub struct Frames<'a> {
-    file: GsymFile<'a>,
-    address: u64,
-    chain: Chain,
+pub struct Frames<'l, 'a> {
+    lookup: &'l Lookup<'a>,
     /// Chain nodes `..next_node` are still to be applied, deepest last.
     next_node: usize,
     /// The frame being built: it takes each node's name as it is applied (LLVM's
@@ -85,32 +82,33 @@ pub struct Frames<'a> {
     current: Option<Frame<'a>>,
 }
 
-impl<'a> Iterator for Frames<'a> {
+impl<'a> Iterator for Frames<'_, 'a> {
     type Item = Frame<'a>;
 
     fn next(&mut self) -> Option<Frame<'a>> {
         let current = self.current.as_mut()?;
+        let (file, address) = (&self.lookup.file, self.lookup.address);
         // Apply the nodes deepest first. A node whose call file is entry {0, 0} (the
         // root, in what LLVM writes) adds no frame, exactly as in LLVM.
         while let Some(index) = self.next_node.checked_sub(1) {
             self.next_node = index;
-            let Some(node) = self.chain.nodes().get(index) else {
+            let Some(node) = self.lookup.chain.nodes().get(index) else {
                 break;
             };
-            let Some((dir, base)) = self.file.file_offsets(node.call_file) else {
+            let Some((dir, base)) = file.file_offsets(node.call_file) else {
                 continue;
             };
             if dir == 0 && base == 0 {
                 continue;
             }
             let inner = Frame {
-                name: self.file.string_or_empty(node.name),
-                offset: self.address.wrapping_sub(node.start),
+                name: file.string_or_empty(node.name),
+                offset: address.wrapping_sub(node.start),
                 inlined: true,
                 ..*current
             };
-            current.dir = self.file.string_or_empty(dir);
-            current.base = self.file.string_or_empty(base);
+            current.dir = file.string_or_empty(dir);
+            current.base = file.string_or_empty(base);
             current.line = node.call_line;
             return Some(inner);
         }
@@ -118,7 +116,7 @@ impl<'a> Iterator for Frames<'a> {
     }
 }
 
-impl FusedIterator for Frames<'_> {}
+impl FusedIterator for Frames<'_, '_> {}
 
 impl<'a> GsymFile<'a> {
     /// The function covering `addr`, as LLVM 14 selects it: the address-table entry equal

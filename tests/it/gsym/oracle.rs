@@ -182,14 +182,14 @@ fn parse_frame(text: &str) -> Frame {
 
 #[test]
 fn parses_the_tools_output() {
-    let text = "0x0000000000001160: sq @ /tmp/a.c:2 [inlined]\n                    g + 4 @ /tmp/a.c:4\n\n0x0000000000002000: error: address 0x2000 is not in GSYM\n\n0x0000000000001000: _init + 1\n";
+    let text = "0x0000000000001160: sq @ /src/a.c:2 [inlined]\n                    g + 4 @ /src/a.c:4\n\n0x0000000000002000: error: address 0x2000 is not in GSYM\n\n0x0000000000001000: _init + 1\n";
     let answers = parse_answers(text);
     assert_eq!(answers.len(), 3);
     let (addr, Ok(frames)) = &answers[0] else {
         panic!("frames")
     };
     assert_eq!(*addr, 0x1160);
-    assert_eq!(frames[0].location, Some(("/tmp/a.c".into(), 2)));
+    assert_eq!(frames[0].location, Some(("/src/a.c".into(), 2)));
     assert!(frames[0].inlined && !frames[1].inlined);
     assert_eq!((frames[1].name.as_str(), frames[1].offset), ("g", 4));
     assert_eq!(answers[1].1, Err("address 0x2000 is not in GSYM".into()));
