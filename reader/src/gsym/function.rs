@@ -116,14 +116,14 @@ impl<'a> GsymFile<'a> {
     }
 
     /// Calls `each` with every chunk of `function`'s FunctionInfo up to the end-of-list
-    /// chunk, and the chunk's bytes; stops early when `each` returns `false`.
+    /// chunk, and the chunk's bytes; the first error ends the walk.
     ///
     /// Every chunk's length must lie inside the file (LLVM's "FunctionInfo data is
     /// truncated"); chunks of unknown types are passed on like the others.
     pub(crate) fn chunks(
         &self,
         function: &Function<'a>,
-        mut each: impl FnMut(Chunk, &'a [u8]) -> Result<bool, Error>,
+        mut each: impl FnMut(Chunk, &'a [u8]) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let start = u64::from(function.info_offset).saturating_add(8);
         let mut cursor = cursor_at(self.bytes, start, u64::MAX, section::FUNCTION)?;
@@ -137,9 +137,7 @@ impl<'a> GsymFile<'a> {
             if kind == info_type::END_OF_LIST {
                 return Ok(());
             }
-            if !each(Chunk { kind, offset }, data)? {
-                return Ok(());
-            }
+            each(Chunk { kind, offset }, data)?;
         }
     }
 }

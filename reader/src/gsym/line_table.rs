@@ -163,7 +163,7 @@ impl<'a> super::GsymFile<'a> {
             if chunk.kind == super::raw::info_type::LINE_TABLE {
                 found = Some((chunk.offset, data.len()));
             }
-            Ok(true)
+            Ok(())
         })?;
         let Some((offset, len)) = found else {
             return Ok(None);

@@ -174,7 +174,7 @@ impl<'a> GsymFile<'a> {
                 info_type::INLINE_INFO => inline_chunk = Some((chunk.offset, data.len())),
                 _ => {}
             }
-            Ok(true)
+            Ok(())
         })?;
         let mut lookup = Lookup {
             address: addr,

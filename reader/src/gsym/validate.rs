@@ -84,7 +84,7 @@ impl GsymFile<'_> {
                 }
                 _ => {}
             }
-            Ok(true)
+            Ok(())
         })
     }
 
