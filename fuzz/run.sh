@@ -37,7 +37,7 @@ triple="$(rustc "${toolchain[@]}" -vV | sed -n 's/^host: //p')"
 bin_dir="$here/target/$triple/release"
 
 all_targets=(
-  ksym_parse lidia_parse cif_decode symbfile_parse
+  ksym_parse lidia_parse cif_decode symbfile_parse gsym_parse gsym_lookup
   ksym_mutated ksym_roundtrip lidia_mutated lidia_roundtrip cif_roundtrip
   symbfile_mutated symbfile_roundtrip
   build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf build_lidia_dwarf_companion
@@ -52,6 +52,7 @@ flags_for() {
   case "$1" in
     ksym_parse | ksym_mutated) echo "${common[*]} -dict=$here/dicts/ksym.dict -max_len=8192" ;;
     lidia_parse | lidia_mutated) echo "${common[*]} -dict=$here/dicts/lidia.dict -max_len=8192" ;;
+    gsym_parse | gsym_lookup) echo "${common[*]} -dict=$here/dicts/gsym.dict -max_len=8192" ;;
     cif_decode | cif_roundtrip) echo "${common[*]} -dict=$here/dicts/cif.dict -max_len=4096" ;;
     symbfile_parse | symbfile_mutated) echo "${common[*]} -dict=$here/dicts/symbfile.dict -max_len=8192" ;;
     ksym_roundtrip | lidia_roundtrip | symbfile_roundtrip) echo "${common[*]} -max_len=8192" ;;

@@ -6,7 +6,8 @@
 # handler calls `symblob_reader_panicked`, which is defined nowhere: with fat LTO and one
 # codegen unit, the link succeeds only if no panic is reachable from those entry points.
 # A negative control (one panicking index) must fail to link, and the program, run on the
-# project's golden blobs, must print the origin reader's dumps and verify Lidia checksums.
+# project's golden blobs, must print the origin reader's dumps, verify Lidia checksums and
+# validate the GSYM seeds.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -75,5 +76,16 @@ echo "run on the symbfiles symblib wrote: every one decodes in full"
 for file in testdata/symbfile/symblib/*.symbfile; do
   out=$("$bin" <"$file")
   require_summary "$file" "$out" symbfile "^symbfile: [0-9]* ranges, [0-9]* return pads"
+done
+echo "ok"
+
+echo "run on the GSYM seeds (llvm-gsymutil's output, both byte orders): every one validates"
+for file in fuzz/seeds/gsym_parse/*.gsym; do
+  out=$("$bin" <"$file")
+  require_summary "$file" "$out" gsym "^gsym: [0-9]* functions, [0-9]* lookups"
+  if grep -q "^gsym validate:" <<<"$out"; then
+    echo "FAIL: $file: $(grep '^gsym validate:' <<<"$out")" >&2
+    exit 1
+  fi
 done
 echo "ok"

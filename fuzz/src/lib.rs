@@ -3,6 +3,7 @@
 //! * [`reader`]: drives every public entry of the `no_std` reader over one input and
 //!   checks the invariants that hold for any input (consistency between accessors), so
 //!   that a wrong answer on hostile bytes is found as well as a panic.
+//! * [`gsym`]: the same for the GSYM reader, and a template file for its lookup target.
 //! * [`mutate`]: a few byte edits applied to a valid blob, the structure-aware targets'
 //!   way to get past the header checks that random bytes rarely pass.
 //! * [`gen`]: generators of symbol sets and ranges for the builder.
@@ -10,6 +11,7 @@
 
 pub mod compat;
 pub mod gen;
+pub mod gsym;
 pub mod model;
 pub mod mutate;
 pub mod reader;

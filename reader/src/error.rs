@@ -16,6 +16,8 @@ pub enum Format {
     Cif,
     /// OpenTelemetry symbfile ([`crate::symbfile`]).
     Symbfile,
+    /// LLVM GSYM v1 ([`crate::gsym`]).
+    Gsym,
 }
 
 impl fmt::Display for Format {
@@ -25,6 +27,7 @@ impl fmt::Display for Format {
             Format::Lidia => "lidia",
             Format::Cif => "cif",
             Format::Symbfile => "symbfile",
+            Format::Gsym => "gsym",
         })
     }
 }

@@ -12,6 +12,7 @@
 //! | [`lidia`] | Lidia v1: Grafana Pyroscope's address-to-symbol archive, with inline frames |
 //! | [`cif`] | Compact ImageMap Format: the Swift runtime's list of loaded images |
 //! | [`symbfile`] | OpenTelemetry eBPF profiler symbol files: ranges and return pads |
+//! | [`gsym`] | LLVM GSYM v1: address to function, inline frames, file and line |
 //!
 //! Blobs may sit at any alignment and are read the same way on little- and big-endian
 //! hosts: every field is read through zerocopy's alignment-1 little-endian types.
@@ -57,6 +58,7 @@ mod text;
 mod varint;
 
 pub mod cif;
+pub mod gsym;
 pub mod ksym;
 pub mod lidia;
 pub mod symbfile;

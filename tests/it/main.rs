@@ -5,6 +5,7 @@ mod common;
 mod demangle;
 mod freestanding;
 mod fuzz_regressions;
+mod gsym;
 mod ksym_builder;
 mod ksym_crate;
 mod ksym_reader;

@@ -4,8 +4,9 @@
 //! standard input and feeds them to every public entry point of the reader: ksym-bin
 //! (parse, validate, lookups by address, return address and name, both iterations, name
 //! formatting and copying, dump), Lidia (parse, checksums, validation, lookups, ranges,
-//! line tables), CIF (decoder, encoder, base64, VLQ) and symbfile (framing, validation,
-//! records, string tables, lookups). The input is opaque to the
+//! line tables), CIF (decoder, encoder, base64, VLQ), symbfile (framing, validation,
+//! records, string tables, lookups) and GSYM (parse, validation, functions, file table,
+//! strings, lookups with their frames). The input is opaque to the
 //! compiler, so no path can be folded away.
 //!
 //! The panic handler calls `symblob_reader_panicked`, which is defined nowhere. Built in
@@ -25,6 +26,7 @@ mod rt;
 
 mod cif;
 mod digest;
+mod gsym;
 mod ksym;
 mod lidia;
 mod symbfile;
@@ -94,6 +96,7 @@ extern "C" fn rust_main(_initial_sp: *const usize) -> ! {
     lidia::check(input, &mut out);
     cif::check(input, &mut out);
     symbfile::check(input, &mut out);
+    gsym::check(input, &mut out);
     out.flush();
     rt::exit(0)
 }

@@ -16,6 +16,7 @@ macro_rules! note {
 mod cif;
 mod common;
 mod frames;
+mod gsym;
 mod ksym;
 mod ksym_query;
 mod lidia;
@@ -65,6 +66,9 @@ enum Command {
     /// SuperSize: Chromium's binary-size archives (.size, .sizediff) and size reports.
     #[command(subcommand)]
     Size(size::Command),
+    /// GSYM v1: LLVM's symbolization files (`llvm-gsymutil --convert`), with inline frames.
+    #[command(subcommand)]
+    Gsym(gsym::Command),
 }
 
 fn main() -> ExitCode {
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),
         Command::Symbfile(c) => symbfile::run(c),
+        Command::Gsym(c) => gsym::run(c),
         Command::Size(c) => size::run(c)
             .map(|()| Outcome::Success)
             .map_err(common::Failure::from),

@@ -1,0 +1,119 @@
+//! The GSYM reader on one input: every public entry, with the invariants that hold
+//! whatever the bytes are, and [`template`], a valid file around fuzzer-chosen chunk
+//! bytes so that the lookup target spends its time inside line programs and inline trees.
+
+use symblob::gsym::{GsymFile, MAX_INLINE_DEPTH};
+
+/// How many functions get the per-function checks; iteration always covers all of them.
+const PER_FUNCTION_LIMIT: usize = 256;
+
+/// Parses `bytes` and, if that succeeds, runs validation, iteration and lookups at
+/// `probes` and at every function's edges, checking that the answers are consistent.
+pub fn gsym(bytes: &[u8], probes: &[u64]) {
+    let Ok(file) = GsymFile::parse(bytes) else {
+        return;
+    };
+    let validated = file.validate().is_ok();
+    let header = file.header();
+    assert!(matches!(header.addr_off_size, 1 | 2 | 4 | 8));
+    assert!(header.uuid.len() <= 20);
+    assert_eq!(file.len(), header.num_addresses as usize);
+    assert_eq!(file.functions().count(), file.len());
+    assert!(file.address(file.len()).is_none() && file.function(file.len()).is_err());
+    for index in 0..file.file_count().min(PER_FUNCTION_LIMIT) {
+        assert!(file.file(index as u32).is_some());
+    }
+    assert!(file.file(file.file_count() as u32).is_none());
+
+    let mut queries = probes.to_vec();
+    for function in file.functions().take(PER_FUNCTION_LIMIT) {
+        match function {
+            Ok(f) => {
+                match file.line_rows(&f) {
+                    Ok(Some(rows)) => {
+                        let mut previous = f.address;
+                        for row in rows {
+                            match row {
+                                Ok(row) if validated => {
+                                    assert!(row.address >= previous);
+                                    assert!(file.file(row.file).is_some());
+                                    previous = row.address;
+                                }
+                                Ok(_) => {}
+                                Err(e) => assert!(!validated, "a validated line table runs: {e}"),
+                            }
+                        }
+                    }
+                    Ok(None) => {}
+                    Err(e) => assert!(!validated, "a validated record decodes: {e}"),
+                }
+                let end = f.address.wrapping_add(u64::from(f.size));
+                queries.extend([
+                    f.address,
+                    end.wrapping_sub(1),
+                    end,
+                    f.address.wrapping_sub(1),
+                ]);
+            }
+            Err(e) => assert!(!validated, "a validated file's records decode: {e}"),
+        }
+    }
+    for addr in queries {
+        lookup(&file, addr, validated);
+    }
+}
+
+/// One lookup and its consistency with `function_at` and the frame rules.
+fn lookup(file: &GsymFile<'_>, addr: u64, validated: bool) {
+    let at = file.function_at(addr);
+    match file.lookup(addr) {
+        Ok(Some(found)) => {
+            assert_eq!(at, Ok(Some(found.function)));
+            assert!(found.function.covers(addr));
+            let frames: Vec<_> = found.frames().collect();
+            assert!(!frames.is_empty() && frames.len() <= MAX_INLINE_DEPTH + 1);
+            let (last, inner) = frames.split_last().expect("at least one frame");
+            assert!(!last.inlined && inner.iter().all(|f| f.inlined));
+            assert_eq!(last.name, found.function.name);
+            if found.row.is_none() {
+                assert_eq!(frames.len(), 1);
+            }
+        }
+        Ok(None) => assert!(matches!(at, Ok(None))),
+        // After validation only LLVM's own refusal remains: an address that the line
+        // table does not reach.
+        Err(e) => assert!(
+            !validated || e.section == symblob::gsym::section::LINE_TABLE,
+            "lookup of a validated file failed: {e}"
+        ),
+    }
+}
+
+/// A little-endian GSYM file with one function at 0x1000 of `size` bytes named "f", file
+/// 1 = "d/a.c", whose FunctionInfo continues with `chunks` (the chunk list, as given).
+pub fn template(size: u32, chunks: &[u8]) -> Vec<u8> {
+    const STRINGS: &[u8] = b"\0f\0d\0a.c\0";
+    let mut out = Vec::new();
+    out.extend(0x4753_594du32.to_le_bytes());
+    out.extend(1u16.to_le_bytes());
+    out.extend([8, 0]);
+    out.extend(0u64.to_le_bytes());
+    out.extend(1u32.to_le_bytes());
+    let strtab = 48 + 8 + 4 + 4 + 16;
+    out.extend((strtab as u32).to_le_bytes());
+    out.extend((STRINGS.len() as u32).to_le_bytes());
+    out.extend([0; 20]);
+    out.extend(0x1000u64.to_le_bytes());
+    let record = (strtab + STRINGS.len()).next_multiple_of(4);
+    out.extend((record as u32).to_le_bytes());
+    out.extend(2u32.to_le_bytes());
+    for word in [0u32, 0, 3, 5] {
+        out.extend(word.to_le_bytes());
+    }
+    out.extend_from_slice(STRINGS);
+    out.resize(record, 0);
+    out.extend(size.to_le_bytes());
+    out.extend(1u32.to_le_bytes());
+    out.extend_from_slice(chunks);
+    out
+}

@@ -1,0 +1,176 @@
+//! The line-table chunk: a small program of opcodes that pushes (address, file, line)
+//! rows, run on the fly from the chunk's bytes (LLVM's `LineTable::lookup`).
+
+use super::error;
+use super::function::cursor_at;
+use super::raw::opcode;
+use super::section::LINE_TABLE;
+use crate::cursor::Cursor;
+use crate::varint::{read_sleb128, read_uleb128};
+use crate::{Error, ErrorKind};
+
+/// One row of a line table: addresses from `address` on belong to `file:line`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LineRow {
+    /// First address of the row.
+    pub address: u64,
+    /// Index into the file table (0 is the empty file).
+    pub file: u32,
+    /// Source line.
+    pub line: u32,
+}
+
+/// The low 32 bits of `value`: LLVM keeps lines and file indexes in `uint32_t`, so a
+/// wider value is truncated, and a line delta wraps.
+pub(crate) fn low32(value: u64) -> u32 {
+    let [a, b, c, d, ..] = value.to_le_bytes();
+    u32::from_le_bytes([a, b, c, d])
+}
+
+/// A running line-table program.
+pub(crate) struct LineProgram<'a> {
+    cursor: Cursor<'a>,
+    min_delta: i64,
+    /// `max_delta - min_delta + 1`; `None` when that is not a positive `i64`, which
+    /// only a special opcode needs (LLVM would divide by it).
+    line_range: Option<i64>,
+    row: LineRow,
+}
+
+impl<'a> LineProgram<'a> {
+    /// Starts the program of the chunk at file offset `offset` of `len` bytes, for a
+    /// function starting at `start`: reads the minimum and maximum line deltas and the
+    /// first line.
+    pub(crate) fn new(bytes: &'a [u8], offset: u64, len: usize, start: u64) -> Result<Self, Error> {
+        let end = offset.saturating_add(u64::try_from(len).unwrap_or(u64::MAX));
+        let mut cursor = cursor_at(bytes, offset, end, LINE_TABLE)?;
+        let min_delta = read_sleb128(&mut cursor, LINE_TABLE)?;
+        let max_delta = read_sleb128(&mut cursor, LINE_TABLE)?;
+        let first_line = read_uleb128(&mut cursor, LINE_TABLE)?;
+        let line_range = max_delta
+            .checked_sub(min_delta)
+            .and_then(|d| d.checked_add(1))
+            .filter(|&r| r > 0);
+        Ok(LineProgram {
+            cursor,
+            min_delta,
+            line_range,
+            row: LineRow {
+                address: start,
+                file: 1,
+                line: low32(first_line),
+            },
+        })
+    }
+
+    /// The next row the program pushes, or `None` at the end-sequence opcode. Running
+    /// out of bytes before it, a bad LEB128, or a special opcode with an empty line range
+    /// (minimum delta above the maximum) is an error at the opcode.
+    pub(crate) fn next_row(&mut self) -> Result<Option<LineRow>, Error> {
+        // Every opcode consumes at least one byte, so a caller's loop ends.
+        loop {
+            let at = self.cursor.offset();
+            let op = self.cursor.byte(LINE_TABLE)?;
+            match op {
+                opcode::END_SEQUENCE => return Ok(None),
+                opcode::SET_FILE => {
+                    self.row.file = low32(read_uleb128(&mut self.cursor, LINE_TABLE)?);
+                }
+                opcode::ADVANCE_PC => {
+                    let delta = read_uleb128(&mut self.cursor, LINE_TABLE)?;
+                    self.row.address = self.row.address.wrapping_add(delta);
+                    return Ok(Some(self.row));
+                }
+                opcode::ADVANCE_LINE => {
+                    let delta = read_sleb128(&mut self.cursor, LINE_TABLE)?;
+                    self.row.line = self.row.line.wrapping_add(low32(delta.cast_unsigned()));
+                }
+                special => {
+                    let Some(range) = self.line_range else {
+                        return Err(error(
+                            LINE_TABLE,
+                            at,
+                            ErrorKind::Malformed("special opcode with an empty line range"),
+                        ));
+                    };
+                    let adjusted = i64::from(special.saturating_sub(opcode::FIRST_SPECIAL));
+                    // range > 0 and adjusted < 256: neither division fails.
+                    let line_delta = self
+                        .min_delta
+                        .wrapping_add(adjusted.checked_rem(range).unwrap_or(0));
+                    let addr_delta = adjusted.checked_div(range).unwrap_or(0);
+                    self.row.line = self
+                        .row
+                        .line
+                        .wrapping_add(low32(line_delta.cast_unsigned()));
+                    self.row.address = self.row.address.wrapping_add(addr_delta.cast_unsigned());
+                    return Ok(Some(self.row));
+                }
+            }
+        }
+    }
+
+    /// The row LLVM 14's `LineTable::lookup` answers for `addr`: running the program,
+    /// the first row that starts at `addr`, else the last row pushed before one that
+    /// starts above it. (Several rows often start at one address, one per inlined call
+    /// that begins there; LLVM 14 takes the first, later LLVM sources the last.) `None`
+    /// when no row starts at or below `addr`, or the row's file index is 0 (LLVM:
+    /// "address is not in the line table"). Rows after the answer are not read.
+    pub(crate) fn row_for(mut self, addr: u64) -> Result<Option<LineRow>, Error> {
+        let mut found = None;
+        while let Some(row) = self.next_row()? {
+            if addr < row.address {
+                break;
+            }
+            found = Some(row);
+            if addr == row.address {
+                break;
+            }
+        }
+        Ok(found.filter(|row| row.file != 0))
+    }
+}
+
+/// The rows of a function's line table, in program order; see
+/// [`GsymFile::line_rows`](super::GsymFile::line_rows). A damaged program ends the
+/// iteration with one `Err` item.
+pub struct LineRows<'a> {
+    program: Option<LineProgram<'a>>,
+}
+
+impl Iterator for LineRows<'_> {
+    type Item = Result<LineRow, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let program = self.program.as_mut()?;
+        let item = program.next_row().transpose();
+        if !matches!(item, Some(Ok(_))) {
+            self.program = None;
+        }
+        item
+    }
+}
+
+impl core::iter::FusedIterator for LineRows<'_> {}
+
+impl<'a> super::GsymFile<'a> {
+    /// The rows of `function`'s line table (its last line-table chunk, the one lookups
+    /// use), or `None` when it has none. Fails when the record or the table's header is
+    /// damaged.
+    pub fn line_rows(&self, function: &super::Function<'a>) -> Result<Option<LineRows<'a>>, Error> {
+        let mut found = None;
+        self.chunks(function, |chunk, data| {
+            if chunk.kind == super::raw::info_type::LINE_TABLE {
+                found = Some((chunk.offset, data.len()));
+            }
+            Ok(())
+        })?;
+        let Some((offset, len)) = found else {
+            return Ok(None);
+        };
+        let program = LineProgram::new(self.bytes, offset, len, function.address)?;
+        Ok(Some(LineRows {
+            program: Some(program),
+        }))
+    }
+}
