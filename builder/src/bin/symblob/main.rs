@@ -32,7 +32,7 @@ mod symbfile_query;
 
 use common::{is_closed_pipe, Outcome};
 
-/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF, symbfile) and size
+/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF, symbfile, GSYM) and size
 /// reports (SuperSize).
 ///
 /// Exit status: 0 on success (also when standard output is a pipe closed early, as by
