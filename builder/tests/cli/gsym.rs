@@ -46,13 +46,25 @@ fn gsym_lookup_matches_llvm_gsymutil_in_both_byte_orders() {
     }
     assert!(addrs.len() > 30);
     let args: Vec<String> = addrs.iter().map(|a| format!("{a:#x}")).collect();
-    let answers = |file: &std::path::Path| {
-        let mut argv = vec!["gsym", "lookup", s(file)];
+    let answers = |command: &[&str], file: &std::path::Path| {
+        let mut argv = command.to_vec();
+        argv.push(s(file));
         argv.extend(args.iter().map(String::as_str));
         ok(&run(&argv, b""))
     };
-    let ours = answers(&le);
-    assert_eq!(ours, answers(&be), "the big-endian copy answers the same");
+    let ours = answers(&["gsym", "lookup"], &le);
+    assert_eq!(
+        ours,
+        answers(&["gsym", "lookup"], &be),
+        "the big-endian copy answers the same"
+    );
+    // `symblob lookup` recognises both byte orders from the magic and answers alike.
+    assert_eq!(ours, answers(&["lookup"], &le), "symblob lookup");
+    assert_eq!(
+        ours,
+        answers(&["lookup"], &be),
+        "symblob lookup, big-endian"
+    );
     let mut inlined = 0;
     for (line, &addr) in ours.lines().zip(&addrs) {
         let fields: Vec<&str> = line.split('\t').collect();

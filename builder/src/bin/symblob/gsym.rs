@@ -68,7 +68,7 @@ pub fn run(command: Command) -> Result<Outcome> {
 }
 
 /// Parses a GSYM file, naming it in errors.
-fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<GsymFile<'a>> {
+pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<GsymFile<'a>> {
     Ok(GsymFile::parse(bytes).map_err(|e| blob_error(path, e))?)
 }
 
@@ -93,7 +93,11 @@ fn path(frame: &GsymFrame<'_>) -> String {
 
 /// Answers `addresses` (or standard input) from `gsym` in the format `lidia lookup`
 /// prints. A damaged record is reported on stderr and answered with no frames.
-fn answer_all(gsym: &GsymFile<'_>, flags: LookupFlags, addresses: &[String]) -> Result<Outcome> {
+pub fn answer_all(
+    gsym: &GsymFile<'_>,
+    flags: LookupFlags,
+    addresses: &[String],
+) -> Result<Outcome> {
     lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
         let found = match flags.file_address(addr).map(|at| gsym.lookup(at)) {
             Some(Ok(found)) => found,

@@ -10,13 +10,13 @@ use symblob::ksym::KsymBlob;
 use crate::common::{display_name, read_input, Failure, Outcome, Result};
 use crate::lookups::{self, LookupFlags};
 use crate::sniff::{mismatch, sniff, Kind, Want};
-use crate::{ksym_query, lidia, symbfile, symbfile_query};
+use crate::{gsym, ksym_query, lidia, symbfile, symbfile_query};
 
 /// Arguments of `symblob lookup`.
 #[derive(Args)]
 pub struct LookupArgs {
-    /// A ksym blob, a Lidia file or a symbfile (the format is recognised from its bytes), or `-` for
-    /// standard input (then the addresses must be arguments).
+    /// A ksym blob, a Lidia file, a symbfile or a GSYM file (the format is recognised from
+    /// its bytes), or `-` for standard input (then the addresses must be arguments).
     file: PathBuf,
     #[command(flatten)]
     flags: LookupFlags,
@@ -41,12 +41,16 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
             let file = symbfile::parse(&args.file, &bytes)?;
             symbfile_query::answer_all(&args.file, file, args.flags, &args.addresses)
         }
+        Kind::Gsym => {
+            let file = gsym::parse(&args.file, &bytes)?;
+            gsym::answer_all(&file, args.flags, &args.addresses)
+        }
         // A ksym blob has no magic number: whatever is not recognised may be one, and
         // its parser decides.
         Kind::Unknown => {
             let blob = KsymBlob::parse(&bytes).map_err(|e| {
                 Failure::Message(format!(
-                    "`{name}` is not a ksym blob, a Lidia file or a symbfile (read as a ksym blob: {e})"
+                    "`{name}` is not a ksym blob, a Lidia file, a symbfile or a GSYM file (read as a ksym blob: {e})"
                 ))
             })?;
             ksym_query::answer_all(blob, &[], args.flags, &args.addresses)

@@ -47,9 +47,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Resolve addresses with any symbol blob (ksym-bin, Lidia or symbfile, recognised from
-    /// its bytes), as `symblob ksym lookup`, `symblob lidia lookup` or `symblob symbfile
-    /// lookup` would.
+    /// Resolve addresses with any symbol blob (ksym-bin, Lidia, symbfile or GSYM, recognised
+    /// from its bytes), as `symblob ksym lookup`, `symblob lidia lookup`, `symblob symbfile
+    /// lookup` or `symblob gsym lookup` would.
     Lookup(lookup::LookupArgs),
     /// ksym-bin v1: kallsyms-style symbol blobs for kernels and bootloaders.
     #[command(subcommand)]

@@ -20,6 +20,8 @@ pub enum Kind {
     Lidia,
     /// A symbfile (`symbfile`).
     Symbfile,
+    /// A GSYM file (magic `0x4753594D` in either byte order).
+    Gsym,
     /// gzip data (SuperSize `.size` files among others).
     Gzip,
     /// `nm`, System.map or /proc/kallsyms text: `<hex> <type> <name>`.
@@ -50,7 +52,7 @@ impl Want {
             Want::Lidia => "a Lidia file",
             Want::Cif => "a CIF stream",
             Want::Symbfile => "a symbfile",
-            Want::Lookup => "a ksym blob, a Lidia file or a symbfile",
+            Want::Lookup => "a ksym blob, a Lidia file, a symbfile or a GSYM file",
         }
     }
 }
@@ -65,6 +67,8 @@ pub fn sniff(bytes: &[u8]) -> Kind {
         Kind::Lidia
     } else if bytes.starts_with(b"symbfile") {
         Kind::Symbfile
+    } else if bytes.starts_with(b"MYSG") || bytes.starts_with(b"GSYM") {
+        Kind::Gsym
     } else if bytes.starts_with(&[0x1f, 0x8b]) {
         Kind::Gzip
     } else if is_symbol_text(bytes) {
@@ -96,7 +100,8 @@ fn is_symbol_text(bytes: &[u8]) -> bool {
 pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
     match (sniff(bytes), want) {
         (Kind::Lidia, Want::Lidia | Want::Lookup)
-        | (Kind::Symbfile, Want::Symbfile | Want::Lookup) => Ok(()),
+        | (Kind::Symbfile, Want::Symbfile | Want::Lookup)
+        | (Kind::Gsym, Want::Lookup) => Ok(()),
         (Kind::Unknown, want) if want != Want::Symbfile => Ok(()),
         // CIF streams may be base64 text, which can look like anything textual.
         (Kind::SymbolText, Want::Cif) => Ok(()),
@@ -111,6 +116,7 @@ pub fn mismatch(kind: Kind, name: &str, want: Want) -> Failure {
         Kind::Elf => "an ELF file",
         Kind::Lidia => "a Lidia file",
         Kind::Symbfile => "a symbfile",
+        Kind::Gsym => "a GSYM file",
         Kind::Gzip => "gzip-compressed data",
         Kind::SymbolText => "nm or kallsyms text",
         Kind::Unknown => "not recognised",
@@ -129,6 +135,7 @@ pub fn mismatch(kind: Kind, name: &str, want: Want) -> Failure {
         (Kind::Symbfile, _) => {
             format!(": read it with `symblob symbfile` or `symblob lookup {name}`")
         }
+        (Kind::Gsym, _) => format!(": read it with `symblob gsym` or `symblob lookup {name}`"),
         _ => String::new(),
     };
     Failure::Message(format!("`{name}` is {is}, not {}{advice}", want.name()))
