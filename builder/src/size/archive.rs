@@ -16,6 +16,7 @@ use super::model::{
     SECTION_OTHER,
 };
 use super::names;
+use super::signature::normalize_native_name;
 use crate::dwarf::load::SectionStore;
 use crate::elf::file::Section;
 use crate::elf::listing::{list_elf, ElfListing};
@@ -43,8 +44,10 @@ pub struct ArchiveOptions {
     pub generated_dir: Option<String>,
     /// Build config merged into the metadata (`git_revision`, `gn_args`, `title`, …).
     pub build_config: BTreeMap<String, Json>,
-    /// Apply SuperSize's load-time name clean-up (clone and anonymous-namespace flags).
-    pub normalize_names: bool,
+    /// Keep symblob's richer names instead of SuperSize's: return types, anonymous
+    /// namespaces and clone suffixes kept, no clone or anonymous-namespace flags,
+    /// lambdas spelled as binutils does (`{lambda(int)#1}`).
+    pub rich_names: bool,
     /// Attribute functions to the file of their own DWARF declaration (headers for
     /// template and inline functions) instead of their compile unit.
     pub decl_paths: bool,
@@ -165,8 +168,8 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
         let mut raw = unique_symbols(&elf, &all_ranges);
         raw.par_iter_mut()
             .filter(|s| names::is_mangled(&s.full_name))
-            .for_each(|s| s.full_name = names::demangle(&s.full_name));
-        let raw = add_nm_aliases(raw, &aliases_by_address(&elf));
+            .for_each(|s| s.full_name = names::demangle(&s.full_name, !options.rich_names));
+        let raw = add_nm_aliases(raw, &aliases_by_address(&elf, !options.rich_names));
         (raw, dwarf.join().unwrap_or_default())
     });
     let (mut raw, mut other, other_size) = add_section_symbols(raw, &shipped_ranges)?;
@@ -210,17 +213,18 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
     }
 
     let container = container(input, &elf, &shipped_ranges, other_size + overhead);
-    model::sort_symbols(&mut raw);
-    if options.normalize_names {
+    // SuperSize normalises names before it sorts: the order follows the new names.
+    if !options.rich_names {
         for s in raw.iter_mut().filter(|s| is_native(&s.section)) {
             if s.full_name.starts_with("**") || s.full_name == "string literal" {
                 continue;
             }
-            let (name, flags) = names::normalize_name(&s.full_name, s.section == ".text");
+            let (name, flags) = normalize_native_name(&s.full_name, s.section == ".text");
             s.full_name = name;
             s.flags |= flags;
         }
     }
+    model::sort_symbols(&mut raw);
     model::calculate_padding(&mut raw).map_err(|e| {
         Error::input(
             &input.file_name,
@@ -414,7 +418,7 @@ fn is_upper(s: &str) -> bool {
 
 /// nm's `CollectAliasesByAddress`: demangled names of `t`/`T`/`W` symbols at addresses
 /// holding more than one, sorted with `**` names last.
-fn aliases_by_address(elf: &ElfListing<'_>) -> HashMap<u64, Vec<String>> {
+fn aliases_by_address(elf: &ElfListing<'_>, llvm_spelling: bool) -> HashMap<u64, Vec<String>> {
     // (address, name) of every candidate, sorted, so that each address's names are
     // contiguous and only addresses with several names allocate.
     let mut all: Vec<(u64, &str)> = elf
@@ -439,7 +443,7 @@ fn aliases_by_address(elf: &ElfListing<'_>) -> HashMap<u64, Vec<String>> {
         let mut names: BTreeSet<String> = group
             .iter()
             .filter(|(_, n)| !n.starts_with("OUTLINED_FUNCTION_"))
-            .map(|(_, n)| names::demangle(n))
+            .map(|(_, n)| names::demangle(n, llvm_spelling))
             .collect();
         match outlined {
             0 => {}

@@ -54,10 +54,12 @@ pub struct ArchiveArgs {
     /// `title`, `url`).
     #[arg(long = "build-config", value_name = "KEY=VALUE")]
     build_config: Vec<String>,
-    /// Remove `[clone …]` suffixes and `(anonymous namespace)::` from names and set
-    /// their flags (SuperSize does this when loading, not in the archive).
+    /// Keep symblob's richer names: return types, `(anonymous namespace)::` and clone
+    /// suffixes kept (no clone or anonymous-namespace flags), lambdas as binutils spells
+    /// them. By default names are SuperSize's (LLVM's demangling, cleaned up as its
+    /// archive step does).
     #[arg(long)]
-    normalize_names: bool,
+    rich_names: bool,
     /// Attribute each function to the file of its own DWARF declaration (headers for
     /// template and inline functions) instead of its compile unit. Not SuperSize's rule.
     #[arg(long)]
@@ -203,7 +205,7 @@ fn archive(a: ArchiveArgs) -> Result<()> {
         source_root: a.source_root,
         generated_dir: a.generated_dir,
         build_config: build_config(&a.build_config)?,
-        normalize_names: a.normalize_names,
+        rich_names: a.rich_names,
         decl_paths: a.decl_paths,
         data_paths: a.data_paths,
     };
