@@ -17,6 +17,7 @@ use super::model::{
 };
 use super::names;
 use super::signature::normalize_native_name;
+use super::strip::{removed_by_strip, stripped_layout};
 use crate::dwarf::load::SectionStore;
 use crate::elf::file::Section;
 use crate::elf::listing::{list_elf, ElfListing};
@@ -64,31 +65,32 @@ struct Range {
     nobits: bool,
 }
 
-/// Sections by name in header order; names without a leading `.` are merged into the
-/// section before them. With `estimate_stripped`, what `strip` removes is left out:
-/// `.symtab`, `.strtab` and the non-allocated `.debug*` sections.
-fn section_ranges(sections: &[Section<'_>], estimate_stripped: bool) -> Vec<Range> {
+/// Sections by name in header order, without those `strip` removes; names without a
+/// leading `.` are merged into the section before them. `shstrtab_size` replaces the size
+/// of `.shstrtab` (the one `strip` would write).
+fn section_ranges(sections: &[Section<'_>], shstrtab_size: Option<u64>) -> Vec<Range> {
     let mut out: Vec<Range> = Vec::new();
     // Index 0 is the null section.
-    for s in sections.iter().skip(1) {
+    for (i, s) in sections.iter().enumerate().skip(1) {
         let name = String::from_utf8_lossy(s.name);
         if name.ends_with("_partition") {
             break;
         }
-        let alloc = s.flags & object::elf::SHF_ALLOC.0 != 0;
-        let nobits = s.kind == object::elf::SHT_NOBITS.0;
-        let removed_by_strip =
-            (name.starts_with(".debug") && !alloc) || name == ".symtab" || name == ".strtab";
-        if estimate_stripped && removed_by_strip {
+        if removed_by_strip(sections, i) {
             continue;
         }
+        let nobits = s.kind == object::elf::SHT_NOBITS.0;
+        let size = match shstrtab_size {
+            Some(size) if name == ".shstrtab" => size,
+            _ => s.size,
+        };
         if !name.starts_with('.') {
             if let Some(prev) = out.last_mut() {
                 if prev.address != 0 && s.addr != 0 {
-                    let end = (prev.address + prev.size).max(s.addr + s.size);
+                    let end = (prev.address + prev.size).max(s.addr + size);
                     prev.size = end - prev.address;
                 } else {
-                    prev.size += s.size;
+                    prev.size += size;
                 }
             }
             continue;
@@ -96,13 +98,13 @@ fn section_ranges(sections: &[Section<'_>], estimate_stripped: bool) -> Vec<Rang
         match out.iter_mut().find(|r| r.name == name) {
             Some(r) => {
                 r.address = s.addr;
-                r.size = s.size;
+                r.size = size;
                 r.nobits = nobits;
             }
             None => out.push(Range {
                 name: name.into_owned(),
                 address: s.addr,
-                size: s.size,
+                size,
                 nobits,
             }),
         }
@@ -131,24 +133,27 @@ fn arch_name(machine: object::elf::Machine) -> String {
 /// Archives one ELF file.
 pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Result<SizeInfo> {
     let elf = list_elf(input.data, &input.file_name)?;
-    let all_ranges = section_ranges(&elf.file.sections, false);
-    let (shipped_ranges, shipped_file_size, removed_bytes) = match input.stripped {
+    // SuperSize measures the stripped file: the one given, else the one `strip` would
+    // write, computed.
+    let (shipped_ranges, shipped_file_size) = match input.stripped {
         Some(bytes) => {
             let stripped = list_elf(bytes, "stripped ELF")?;
             (
-                section_ranges(&stripped.file.sections, true),
+                section_ranges(&stripped.file.sections, None),
                 bytes.len() as u64,
-                0,
             )
         }
         None => {
-            let shipped = section_ranges(&elf.file.sections, true);
-            let removed: u64 = all_ranges
+            let shstrtab = elf
+                .file
+                .sections
                 .iter()
-                .filter(|r| !r.nobits && !shipped.iter().any(|s| s.name == r.name))
-                .map(|r| r.size)
-                .sum();
-            (shipped, input.data.len() as u64, removed)
+                .position(|s| s.name == b".shstrtab");
+            let layout = stripped_layout(&elf.file.sections, shstrtab.unwrap_or(0), elf.file.is_64);
+            (
+                section_ranges(&elf.file.sections, Some(layout.shstrtab_size)),
+                layout.file_size,
+            )
         }
     };
 
@@ -165,7 +170,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
             let decls = want_decls.then(|| DeclPaths::from_sections(&sections));
             (SourceMapper::from_sections(&sections), decls)
         });
-        let mut raw = unique_symbols(&elf, &all_ranges);
+        let mut raw = unique_symbols(&elf, &section_ranges(&elf.file.sections, None));
         raw.par_iter_mut()
             .filter(|s| names::is_mangled(&s.full_name))
             .for_each(|s| s.full_name = names::demangle(&s.full_name, !options.rich_names));
@@ -176,12 +181,10 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
 
     let section_total: u64 = shipped_ranges
         .iter()
-        .filter(|r| !is_bss(&r.name) && !r.nobits)
+        .filter(|r| !is_bss(&r.name))
         .map(|r| r.size)
         .sum();
-    let overhead = shipped_file_size
-        .saturating_sub(section_total)
-        .saturating_sub(removed_bytes);
+    let overhead = shipped_file_size.saturating_sub(section_total);
     other.push(Symbol::new(
         SECTION_OTHER,
         0,
@@ -530,7 +533,7 @@ fn add_section_symbols(
     let mut other = Vec::new();
     let mut other_size = 0u64;
     for r in ranges {
-        if seen.contains(&r.name) || (r.nobits && !is_bss(&r.name)) {
+        if seen.contains(&r.name) {
             continue;
         }
         let name = format!("** ELF Section: {}", r.name);

@@ -18,6 +18,7 @@ pub mod model;
 pub mod names;
 pub mod report;
 pub mod signature;
+pub mod strip;
 pub mod writer;
 
 pub use archive::{archive_elf, ArchiveOptions, ElfArchiveInput};
