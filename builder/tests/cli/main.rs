@@ -12,6 +12,7 @@ mod lidia_debug;
 mod output;
 mod output_discovered;
 mod size;
+mod size_chromium;
 mod streaming;
 mod symbfile;
 mod symbfile_build;
