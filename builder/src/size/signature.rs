@@ -245,21 +245,107 @@ fn top_level_clang_lambda(name: &str, left_paren: usize) -> Option<String> {
 mod tests {
     use super::*;
 
-    /// Cases from SuperSize's `function_signature_test.py` and `_NormalizeNames`.
+    /// Cases of SuperSize's `function_signature_test.py`: (return type, name, parameters,
+    /// what follows, name without parameters and template arguments).
     #[test]
     fn as_supersize_parses() {
-        let full = |n: &str| parse(n).0;
+        let cases = [
+            (
+                "bool ",
+                "foo::Bar<unsigned int, int>::Do<unsigned int>",
+                "(unsigned int)",
+                "",
+                "foo::Bar<>::Do<>",
+            ),
+            (
+                "",
+                "(anonymous namespace)::GetBridge",
+                "(long long)",
+                "",
+                "(anonymous namespace)::GetBridge",
+            ),
+            ("", "operator delete", "(void*)", "", "operator delete"),
+            (
+                "",
+                "cc::LayerIterator::operator cc::LayerIteratorPosition const",
+                "()",
+                " const",
+                "cc::LayerIterator::operator cc::LayerIteratorPosition const const",
+            ),
+            (
+                "decltype ({parm#1}((SkRecords::NoOp)())) ",
+                "SkRecord::Record::visit<SkRecords::Draw&>",
+                "(SkRecords::Draw&)",
+                " const",
+                "SkRecord::Record::visit<> const",
+            ),
+            (
+                "std::basic_ostream<char, std::char_traits<char> >& ",
+                "std::operator<< <std::char_traits<char> >",
+                "(std::basic_ostream<char, std::char_traits<char> >&, char)",
+                "",
+                "std::operator<< <>",
+            ),
+            (
+                "",
+                "std::operator>><std::allocator<char> >",
+                "(int&)",
+                "",
+                "std::operator>><>",
+            ),
+            (
+                "",
+                "std::basic_istream<char>::operator>",
+                "(unsigned int&)",
+                "",
+                "std::basic_istream<>::operator>",
+            ),
+            ("", "Foo", "()", " [virtual thunk]", "Foo [virtual thunk]"),
+            ("int ", "Foo<int()>::bar<a<b> >", "()", "", "Foo<>::bar<>"),
+            (
+                "",
+                "foo::Bar<Z<Y> >::foo<bar>",
+                "(abc)",
+                "::var<baz>",
+                "foo::Bar<>::foo<>::var<>",
+            ),
+            ("", "foo::operator[]", "(abc)", "", "foo::operator[]"),
+        ];
+        for (ret, name, params, after, short) in cases {
+            for signature in [
+                format!("{name}{params}{after}"),
+                format!("{ret}{name}{params}{after}"),
+            ] {
+                assert_eq!(
+                    parse(&signature),
+                    (format!("{name}{params}{after}"), short.to_string()),
+                    "{signature}"
+                );
+            }
+        }
+        let lambda = "cc::{lambda(cc::PaintOp*)#63}::_FUN(cc::PaintOp*)";
         assert_eq!(
-            full("bool foo::Bar<int>::Baz(int)"),
-            "foo::Bar<int>::Baz(int)"
+            parse(lambda),
+            (
+                "cc::$lambda#63(cc::PaintOp*)".into(),
+                "cc::$lambda#63".into()
+            )
         );
-        assert_eq!(parse("a::b<c<d>>::e(int) const").1, "a::b<>::e");
+        let clang = "cc::$_63::__invoke(cc::PaintOp*)";
         assert_eq!(
-            full("std::basic_ostream<char>& operator<< <int>(int)"),
-            "operator<< <int>(int)"
+            parse(clang),
+            (
+                "cc::$lambda#63(cc::PaintOp*)".into(),
+                "cc::$lambda#63".into()
+            )
         );
-        assert_eq!(full("decltype (0) foo(int)"), "foo(int)");
-        assert_eq!(parse("foo(int)::bar[abi:cxx11]").1, "foo::bar");
+        let abi = "std::make_unique[abi:v15000]<Foo>(Bar const*&)";
+        assert_eq!(parse(abi), (abi.into(), "std::make_unique<>".into()));
+    }
+
+    /// `_NormalizeNames` on the classes of the Chromium goldens.
+    #[test]
+    fn as_supersize_normalizes() {
         assert_eq!(
             normalize_native_name("work_part.part.0", true),
             ("work_part".into(), FLAG_CLONE)
@@ -273,5 +359,6 @@ mod tests {
             ("Foo [vtable]".into(), 0)
         );
         assert_eq!(normalize_native_name("__tcf_0.3", true).1, 0);
+        assert_eq!(normalize_native_name("counter.0", false).1, 0);
     }
 }
