@@ -62,7 +62,6 @@ struct Range {
     name: String,
     address: u64,
     size: u64,
-    nobits: bool,
 }
 
 /// Sections by name in header order, without those `strip` removes; names without a
@@ -79,7 +78,6 @@ fn section_ranges(sections: &[Section<'_>], shstrtab_size: Option<u64>) -> Vec<R
         if removed_by_strip(sections, i) {
             continue;
         }
-        let nobits = s.kind == object::elf::SHT_NOBITS.0;
         let size = match shstrtab_size {
             Some(size) if name == ".shstrtab" => size,
             _ => s.size,
@@ -99,13 +97,11 @@ fn section_ranges(sections: &[Section<'_>], shstrtab_size: Option<u64>) -> Vec<R
             Some(r) => {
                 r.address = s.addr;
                 r.size = size;
-                r.nobits = nobits;
             }
             None => out.push(Range {
                 name: name.into_owned(),
                 address: s.addr,
                 size,
-                nobits,
             }),
         }
     }
@@ -149,7 +145,12 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
                 .sections
                 .iter()
                 .position(|s| s.name == b".shstrtab");
-            let layout = stripped_layout(&elf.file.sections, shstrtab.unwrap_or(0), elf.file.is_64);
+            let layout = stripped_layout(
+                &elf.file.sections,
+                shstrtab.unwrap_or(0),
+                elf.file.is_64,
+                input.data.len() as u64,
+            );
             (
                 section_ranges(&elf.file.sections, Some(layout.shstrtab_size)),
                 layout.file_size,

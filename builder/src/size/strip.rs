@@ -8,9 +8,9 @@
 //!   non-allocated debugging sections (`.debug*`, `.zdebug*`, `.gnu.debuglto_*`, `.stab`,
 //!   `.stabstr`, `.line`, `.gdb_index`);
 //! * allocated sections keep their file offsets; the kept non-allocated ones
-//!   (`.comment`, the new `.shstrtab`, …) follow the end of the allocated contents in
-//!   section order, each at its own alignment;
-//! * `.shstrtab` is rebuilt with the kept names only, a name that is the tail of another
+//!   (`.comment`, the new `.shstrtab`, …) follow the end of the allocated sections (a
+//!   NOBITS one ending at its offset) in section order, each at its own alignment;
+//! * `.shstrtab` is rebuilt with the kept names only and written last, a name that is the tail of another
 //!   (`.plt` of `.rela.plt`) sharing its bytes;
 //! * the section header table follows, aligned to the address size.
 
@@ -47,29 +47,41 @@ pub(crate) fn removed_by_strip(sections: &[Section<'_>], index: usize) -> bool {
     debug || symbol_strings
 }
 
-/// The layout `eu-strip` gives the file whose section headers are `sections` (index 0
-/// included); `shstrtab` is the index of its section-name string table.
+/// The layout `eu-strip` gives the file of `file_size` bytes whose section headers are
+/// `sections` (index 0 included); `shstrtab` is the index of its section-name string
+/// table. A file with nothing to strip is measured as it is.
 pub(crate) fn stripped_layout(
     sections: &[Section<'_>],
     shstrtab: usize,
     is_64: bool,
+    file_size: u64,
 ) -> StrippedLayout {
     let kept: Vec<usize> = (0..sections.len())
         .filter(|&i| i == 0 || !removed_by_strip(sections, i))
         .collect();
+    if kept.len() == sections.len() {
+        return StrippedLayout {
+            shstrtab_size: sections.get(shstrtab).map_or(0, |s| s.size),
+            file_size,
+        };
+    }
     let names: Vec<&[u8]> = kept.iter().skip(1).map(|&i| sections[i].name).collect();
     let shstrtab_size = string_table_size(&names);
 
     let alloc = object::elf::SHF_ALLOC.0;
     let in_file = |s: &Section<'_>| s.kind != object::elf::SHT_NOBITS.0;
+    // A NOBITS section occupies no bytes but still counts at its offset (Go places
+    // `.noptrbss` past the end of the file's contents).
     let mut end = kept
         .iter()
         .map(|&i| &sections[i])
-        .filter(|s| s.flags & alloc != 0 && in_file(s))
-        .map(|s| s.offset + s.size)
+        .filter(|s| s.flags & alloc != 0)
+        .map(|s| s.offset + if in_file(s) { s.size } else { 0 })
         .max()
         .unwrap_or(0);
-    for &i in kept.iter().skip(1) {
+    // The rebuilt `.shstrtab` is written last, wherever it was.
+    let others = kept.iter().skip(1).filter(|&&i| i != shstrtab);
+    for &i in others.chain(kept.iter().filter(|&&i| i == shstrtab && i != 0)) {
         let s = &sections[i];
         if s.flags & alloc != 0 {
             continue;
