@@ -31,7 +31,8 @@ pub struct ElfArchiveInput<'a> {
     pub file_name: String,
     /// Its modification time in UTC seconds (`elf_mtime`), if known.
     pub mtime: Option<i64>,
-    /// The shipped (stripped) copy, whose section sizes and file size are recorded.
+    /// The shipped (stripped) copy, whose section sizes and file size are recorded; without
+    /// it, those of the file `strip` would write (see [`super::strip`]).
     pub stripped: Option<&'a [u8]>,
 }
 

@@ -19,10 +19,10 @@ pub enum Command {
     /// Archive an ELF file as a SuperSize `.size` (what `supersize archive --elf-file ELF
     /// --no-map-file` writes).
     ///
-    /// Section sizes are those of the shipped file: pass the stripped binary with
-    /// --stripped for SuperSize's exact numbers. Without it they are estimated from the
-    /// unstripped file (debug sections, .symtab and .strtab left out; .shstrtab and the
-    /// file layout are not re-laid out as strip would).
+    /// Section sizes are those of the shipped file, as SuperSize measures them: the file
+    /// `eu-strip` would write (computed, no tool is run), or the binary given with
+    /// --stripped. Names are SuperSize's (LLVM's demangling, return types, anonymous
+    /// namespaces and clone suffixes removed); --rich-names keeps symblob's.
     Archive(ArchiveArgs),
     /// Diff two builds (each an ELF or a `.size`): write a `.sizediff` with -o, else print
     /// what grew and shrank.
