@@ -6,5 +6,6 @@ mod crosscheck;
 mod decl_oracle;
 mod goldens;
 mod gzip_oracle;
+mod llvm_names;
 mod loader_checks;
 mod support;

@@ -33,7 +33,7 @@ pub fn demangle(name: &str, llvm_spelling: bool) -> String {
     }
     let mut demangled = demangle_cpp(part).unwrap_or_else(|| part.to_string());
     if llvm_spelling {
-        demangled = llvm_lambdas(&demangled);
+        demangled = llvm_spelling_of(&demangled);
     }
     let demangled = strip_llvm_promoted_suffix(&demangled);
     if name.starts_with(".Lswitch.table.") {
@@ -116,6 +116,91 @@ fn demangle_rust_v0(name: &str) -> Option<String> {
     } else {
         Some(format!("{demangled:#} ({suffix})"))
     }
+}
+
+/// `cpp_demangle`'s output in `llvm-cxxfilt-14`'s spelling, where the two differ on
+/// common names: lambdas, integer template arguments (`(unsigned int)8` → `8u`), empty
+/// parameter packs (`Foo<int, >` → `Foo<int>`), vtables (`{vtable(X)}` → `vtable for X`)
+/// and non-virtual and virtual thunks.
+fn llvm_spelling_of(name: &str) -> String {
+    let name = special_names(name);
+    let name = integer_literals(&name);
+    llvm_lambdas(&empty_packs(&name))
+}
+
+/// `{vtable(X)}` → `vtable for X`; `{virtual override thunk({offset(N)}, X)}` →
+/// `non-virtual thunk to X`, with `{virtual offset(A, B)}` → `virtual thunk to X`.
+fn special_names(name: &str) -> String {
+    if let Some(inner) = name
+        .strip_prefix("{vtable(")
+        .and_then(|n| n.strip_suffix(")}"))
+    {
+        return format!("vtable for {inner}");
+    }
+    let Some(rest) = name
+        .strip_prefix("{virtual override thunk(")
+        .and_then(|n| n.strip_suffix(")}"))
+    else {
+        return name.to_string();
+    };
+    for (offset, kind) in [("{offset(", "non-virtual"), ("{virtual offset(", "virtual")] {
+        if let Some(after) = rest.strip_prefix(offset) {
+            if let Some(end) = after.find(")}, ") {
+                return format!("{kind} thunk to {}", &after[end + 4..]);
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// `(unsigned int)8` → `8u`, as LLVM writes literals of the integer types that have a
+/// suffix (`int` none, `u`, `l`, `ul`, `ll`, `ull`); other types keep their cast.
+fn integer_literals(name: &str) -> String {
+    const TYPES: [(&str, &str); 6] = [
+        ("(int)", ""),
+        ("(unsigned int)", "u"),
+        ("(long)", "l"),
+        ("(unsigned long)", "ul"),
+        ("(long long)", "ll"),
+        ("(unsigned long long)", "ull"),
+    ];
+    if !name.contains("int)") && !name.contains("long)") {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    'scan: while let Some(open) = rest.find('(') {
+        out.push_str(&rest[..open]);
+        let here = &rest[open..];
+        for (cast, suffix) in TYPES {
+            let Some(value) = here.strip_prefix(cast) else {
+                continue;
+            };
+            let sign = usize::from(value.starts_with('-'));
+            let digits = value[sign..].bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 {
+                out.push_str(&value[..sign + digits]);
+                out.push_str(suffix);
+                rest = &value[sign + digits..];
+                continue 'scan;
+            }
+        }
+        out.push('(');
+        rest = &here[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An empty parameter pack leaves `, >` in `cpp_demangle`'s output; LLVM writes nothing
+/// (keeping its space between two closing brackets: `A<B<C> >`).
+fn empty_packs(name: &str) -> String {
+    let mut out = name.to_string();
+    while let Some(at) = out.find(", >") {
+        let after_bracket = out[..at].ends_with('>');
+        out.replace_range(at..at + 3, if after_bracket { " >" } else { ">" });
+    }
+    out
 }
 
 /// GNU's `{lambda(int, int)#1}` in LLVM's spelling: `'lambda'(int, int)`, where the
