@@ -56,8 +56,11 @@ fn cxxfilt(names: &[String]) -> Option<Vec<String>> {
     Some(lines)
 }
 
+/// A name whose demangling differs: (mangled, llvm-cxxfilt-14's, ours).
+type Difference = (String, String, String);
+
 /// `(names, those whose demangling differs from llvm-cxxfilt-14)`.
-fn compare(names: &[String]) -> Option<(usize, Vec<(String, String, String)>)> {
+fn compare(names: &[String]) -> Option<(usize, Vec<Difference>)> {
     let want = cxxfilt(names)?;
     let differ = names
         .iter()
