@@ -8,8 +8,9 @@ use std::borrow::Cow;
 /// Demangles `name` as SuperSize does with `llvm-cxxfilt`: `_Z…` (and
 /// `.Lswitch.table._Z…`) C++ names and `_R…` Rust v0 names; a trailing `.cfi` or
 /// `$<32 hex>` is dropped first; LLVM's promoted-global suffix (`.llvm.123`) is removed.
-/// Names that fail stay as they are. With `llvm_spelling` C++ lambdas are written as
-/// LLVM writes them (`'lambda'(int)`), else as binutils does (`{lambda(int)#1}`).
+/// Names that fail stay as they are. With `llvm_spelling` C++ names are written as
+/// `llvm-cxxfilt-14` writes them (lambdas as `'lambda'(int)`, literals as `8u`, …, see
+/// [`llvm_spelling_of`]), else as `cpp_demangle` does (binutils' `{lambda(int)#1}`).
 pub fn demangle(name: &str, llvm_spelling: bool) -> String {
     if !is_mangled(name) {
         return name.to_string();
