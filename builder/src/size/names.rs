@@ -10,7 +10,7 @@ use std::borrow::Cow;
 /// `$<32 hex>` is dropped first; LLVM's promoted-global suffix (`.llvm.123`) is removed.
 /// Names that fail stay as they are. With `llvm_spelling` C++ names are written as
 /// `llvm-cxxfilt-14` writes them (lambdas as `'lambda'(int)`, literals as `8u`, …, see
-/// [`llvm_spelling_of`]), else as `cpp_demangle` does (binutils' `{lambda(int)#1}`).
+/// `llvm_spelling_of`), else as `cpp_demangle` does (binutils' `{lambda(int)#1}`).
 pub fn demangle(name: &str, llvm_spelling: bool) -> String {
     if !is_mangled(name) {
         return name.to_string();

@@ -2,7 +2,7 @@
 //! the stripped file (it runs `strip -o TEMP ELF`, elfutils' `eu-strip` for the goldens
 //! here): its section list, its `.shstrtab` and its file size give `section_sizes` and
 //! `Overhead: ELF file`. `eu-strip` lays a stripped executable or library out as follows,
-//! which is what [`stripped_layout`] computes:
+//! which is what `stripped_layout` computes:
 //!
 //! * removed: `SHT_SYMTAB` sections, the string table they link to, and the
 //!   non-allocated debugging sections (`.debug*`, `.zdebug*`, `.gnu.debuglto_*`, `.stab`,
