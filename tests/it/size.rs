@@ -6,6 +6,7 @@ mod crosscheck;
 mod decl_oracle;
 mod goldens;
 mod gzip_oracle;
+mod llvm_names;
 mod loader_checks;
 mod nobits;
 mod support;

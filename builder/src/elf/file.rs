@@ -36,6 +36,9 @@ pub(crate) struct Section<'a> {
     /// `sh_entsize`.
     #[cfg_attr(not(feature = "size"), allow(dead_code))] // read by SuperSize's listing only
     pub entsize: u64,
+    /// `sh_addralign`.
+    #[cfg_attr(not(feature = "size"), allow(dead_code))] // read by SuperSize's listing only
+    pub align: u64,
 }
 
 /// What reading a section gives.
@@ -184,6 +187,7 @@ fn parse_generic<'a, Elf: FileHeader<Endian = Endianness>>(
             size: s.sh_size(endian).into(),
             link: s.sh_link(endian),
             entsize: s.sh_entsize(endian).into(),
+            align: s.sh_addralign(endian).into(),
         });
     }
     Ok(ElfFile {

@@ -16,6 +16,8 @@ use super::model::{
     SECTION_OTHER,
 };
 use super::names;
+use super::signature::normalize_native_name;
+use super::strip::{removed_by_strip, stripped_layout};
 use crate::dwarf::load::SectionStore;
 use crate::elf::file::Section;
 use crate::elf::listing::{list_elf, ElfListing};
@@ -34,7 +36,8 @@ pub struct ElfArchiveInput<'a> {
     pub file_name: String,
     /// Its modification time in UTC seconds (`elf_mtime`), if known.
     pub mtime: Option<i64>,
-    /// The shipped (stripped) copy, whose section sizes and file size are recorded.
+    /// The shipped (stripped) copy, whose section sizes and file size are recorded; without
+    /// it, those of the file `strip` would write (see [`super::strip`]).
     pub stripped: Option<&'a [u8]>,
 }
 
@@ -48,8 +51,10 @@ pub struct ArchiveOptions {
     pub generated_dir: Option<String>,
     /// Build config merged into the metadata (`git_revision`, `gn_args`, `title`, …).
     pub build_config: BTreeMap<String, Json>,
-    /// Apply SuperSize's load-time name clean-up (clone and anonymous-namespace flags).
-    pub normalize_names: bool,
+    /// Keep symblob's richer names instead of SuperSize's: return types, anonymous
+    /// namespaces and clone suffixes kept, no clone or anonymous-namespace flags,
+    /// lambdas spelled as binutils does (`{lambda(int)#1}`).
+    pub rich_names: bool,
     /// Attribute functions to the file of their own DWARF declaration (headers for
     /// template and inline functions) instead of their compile unit.
     pub decl_paths: bool,
@@ -63,34 +68,33 @@ struct Range {
     name: String,
     address: u64,
     size: u64,
-    nobits: bool,
 }
 
-/// Sections by name in header order; names without a leading `.` are merged into the
-/// section before them. With `estimate_stripped`, what `strip` removes is left out:
-/// `.symtab`, `.strtab` and the non-allocated `.debug*` sections.
-fn section_ranges(sections: &[Section<'_>], estimate_stripped: bool) -> Vec<Range> {
+/// Sections by name in header order, without those `strip` removes; names without a
+/// leading `.` are merged into the section before them. `shstrtab_size` replaces the size
+/// of `.shstrtab` (the one `strip` would write).
+fn section_ranges(sections: &[Section<'_>], shstrtab_size: Option<u64>) -> Vec<Range> {
     let mut out: Vec<Range> = Vec::new();
     // Index 0 is the null section.
-    for s in sections.iter().skip(1) {
+    for (i, s) in sections.iter().enumerate().skip(1) {
         let name = String::from_utf8_lossy(s.name);
         if name.ends_with("_partition") {
             break;
         }
-        let alloc = s.flags & object::elf::SHF_ALLOC.0 != 0;
-        let nobits = s.kind == object::elf::SHT_NOBITS.0;
-        let removed_by_strip =
-            (name.starts_with(".debug") && !alloc) || name == ".symtab" || name == ".strtab";
-        if estimate_stripped && removed_by_strip {
+        if removed_by_strip(sections, i) {
             continue;
         }
+        let size = match shstrtab_size {
+            Some(size) if name == ".shstrtab" => size,
+            _ => s.size,
+        };
         if !name.starts_with('.') {
             if let Some(prev) = out.last_mut() {
                 if prev.address != 0 && s.addr != 0 {
-                    let end = (prev.address + prev.size).max(s.addr + s.size);
+                    let end = (prev.address + prev.size).max(s.addr + size);
                     prev.size = end - prev.address;
                 } else {
-                    prev.size += s.size;
+                    prev.size += size;
                 }
             }
             continue;
@@ -98,14 +102,12 @@ fn section_ranges(sections: &[Section<'_>], estimate_stripped: bool) -> Vec<Rang
         match out.iter_mut().find(|r| r.name == name) {
             Some(r) => {
                 r.address = s.addr;
-                r.size = s.size;
-                r.nobits = nobits;
+                r.size = size;
             }
             None => out.push(Range {
                 name: name.into_owned(),
                 address: s.addr,
-                size: s.size,
-                nobits,
+                size,
             }),
         }
     }
@@ -133,24 +135,32 @@ fn arch_name(machine: object::elf::Machine) -> String {
 /// Archives one ELF file.
 pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Result<SizeInfo> {
     let elf = list_elf(input.data, &input.file_name)?;
-    let all_ranges = section_ranges(&elf.file.sections, false);
-    let (shipped_ranges, shipped_file_size, removed_bytes) = match input.stripped {
+    // SuperSize measures the stripped file: the one given, else the one `strip` would
+    // write, computed.
+    let (shipped_ranges, shipped_file_size) = match input.stripped {
         Some(bytes) => {
             let stripped = list_elf(bytes, STRIPPED_INPUT)?;
             (
-                section_ranges(&stripped.file.sections, true),
+                section_ranges(&stripped.file.sections, None),
                 bytes.len() as u64,
-                0,
             )
         }
         None => {
-            let shipped = section_ranges(&elf.file.sections, true);
-            let removed: u64 = all_ranges
+            let shstrtab = elf
+                .file
+                .sections
                 .iter()
-                .filter(|r| !r.nobits && !shipped.iter().any(|s| s.name == r.name))
-                .map(|r| r.size)
-                .sum();
-            (shipped, input.data.len() as u64, removed)
+                .position(|s| s.name == b".shstrtab");
+            let layout = stripped_layout(
+                &elf.file.sections,
+                shstrtab.unwrap_or(0),
+                elf.file.is_64,
+                input.data.len() as u64,
+            );
+            (
+                section_ranges(&elf.file.sections, Some(layout.shstrtab_size)),
+                layout.file_size,
+            )
         }
     };
 
@@ -167,23 +177,21 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
             let decls = want_decls.then(|| DeclPaths::from_sections(&sections));
             (SourceMapper::from_sections(&sections), decls)
         });
-        let mut raw = unique_symbols(&elf, &all_ranges);
+        let mut raw = unique_symbols(&elf, &section_ranges(&elf.file.sections, None));
         raw.par_iter_mut()
             .filter(|s| names::is_mangled(&s.full_name))
-            .for_each(|s| s.full_name = names::demangle(&s.full_name));
-        let raw = add_nm_aliases(raw, &aliases_by_address(&elf));
+            .for_each(|s| s.full_name = names::demangle(&s.full_name, !options.rich_names));
+        let raw = add_nm_aliases(raw, &aliases_by_address(&elf, !options.rich_names));
         (raw, dwarf.join().unwrap_or_default())
     });
     let (mut raw, mut other, other_size) = add_section_symbols(raw, &shipped_ranges)?;
 
     let section_total: u64 = shipped_ranges
         .iter()
-        .filter(|r| !is_bss(&r.name) && !r.nobits)
+        .filter(|r| !is_bss(&r.name))
         .map(|r| r.size)
         .sum();
-    let overhead = shipped_file_size
-        .saturating_sub(section_total)
-        .saturating_sub(removed_bytes);
+    let overhead = shipped_file_size.saturating_sub(section_total);
     other.push(Symbol::new(
         SECTION_OTHER,
         0,
@@ -215,17 +223,18 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
     }
 
     let container = container(input, &elf, &shipped_ranges, other_size + overhead);
-    model::sort_symbols(&mut raw);
-    if options.normalize_names {
+    // SuperSize normalises names before it sorts: the order follows the new names.
+    if !options.rich_names {
         for s in raw.iter_mut().filter(|s| is_native(&s.section)) {
             if s.full_name.starts_with("**") || s.full_name == "string literal" {
                 continue;
             }
-            let (name, flags) = names::normalize_name(&s.full_name, s.section == ".text");
+            let (name, flags) = normalize_native_name(&s.full_name, s.section == ".text");
             s.full_name = name;
             s.flags |= flags;
         }
     }
+    model::sort_symbols(&mut raw);
     model::calculate_padding(&mut raw).map_err(|e| {
         Error::input(
             &input.file_name,
@@ -419,7 +428,7 @@ fn is_upper(s: &str) -> bool {
 
 /// nm's `CollectAliasesByAddress`: demangled names of `t`/`T`/`W` symbols at addresses
 /// holding more than one, sorted with `**` names last.
-fn aliases_by_address(elf: &ElfListing<'_>) -> HashMap<u64, Vec<String>> {
+fn aliases_by_address(elf: &ElfListing<'_>, llvm_spelling: bool) -> HashMap<u64, Vec<String>> {
     // (address, name) of every candidate, sorted, so that each address's names are
     // contiguous and only addresses with several names allocate.
     let mut all: Vec<(u64, &str)> = elf
@@ -444,7 +453,7 @@ fn aliases_by_address(elf: &ElfListing<'_>) -> HashMap<u64, Vec<String>> {
         let mut names: BTreeSet<String> = group
             .iter()
             .filter(|(_, n)| !n.starts_with("OUTLINED_FUNCTION_"))
-            .map(|(_, n)| names::demangle(n))
+            .map(|(_, n)| names::demangle(n, llvm_spelling))
             .collect();
         match outlined {
             0 => {}
@@ -531,7 +540,7 @@ fn add_section_symbols(
     let mut other = Vec::new();
     let mut other_size = 0u64;
     for r in ranges {
-        if seen.contains(&r.name) || (r.nobits && !is_bss(&r.name)) {
+        if seen.contains(&r.name) {
             continue;
         }
         let name = format!("** ELF Section: {}", r.name);

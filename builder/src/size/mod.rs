@@ -17,6 +17,8 @@ pub mod loader;
 pub mod model;
 pub mod names;
 pub mod report;
+pub mod signature;
+pub mod strip;
 pub mod writer;
 
 pub use archive::{archive_elf, ArchiveOptions, ElfArchiveInput};

@@ -1,18 +1,22 @@
-//! Symbol names and source paths as SuperSize writes them: C++ demangling of `_Z` names
-//! (its `demangle.py`), path normalisation (`archive_util.NormalizePaths`), and the
-//! optional name clean-up that sets the anonymous-namespace and clone flags
-//! (`_NormalizeNames`, which SuperSize itself applies only when loading).
+//! Symbol names and source paths as SuperSize writes them: demangling as its
+//! `demangle.py` does with `llvm-cxxfilt` (C++ `_Z…` names in LLVM's spelling, Rust v0
+//! `_R…` names), and path normalisation (`archive_util.NormalizePaths`). The archive-time
+//! name clean-up is in [`super::signature`].
 
 use std::borrow::Cow;
 
-use super::model::{FLAG_ANONYMOUS, FLAG_CLONE};
-
-/// Demangles `name` as SuperSize does with `llvm-cxxfilt`: only `_Z…` (and
-/// `.Lswitch.table._Z…`) names; a trailing `.cfi` or `$<32 hex>` is dropped first; LLVM's
-/// promoted-global suffix (`.llvm.123`) is removed. Names that fail stay as they are.
-pub fn demangle(name: &str) -> String {
+/// Demangles `name` as SuperSize does with `llvm-cxxfilt`: `_Z…` (and
+/// `.Lswitch.table._Z…`) C++ names and `_R…` Rust v0 names; a trailing `.cfi` or
+/// `$<32 hex>` is dropped first; LLVM's promoted-global suffix (`.llvm.123`) is removed.
+/// Names that fail stay as they are. With `llvm_spelling` C++ names are written as
+/// `llvm-cxxfilt-14` writes them (lambdas as `'lambda'(int)`, literals as `8u`, …, see
+/// `llvm_spelling_of`), else as `cpp_demangle` does (binutils' `{lambda(int)#1}`).
+pub fn demangle(name: &str, llvm_spelling: bool) -> String {
     if !is_mangled(name) {
         return name.to_string();
+    }
+    if name.starts_with("_R") {
+        return strip_llvm_promoted_suffix(&demangle_rust_v0(name).unwrap_or_else(|| name.into()));
     }
     let mut part = &name[name.find("_Z").unwrap_or(0)..];
     if let Some(p) = part.strip_suffix(".cfi") {
@@ -28,7 +32,10 @@ pub fn demangle(name: &str) -> String {
             part = head;
         }
     }
-    let demangled = demangle_cpp(part).unwrap_or_else(|| part.to_string());
+    let mut demangled = demangle_cpp(part).unwrap_or_else(|| part.to_string());
+    if llvm_spelling {
+        demangled = llvm_spelling_of(&demangled);
+    }
     let demangled = strip_llvm_promoted_suffix(&demangled);
     if name.starts_with(".Lswitch.table.") {
         format!("Switch table for {demangled}")
@@ -39,7 +46,7 @@ pub fn demangle(name: &str) -> String {
 
 /// Whether [`demangle`] may change `name`.
 pub fn is_mangled(name: &str) -> bool {
-    name.starts_with("_Z") || name.starts_with(".Lswitch.table._Z")
+    name.starts_with("_Z") || name.starts_with("_R") || name.starts_with(".Lswitch.table._Z")
 }
 
 /// The one place the C++ demangler is called. A suffix after the encoding (`.cold`,
@@ -93,6 +100,160 @@ fn demangle_plain_nested(mangled: &str) -> Option<String> {
         rest = &rest[end..];
         count += 1;
     }
+}
+
+/// A Rust v0 name as `llvm-cxxfilt-14` writes it: `rustc-demangle`'s alternate form (no
+/// crate disambiguators), which is LLVM's, except that a suffix after the encoding
+/// (`.0`, as rustc gives a function's statics) is written ` (.0)`.
+fn demangle_rust_v0(name: &str) -> Option<String> {
+    // A v0 encoding holds no `.`: whatever follows the first one is a suffix.
+    let (head, suffix) = match name.find('.') {
+        Some(dot) => name.split_at(dot),
+        None => (name, ""),
+    };
+    let demangled = rustc_demangle::try_demangle(head).ok()?;
+    if suffix.is_empty() {
+        Some(format!("{demangled:#}"))
+    } else {
+        Some(format!("{demangled:#} ({suffix})"))
+    }
+}
+
+/// `cpp_demangle`'s output in `llvm-cxxfilt-14`'s spelling, where the two differ on
+/// common names: lambdas, integer template arguments (`(unsigned int)8` → `8u`), empty
+/// parameter packs (`Foo<int, >` → `Foo<int>`), vtables (`{vtable(X)}` → `vtable for X`)
+/// and non-virtual and virtual thunks.
+fn llvm_spelling_of(name: &str) -> String {
+    let name = special_names(name);
+    let name = integer_literals(&name);
+    llvm_lambdas(&empty_packs(&name))
+}
+
+/// `{vtable(X)}` → `vtable for X`; `{virtual override thunk({offset(N)}, X)}` →
+/// `non-virtual thunk to X`, with `{virtual offset(A, B)}` → `virtual thunk to X`.
+fn special_names(name: &str) -> String {
+    if let Some(inner) = name
+        .strip_prefix("{vtable(")
+        .and_then(|n| n.strip_suffix(")}"))
+    {
+        return format!("vtable for {inner}");
+    }
+    let Some(rest) = name
+        .strip_prefix("{virtual override thunk(")
+        .and_then(|n| n.strip_suffix(")}"))
+    else {
+        return name.to_string();
+    };
+    for (offset, kind) in [("{offset(", "non-virtual"), ("{virtual offset(", "virtual")] {
+        if let Some(after) = rest.strip_prefix(offset) {
+            if let Some(end) = after.find(")}, ") {
+                return format!("{kind} thunk to {}", &after[end + 4..]);
+            }
+        }
+    }
+    name.to_string()
+}
+
+/// `(unsigned int)8` → `8u`, as LLVM writes literals of the integer types that have a
+/// suffix (`int` none, `u`, `l`, `ul`, `ll`, `ull`); other types keep their cast.
+fn integer_literals(name: &str) -> String {
+    const TYPES: [(&str, &str); 6] = [
+        ("(int)", ""),
+        ("(unsigned int)", "u"),
+        ("(long)", "l"),
+        ("(unsigned long)", "ul"),
+        ("(long long)", "ll"),
+        ("(unsigned long long)", "ull"),
+    ];
+    if !name.contains("int)") && !name.contains("long)") {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    'scan: while let Some(open) = rest.find('(') {
+        out.push_str(&rest[..open]);
+        let here = &rest[open..];
+        for (cast, suffix) in TYPES {
+            let Some(value) = here.strip_prefix(cast) else {
+                continue;
+            };
+            let sign = usize::from(value.starts_with('-'));
+            let digits = value[sign..].bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 {
+                out.push_str(&value[..sign + digits]);
+                out.push_str(suffix);
+                rest = &value[sign + digits..];
+                continue 'scan;
+            }
+        }
+        out.push('(');
+        rest = &here[1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// An empty parameter pack leaves `, >` in `cpp_demangle`'s output; LLVM writes nothing
+/// (keeping its space between two closing brackets: `A<B<C> >`).
+fn empty_packs(name: &str) -> String {
+    let mut out = name.to_string();
+    while let Some(at) = out.find(", >") {
+        let after_bracket = out[..at].ends_with('>');
+        out.replace_range(at..at + 3, if after_bracket { " >" } else { ">" });
+    }
+    out
+}
+
+/// GNU's `{lambda(int, int)#1}` in LLVM's spelling: `'lambda'(int, int)`, where the
+/// `#N` (1-based) becomes LLVM's raw discriminator (nothing for the first, then 0, 1, …).
+fn llvm_lambdas(name: &str) -> String {
+    const OPEN: &str = "{lambda(";
+    if !name.contains(OPEN) {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let body = &rest[at + OPEN.len() - 1..];
+        // The parameter list, balanced (parameters may be lambdas themselves).
+        let mut depth = 0usize;
+        let mut close = None;
+        for (i, b) in body.bytes().enumerate() {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        close = Some(i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let tail = close.map(|c| &body[c + 1..]);
+        let number = tail.and_then(|t| {
+            let t = t.strip_prefix('#')?;
+            let end = t.find('}')?;
+            t[..end].parse::<u64>().ok().map(|n| (n, end + 2))
+        });
+        let (Some(close), Some((n, consumed))) = (close, number) else {
+            out.push_str(OPEN);
+            rest = &rest[at + OPEN.len()..];
+            continue;
+        };
+        let discriminator = if n <= 1 {
+            String::new()
+        } else {
+            (n - 2).to_string()
+        };
+        let params = llvm_lambdas(&body[..=close]);
+        out.push_str(&format!("'lambda{discriminator}'{params}"));
+        rest = &body[close + 1 + consumed..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Removes ` (.1.llvm.123)` (demangled) or `.1.llvm.123` (raw) at the end of a name.
@@ -213,37 +374,6 @@ fn lexical_normalize(path: &str) -> String {
     }
 }
 
-/// SuperSize's load-time name clean-up, as an option: removes `[clone …]` and C-style
-/// `.part.N`/`.isra.N`/`.N` clone suffixes of `.text` symbols (flag 64) and every
-/// `(anonymous namespace)::` (flag 1). Returns the new name and the flags to add.
-pub fn normalize_name(full_name: &str, is_text: bool) -> (String, u32) {
-    let mut flags = 0;
-    let mut name = full_name.to_string();
-    if let Some(idx) = name.find(" [clone ") {
-        name.truncate(idx);
-        flags |= FLAG_CLONE;
-    }
-    if is_text {
-        if let Some(idx) = name.rfind('.') {
-            let suffix = &name[idx + 1..];
-            let head = &name[..idx];
-            if !suffix.is_empty()
-                && suffix.bytes().all(|b| b.is_ascii_digit())
-                && !matches!(head, "__tcf_0" | "startup")
-            {
-                flags |= FLAG_CLONE;
-                let end = head.rfind('.').unwrap_or(head.len());
-                name = head[..end].to_string();
-            }
-        }
-    }
-    if name.contains("(anonymous namespace)::") {
-        name = name.replace("(anonymous namespace)::", "");
-        flags |= FLAG_ANONYMOUS;
-    }
-    (name, flags)
-}
-
 /// Makes a name or path safe for the line-based format (spec §9): tab, CR and LF become
 /// a space; other control and non-ASCII characters become `\u{XXXX}`.
 pub fn ascii_clean(text: &str) -> Cow<'_, str> {
@@ -268,12 +398,31 @@ mod tests {
     #[test]
     fn suffixes_as_llvm_writes_them() {
         // llvm-cxxfilt-14 output for these names.
-        assert_eq!(demangle("_Z3fooi.cold"), "foo(int) (.cold)");
+        assert_eq!(demangle("_Z3fooi.cold", true), "foo(int) (.cold)");
         assert_eq!(
-            demangle("_Z3fooi.constprop.0.isra.0"),
+            demangle("_Z3fooi.constprop.0.isra.0", true),
             "foo(int) (.constprop.0.isra.0)"
         );
-        assert_eq!(demangle("_Z3fooi.llvm.123"), "foo(int)");
+        assert_eq!(demangle("_Z3fooi.llvm.123", true), "foo(int)");
+        assert_eq!(
+            demangle("_ZZ4mainENKUlvE0_clEv", true),
+            "main::'lambda0'()::operator()() const"
+        );
+        assert_eq!(
+            demangle("_ZZ4mainENKUliE_clEi", true),
+            "main::'lambda'(int)::operator()(int) const"
+        );
+        assert_eq!(
+            demangle("_ZZ4mainENKUliE_clEi", false),
+            "main::{lambda(int)#1}::operator()(int) const"
+        );
+        assert_eq!(
+            demangle(
+                "_RNvNtNtCsjrHSEGnQ3l9_3std2io5stdio19OUTPUT_CAPTURE_USED.0",
+                true
+            ),
+            "std::io::stdio::OUTPUT_CAPTURE_USED (.0)"
+        );
     }
 
     /// The plain-name shortcut agrees with `cpp_demangle` on every name it takes, checked

@@ -16,6 +16,7 @@ mod output;
 mod output_discovered;
 mod publish_dwarf;
 mod size;
+mod size_chromium;
 mod streaming;
 mod summaries;
 mod symbfile;

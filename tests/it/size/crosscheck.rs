@@ -142,11 +142,11 @@ fn nm_symbols(elf: &Path, dynamic: bool) -> Option<NmTable> {
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    // SuperSize demangles only `_Z` names (Rust v0 `_R` names stay mangled).
+    // SuperSize demangles C++ `_Z` and Rust v0 `_R` names.
     let input: String = rows
         .iter()
         .map(|r| {
-            if r.3.starts_with("_Z") {
+            if r.3.starts_with("_Z") || r.3.starts_with("_R") {
                 format!("{}\n", r.3)
             } else {
                 "_\n".to_string()
@@ -158,7 +158,7 @@ fn nm_symbols(elf: &Path, dynamic: bool) -> Option<NmTable> {
     let mut out = NmTable::new();
     for (row, name) in rows.into_iter().zip(demangled.lines()) {
         // SuperSize's StripLlvmPromotedGlobalNames on what llvm-cxxfilt wrote.
-        let name = if row.3.starts_with("_Z") {
+        let name = if row.3.starts_with("_Z") || row.3.starts_with("_R") {
             strip_promoted(name)
         } else {
             row.3.clone()
@@ -233,9 +233,24 @@ fn crosscheck(elf_src: &Path, expect_paths: bool) -> Option<SizeInfo> {
     let dir = tempfile::tempdir().unwrap();
     let elf = prepare_elf(elf_src, dir.path());
     let stripped = eu_strip(&elf)?;
-    let info = archive(&elf, Some(&stripped), &ArchiveOptions::default());
+    // Names as the symbol table and the demangler give them, without SuperSize's
+    // clean-up (which the Chromium goldens check).
+    let options = ArchiveOptions {
+        rich_names: true,
+        ..Default::default()
+    };
+    let info = archive(&elf, Some(&stripped), &options);
     assert_strict(dir.path(), "out.size", &writer::size_file(&info));
     check_sections(&info, &stripped);
+    // Without the stripped copy symblob computes the file `eu-strip` writes: the same
+    // sections, `.shstrtab` and overhead (`.other` holds it).
+    let computed = archive(&elf, None, &options);
+    assert_eq!(
+        computed.containers[0].section_sizes,
+        info.containers[0].section_sizes,
+        "computed strip of {}",
+        elf.display()
+    );
     check_symbols(&info, &elf, false)?;
     if expect_paths {
         check_paths(&info, &elf)?;

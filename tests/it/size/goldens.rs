@@ -44,6 +44,22 @@ fn size_archives_equal_chromium_goldens() {
     }
 }
 
+/// Given only the unstripped ELF, symblob computes the file `strip` writes: the same
+/// archive as from the stripped copy.
+#[test]
+fn size_archives_without_a_stripped_copy_equal_chromium_goldens() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, elf) in goldens() {
+        let elf = prepare_elf(&elf, dir.path());
+        let info = archive(&elf, None, &ArchiveOptions::default());
+        assert_eq!(
+            gunzip(&writer::size_file(&info)),
+            gunzip(&golden(name)),
+            "{name}"
+        );
+    }
+}
+
 #[test]
 fn size_sizediff_equals_chromium_golden() {
     let dir = tempfile::tempdir().unwrap();

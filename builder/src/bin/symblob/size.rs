@@ -20,10 +20,10 @@ pub enum Command {
     /// Archive an ELF file as a SuperSize `.size` (what `supersize archive --elf-file ELF
     /// --no-map-file` writes).
     ///
-    /// Section sizes are those of the shipped file: pass the stripped binary with
-    /// --stripped for SuperSize's exact numbers. Without it they are estimated from the
-    /// unstripped file (debug sections, .symtab and .strtab left out; .shstrtab and the
-    /// file layout are not re-laid out as strip would).
+    /// Section sizes are those of the shipped file, as SuperSize measures them: the file
+    /// `eu-strip` would write (computed, no tool is run), or the binary given with
+    /// --stripped. Names are SuperSize's (LLVM's demangling, return types, anonymous
+    /// namespaces and clone suffixes removed); --rich-names keeps symblob's.
     Archive(ArchiveArgs),
     /// Diff two builds (each an ELF or a `.size`): write a `.sizediff` with -o, else print
     /// what grew and shrank.
@@ -55,10 +55,12 @@ pub struct ArchiveArgs {
     /// `title`, `url`).
     #[arg(long = "build-config", value_name = "KEY=VALUE")]
     build_config: Vec<String>,
-    /// Remove `[clone …]` suffixes and `(anonymous namespace)::` from names and set
-    /// their flags (SuperSize does this when loading, not in the archive).
+    /// Keep symblob's richer names: return types, `(anonymous namespace)::` and clone
+    /// suffixes kept (no clone or anonymous-namespace flags), lambdas as binutils spells
+    /// them. By default names are SuperSize's (LLVM's demangling, cleaned up as its
+    /// archive step does).
     #[arg(long)]
-    normalize_names: bool,
+    rich_names: bool,
     /// Attribute each function to the file of its own DWARF declaration (headers for
     /// template and inline functions) instead of its compile unit. Not SuperSize's rule.
     #[arg(long)]
@@ -210,7 +212,7 @@ fn archive(a: ArchiveArgs) -> Result<()> {
         source_root: a.source_root,
         generated_dir: a.generated_dir,
         build_config: build_config(&a.build_config)?,
-        normalize_names: a.normalize_names,
+        rich_names: a.rich_names,
         decl_paths: a.decl_paths,
         data_paths: a.data_paths,
     };
