@@ -91,9 +91,9 @@ pub fn is_bss(section: &str) -> bool {
 }
 
 /// Sections that take no file space but are not bss-like to SuperSize: thread-local bss,
-/// which linkers always make NOBITS. SuperSize refuses ELF files that have one (it
-/// asserts every NOBITS section is bss-like); this project's archives list its size in
-/// `section_sizes` (spec §9), and only the name survives in a `.size` file.
+/// which linkers always make NOBITS. SuperSize archives it as a section of the file (its
+/// `Overhead: ELF file` is short by its size); only the name survives in a `.size` file,
+/// so reports recognise it by name.
 pub const NOBITS_NOT_BSS: &[&str] = &[".tbss"];
 
 /// Whether `section` takes no space in the file: bss-like, or in [`NOBITS_NOT_BSS`].

@@ -108,11 +108,20 @@ fn file_rows(info: &SizeInfo) -> Rows {
             }
         }
     }
+    // SuperSize's overhead is the file size less every section but the bss-like ones, so
+    // it is short by the thread-local bss (`.tbss`), which takes no file space either:
+    // given back here, so that the rows in the file add up to its length.
+    let uncounted: i64 = info
+        .containers
+        .iter()
+        .flat_map(|c| &c.section_sizes)
+        .filter(|(k, _)| super::model::NOBITS_NOT_BSS.contains(&k.as_str()))
+        .fold(0i64, |acc, (_, v)| acc.saturating_add(*v));
     let overhead: i64 = info
         .symbols
         .iter()
         .filter(|s| s.full_name == "Overhead: ELF file")
-        .fold(0i64, |acc, s| acc.saturating_add(s.size));
+        .fold(uncounted, |acc, s| acc.saturating_add(s.size));
     if overhead != 0 {
         rows.insert("[ELF headers and padding]".into(), overhead);
     }
