@@ -76,7 +76,7 @@ pub mod info_type {
     pub const INLINE_INFO: u32 = 2;
 }
 
-/// Opcodes of the line-table program; every byte from [`FIRST_SPECIAL`] up is a
+/// Opcodes of the line-table program; every byte from [`FIRST_SPECIAL`](opcode::FIRST_SPECIAL) up is a
 /// special opcode that advances both the address and the line and pushes a row.
 pub mod opcode {
     /// Ends the program.
