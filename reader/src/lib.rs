@@ -54,6 +54,7 @@
 mod cursor;
 mod error;
 mod partition;
+mod slice;
 mod text;
 mod varint;
 

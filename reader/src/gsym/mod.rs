@@ -69,6 +69,7 @@ pub mod raw;
 mod validate;
 mod words;
 
+use crate::slice::to_u64;
 use zerocopy::byteorder::{BigEndian, LittleEndian};
 use zerocopy::FromBytes;
 
@@ -162,35 +163,14 @@ fn error(section: &'static str, offset: u64, kind: ErrorKind) -> Error {
     Error::new(Format::Gsym, section, offset, kind)
 }
 
-/// A `usize` as `u64` (lossless on every host Rust supports; saturates otherwise).
-fn to_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
-}
-
-/// `bytes[offset .. offset + size]`, with overflow-safe arithmetic; a truncation error
-/// of `name` otherwise.
+/// `bytes[offset .. offset + size]`, or a truncation error of `name`.
 fn slice_at<'a>(
     bytes: &'a [u8],
     name: &'static str,
     offset: u64,
     size: u64,
 ) -> Result<&'a [u8], Error> {
-    let overflow = || error(name, offset, ErrorKind::Overflow);
-    let end = offset.checked_add(size).ok_or_else(overflow)?;
-    let len = to_u64(bytes.len());
-    if end > len {
-        return Err(error(
-            name,
-            offset,
-            ErrorKind::Truncated {
-                needed: size,
-                available: len.saturating_sub(offset),
-            },
-        ));
-    }
-    let start = usize::try_from(offset).map_err(|_| overflow())?;
-    let end = usize::try_from(end).map_err(|_| overflow())?;
-    bytes.get(start..end).ok_or_else(overflow)
+    crate::slice::checked_slice(bytes, Format::Gsym, name, offset, size)
 }
 
 /// `value` rounded up to a multiple of `align` (a power of two).

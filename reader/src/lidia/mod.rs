@@ -112,6 +112,7 @@ pub mod raw;
 mod str;
 mod tables;
 
+use crate::slice::to_u64;
 use zerocopy::little_endian::{U16, U32, U64};
 use zerocopy::FromBytes;
 
@@ -165,11 +166,6 @@ fn error(section: &'static str, offset: u64, kind: ErrorKind) -> Error {
     Error::new(Format::Lidia, section, offset, kind)
 }
 
-/// A `usize` as `u64` (lossless on every host Rust supports; saturates otherwise).
-fn to_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
-}
-
 /// The bytes of a section of `count` entries of `entry_size` bytes at `offset`, checked
 /// with overflow-safe arithmetic against the buffer.
 fn section_bytes<'a>(
@@ -179,23 +175,10 @@ fn section_bytes<'a>(
     count: u64,
     entry_size: u64,
 ) -> Result<&'a [u8], Error> {
-    let overflow = || error(name, offset, ErrorKind::Overflow);
-    let size = count.checked_mul(entry_size).ok_or_else(overflow)?;
-    let end = offset.checked_add(size).ok_or_else(overflow)?;
-    let len = to_u64(bytes.len());
-    if end > len {
-        return Err(error(
-            name,
-            offset,
-            ErrorKind::Truncated {
-                needed: size,
-                available: len.saturating_sub(offset),
-            },
-        ));
-    }
-    let start = usize::try_from(offset).map_err(|_| overflow())?;
-    let end = usize::try_from(end).map_err(|_| overflow())?;
-    bytes.get(start..end).ok_or_else(overflow)
+    let size = count
+        .checked_mul(entry_size)
+        .ok_or_else(|| error(name, offset, ErrorKind::Overflow))?;
+    crate::slice::checked_slice(bytes, Format::Lidia, name, offset, size)
 }
 
 /// Views `bytes` as a slice of `T` (an alignment-1 type whose size divides the length).

@@ -78,6 +78,7 @@ pub use line_table::{LineRow, LineRows, LineTable};
 pub use records::{PadEntries, PadEntry, Range, ReturnPad};
 pub use strings::{StringTable, Strings, TableStrings};
 
+use crate::slice::to_u64;
 use crate::{Error, ErrorKind, Format};
 use leb128::VarintError;
 use proto::Fields;
@@ -116,10 +117,6 @@ pub struct Message<'a> {
 
 fn error(section: &'static str, offset: u64, kind: ErrorKind) -> Error {
     Error::new(Format::Symbfile, section, offset, kind)
-}
-
-fn to_u64(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
 }
 
 /// A symbfile whose magic and header have been checked.
