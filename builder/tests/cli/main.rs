@@ -4,6 +4,7 @@
 mod cif;
 mod common;
 mod errors;
+mod golden_outputs;
 mod gsym;
 mod help;
 mod input_names;
