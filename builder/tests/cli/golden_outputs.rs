@@ -73,8 +73,26 @@ fn first_difference(want: &[u8], got: &[u8]) -> Option<String> {
     ))
 }
 
+/// The modification time every input of a case is given before it runs (2026-01-01
+/// 00:00:00 UTC, as `make.sh` sets it): SuperSize archives record the ELF file's mtime,
+/// which a checkout sets to the time of the checkout.
+const INPUT_MTIME: u64 = 1_767_225_600;
+
+/// Gives every `$T/` argument of `case` the modification time [`INPUT_MTIME`].
+fn pin_input_mtimes(case: &Case) {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(INPUT_MTIME);
+    for arg in case.args.iter().filter_map(|a| a.strip_prefix("$T/")) {
+        let path = root().join("testdata").join(arg);
+        if path.is_file() {
+            let file = fs::File::options().write(true).open(&path).expect("open input");
+            file.set_modified(time).expect("set the input's mtime");
+        }
+    }
+}
+
 /// Runs `case` into `out` (an empty directory); the problems found, one line each.
 fn check(case: &Case, out: &Path) -> Vec<String> {
+    pin_input_mtimes(case);
     let out_prefix = format!("{}/", out.to_str().expect("UTF-8 temporary path"));
     let args: Vec<String> = case
         .args
