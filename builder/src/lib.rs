@@ -75,6 +75,7 @@ mod progress;
 mod warning;
 
 pub mod cif;
+pub mod convert;
 pub mod demangle;
 pub mod dwarf;
 pub mod elf;
@@ -85,6 +86,7 @@ pub mod ksym;
 pub mod lidia;
 pub mod model;
 pub mod output;
+pub mod readback;
 #[cfg(feature = "size")]
 pub mod size;
 pub mod symbfile;

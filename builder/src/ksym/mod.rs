@@ -91,6 +91,7 @@
 
 mod build;
 mod encode;
+pub mod model;
 mod order;
 mod tokens;
 mod whole;

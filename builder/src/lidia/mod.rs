@@ -8,6 +8,7 @@
 mod dump;
 pub mod dwarf;
 mod elf;
+pub mod model;
 mod strings;
 mod writer;
 

@@ -14,7 +14,7 @@ use std::sync::Arc;
 /// A byte string either borrowed from the input (a DWARF or ELF string table) or shared
 /// (built here: a path, a demangled name).
 #[derive(Clone, Debug)]
-pub(crate) enum Bytes<'a> {
+pub enum Bytes<'a> {
     /// Borrowed from the input.
     Borrowed(&'a [u8]),
     /// Built by the builder, shared between the spans that use it.
@@ -39,16 +39,16 @@ impl Default for Bytes<'_> {
 
 /// A line row attached to a span: from `addr` (absolute) on, the source line is `line`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Row {
+pub struct Row {
     /// Absolute address where the row starts.
     pub addr: u64,
     /// Source line (0 = no line).
     pub line: u32,
 }
 
-/// One output range before it goes to the writer.
+/// One address range of a function or of one inlined call, with the line rows it owns.
 #[derive(Clone, Debug)]
-pub(crate) struct Span<'a> {
+pub struct Span<'a> {
     /// First address.
     pub start: u64,
     /// One past the last address.
@@ -99,9 +99,15 @@ impl Span<'_> {
     }
 }
 
-/// One depth-0 span with the inline spans nested in it.
+/// One function piece: its depth-0 span with the inline spans nested in it.
+///
+/// Invariant: `spans[0]` is the depth-0 span and contains every other span; the spans form
+/// a laminar family (two spans are disjoint or one contains the other, and a contained
+/// span is deeper); they are sorted by (start, depth) ([`sort_spans`]). A lookup that walks
+/// the spans covering an address from the last to the first meets the innermost inlined
+/// call first and the function itself last.
 #[derive(Clone, Debug)]
-pub(crate) struct Group<'a> {
+pub struct Group<'a> {
     /// `spans[0]` is the depth-0 span; see the module invariant.
     pub spans: Vec<Span<'a>>,
 }
@@ -157,7 +163,7 @@ impl<'a> Group<'a> {
 }
 
 /// Sorts spans by (start, depth): the order of a laminar family's pre-order walk.
-pub(crate) fn sort_spans(spans: &mut [Span<'_>]) {
+pub fn sort_spans(spans: &mut [Span<'_>]) {
     spans.sort_by_key(|s| (s.start, s.depth));
 }
 

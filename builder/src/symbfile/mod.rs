@@ -39,6 +39,7 @@ pub mod fileid;
 pub mod index;
 #[cfg(feature = "json")]
 pub mod json;
+pub mod model;
 pub mod parts;
 pub mod record;
 pub mod retpads;

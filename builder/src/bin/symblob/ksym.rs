@@ -69,7 +69,7 @@ enum FormatArg {
 
 /// Blob framings for `--layout`.
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
-enum LayoutArg {
+pub(crate) enum LayoutArg {
     /// A u64 total byte count first, then the plain layout (the `ksym` crate 0.6).
     #[default]
     Sized,

@@ -15,6 +15,7 @@ macro_rules! note {
 
 mod cif;
 mod common;
+mod convert;
 mod frames;
 mod gsym;
 mod ksym;
@@ -51,6 +52,9 @@ enum Command {
     /// from its bytes), as `symblob ksym lookup`, `symblob lidia lookup`, `symblob symbfile
     /// lookup` or `symblob gsym lookup` would.
     Lookup(lookup::LookupArgs),
+    /// Rewrite a ksym-bin, Lidia, symbfile or ELF file as ksym-bin, Lidia or symbfile,
+    /// saying what the target format cannot hold.
+    Convert(convert::ConvertArgs),
     /// ksym-bin v1: kallsyms-style symbol blobs for kernels and bootloaders.
     #[command(subcommand)]
     Ksym(ksym::Command),
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Lookup(args) => lookup::run(args),
+        Command::Convert(args) => convert::run(args),
         Command::Ksym(c) => ksym::run(c),
         Command::Lidia(c) => lidia::run(c),
         Command::Cif(c) => cif::run(c),

@@ -10,7 +10,7 @@ use std::path::Path;
 
 pub use crate::dwarf::DwarfStats;
 use crate::dwarf::{build_groups, DwarfOptions};
-use crate::lidia::{ElfOptions, LidiaWriter, LineEntry, RangeSpec};
+use crate::lidia::{ElfOptions, LidiaWriter, RangeSpec};
 use crate::model::Group;
 use crate::Result;
 
@@ -51,29 +51,7 @@ pub fn collect_with_stats(
     options: &ElfOptions,
     sink: &mut dyn FnMut(&RangeSpec<'_>),
 ) -> Result<DwarfStats> {
-    session(path, data, options, |groups| emit(&groups, sink))
-}
-
-/// Hands every span to the sink, groups in address order, spans in (start, depth) order.
-fn emit(groups: &[Group<'_>], sink: &mut dyn FnMut(&RangeSpec<'_>)) {
-    let mut buf: Vec<LineEntry> = Vec::new();
-    for g in groups {
-        for s in &g.spans {
-            buf.clear();
-            buf.extend(s.rows.iter().map(|r| LineEntry {
-                offset: r.addr.wrapping_sub(s.start),
-                line: u64::from(r.line),
-            }));
-            sink(&RangeSpec {
-                va: s.start,
-                length: s.end.wrapping_sub(s.start),
-                depth: u64::from(s.depth),
-                function: &s.name,
-                file: s.file.as_deref().unwrap_or_default(),
-                call_file: s.call_file.as_deref().unwrap_or_default(),
-                call_line: u64::from(s.call_line),
-                lines: &buf,
-            });
-        }
-    }
+    session(path, data, options, |groups| {
+        crate::lidia::model::for_each_range(&groups, sink)
+    })
 }

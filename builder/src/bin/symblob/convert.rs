@@ -1,0 +1,89 @@
+//! `symblob convert`: any file symblob reads into any format it writes.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use symblob_build::convert::{self, ConvertOptions, Converted, Target};
+use symblob_build::output::{refuse_same_file, write_atomic};
+
+use crate::common::{self, display_name, Outcome, Result};
+use crate::ksym::LayoutArg;
+
+/// The formats `--to` names.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ToArg {
+    /// ksym-bin (function names only; the input blob's layout, or `--layout`).
+    Ksym,
+    /// Lidia with files and lines.
+    Lidia,
+    /// symbfile: range records, and return pads when the input has them.
+    Symbfile,
+}
+
+/// `symblob convert`.
+#[derive(Args)]
+pub struct ConvertArgs {
+    /// The input: a ksym-bin blob, a Lidia file, a symbfile, or an ELF file (built from as
+    /// the target's `build` command does by default); its bytes decide.
+    input: PathBuf,
+    /// The output file (written atomically; `-` for standard output).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    to: ToArg,
+    /// ksym-bin framing (default: the input blob's, or `sized`).
+    #[arg(long, value_enum)]
+    layout: Option<LayoutArg>,
+    /// Print nothing on success.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Runs `symblob convert`.
+pub fn run(args: ConvertArgs) -> Result<Outcome> {
+    refuse_same_file(&args.output, &[&args.input])?;
+    let bytes = common::read_input(&args.input)?;
+    let to = match args.to {
+        ToArg::Ksym => Target::Ksym,
+        ToArg::Lidia => Target::Lidia,
+        ToArg::Symbfile => Target::Symbfile,
+    };
+    let options = ConvertOptions {
+        ksym_layout: args.layout.map(Into::into),
+    };
+    let name = display_name(&args.input);
+    let converted = convert::convert(std::path::Path::new(&name), &bytes, to, &options)?;
+    write_atomic(&args.output, &converted.bytes)?;
+    if !args.quiet {
+        note!("{}", summary(&name, to, &converted));
+    }
+    Ok(Outcome::Success)
+}
+
+/// One line: what was read, what was written, and what the target could not hold.
+fn summary(input: &str, to: Target, c: &Converted) -> String {
+    let mut line = format!(
+        "{input}: {} ({}) to {}: {} {}, {} inlined calls, {} return pads, {} bytes",
+        c.from,
+        c.held,
+        to.format(),
+        c.functions,
+        if matches!(to, Target::Ksym) {
+            "symbols"
+        } else {
+            "functions"
+        },
+        c.inlined,
+        c.return_pads,
+        c.bytes.len()
+    );
+    if !c.lost.is_empty() {
+        line.push_str(&format!(
+            "; not kept (a {} file cannot hold them): {}",
+            to.format(),
+            c.lost.join(", ")
+        ));
+    }
+    line
+}

@@ -1,0 +1,276 @@
+//! `symblob convert`: one source, the model, one writer.
+//!
+//! The input's format is recognised from its bytes; a symblob format is read back into
+//! the [model](crate::model) ([`crate::readback`]) and written by the target's writer,
+//! which reads only the model. An ELF file is built from as the format's own `build`
+//! command does (ksym from its symbol table, Lidia from DWARF with files and lines,
+//! symbfile by symblib's rules). What the source holds and the target cannot is
+//! reported; a source with nothing the target can hold is refused.
+
+use std::fmt;
+use std::path::Path;
+
+use symblob::ksym::LayoutKind;
+
+use crate::dwarf::DwarfOptions;
+use crate::ksym::{BuildOptions, InputOptions};
+use crate::lidia::ElfOptions;
+use crate::model::{Contents, Model};
+use crate::symbfile::extract::{self, ExtractOptions};
+use crate::symbfile::SymbfileWriter;
+use crate::{readback, Error, Location, Result};
+
+/// A format `symblob convert` reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// An ELF file (read only).
+    Elf,
+    /// ksym-bin.
+    Ksym,
+    /// Lidia.
+    Lidia,
+    /// symbfile (range records, and return pads when the source has them).
+    Symbfile,
+}
+
+impl Format {
+    /// The format of `bytes`, from its magic numbers; ksym-bin, which has none, when it
+    /// parses as one. `None` for anything else.
+    pub fn detect(bytes: &[u8]) -> Option<Format> {
+        if bytes.starts_with(b"\x7fELF") {
+            Some(Format::Elf)
+        } else if symblob::lidia::LidiaFile::parse(bytes).is_ok() {
+            Some(Format::Lidia)
+        } else if symblob::symbfile::SymbFile::parse(bytes).is_ok() {
+            Some(Format::Symbfile)
+        } else if symblob::ksym::KsymBlob::parse(bytes).is_ok() {
+            Some(Format::Ksym)
+        } else {
+            None
+        }
+    }
+
+    /// The kinds of facts a file of this format can hold.
+    pub fn can_hold(self) -> Contents {
+        let functions = Contents {
+            functions: true,
+            inline: true,
+            files: true,
+            lines: true,
+            ..Contents::default()
+        };
+        match self {
+            Format::Elf => Contents {
+                symbols: true,
+                ..functions
+            },
+            Format::Ksym => Contents {
+                functions: true,
+                symbols: true,
+                ..Contents::default()
+            },
+            Format::Lidia => functions,
+            Format::Symbfile => Contents {
+                return_pads: true,
+                ..functions
+            },
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Elf => "ELF",
+            Format::Ksym => "ksym-bin",
+            Format::Lidia => "Lidia",
+            Format::Symbfile => "symbfile",
+        })
+    }
+}
+
+/// A format `symblob convert` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// ksym-bin.
+    Ksym,
+    /// Lidia.
+    Lidia,
+    /// symbfile.
+    Symbfile,
+}
+
+impl Target {
+    /// The same format as a [`Format`].
+    pub fn format(self) -> Format {
+        match self {
+            Target::Ksym => Format::Ksym,
+            Target::Lidia => Format::Lidia,
+            Target::Symbfile => Format::Symbfile,
+        }
+    }
+}
+
+/// Options of a conversion.
+#[derive(Clone, Debug, Default)]
+pub struct ConvertOptions {
+    /// The ksym-bin layout to write; by default the input blob's own, or the sized layout.
+    pub ksym_layout: Option<LayoutKind>,
+}
+
+/// What a conversion produced.
+#[derive(Clone, Debug)]
+pub struct Converted {
+    /// The output file's bytes.
+    pub bytes: Vec<u8>,
+    /// The input's format.
+    pub from: Format,
+    /// What the input held (for an ELF input: what the target can hold of it).
+    pub held: Contents,
+    /// What the input held that the output cannot (empty when nothing was lost).
+    pub lost: Vec<String>,
+    /// Functions (depth-0 spans) written, or symbols for ksym-bin.
+    pub functions: usize,
+    /// Inlined calls written.
+    pub inlined: usize,
+    /// Return pads written.
+    pub return_pads: usize,
+}
+
+/// Converts the file `bytes` (read from `path`, which names it in errors and is read
+/// again for an ELF input's separate debug files) into `to`.
+///
+/// # Errors
+///
+/// An input in no format `convert` reads, a malformed input (with its offset), an input
+/// that holds nothing `to` can hold, and the target writer's limits.
+pub fn convert(
+    path: &Path,
+    bytes: &[u8],
+    to: Target,
+    options: &ConvertOptions,
+) -> Result<Converted> {
+    let input = path.display().to_string();
+    let Some(from) = Format::detect(bytes) else {
+        return Err(Error::input(
+            input,
+            Location::Whole,
+            "not a ksym-bin, Lidia, symbfile or ELF file",
+        ));
+    };
+    let mut ksym_layout = options.ksym_layout;
+    let model = match from {
+        Format::Elf => return from_elf(path, bytes, to, options),
+        Format::Ksym => {
+            let source = readback::ksym::read(bytes, &input)?;
+            ksym_layout = ksym_layout.or(Some(source.layout));
+            source.model
+        }
+        Format::Lidia => readback::lidia::read(bytes, &input)?,
+        Format::Symbfile => readback::symbfile::read(bytes, &input)?,
+    };
+    let held = model.contents();
+    let mut lost: Vec<String> = held
+        .lost_in(&to.format().can_hold())
+        .into_iter()
+        .map(String::from)
+        .collect();
+    let unnamed = model.function_spans().filter(|s| s.name.is_empty()).count();
+    if to == Target::Ksym && model.symbols.is_empty() && unnamed > 0 {
+        lost.push(format!("{unnamed} functions without a name"));
+    }
+    let nothing = match to {
+        Target::Ksym | Target::Lidia => !held.functions && !held.symbols,
+        Target::Symbfile => model.is_empty(),
+    };
+    if nothing {
+        return Err(Error::input(
+            input,
+            Location::Whole,
+            format!(
+                "holds nothing a {} file can hold (it holds {held})",
+                to.format()
+            ),
+        ));
+    }
+    let bytes = write(&model, to, ksym_layout)?;
+    Ok(Converted {
+        bytes,
+        from,
+        held,
+        lost,
+        functions: match to {
+            Target::Ksym => crate::ksym::model::symbols_of(&model).len(),
+            Target::Lidia | Target::Symbfile => model.functions.len(),
+        },
+        inlined: match to {
+            Target::Ksym => 0,
+            Target::Lidia | Target::Symbfile => {
+                model.functions.iter().map(|g| g.spans.len() - 1).sum()
+            }
+        },
+        return_pads: match to {
+            Target::Symbfile => model.return_pads.len(),
+            Target::Ksym | Target::Lidia => 0,
+        },
+    })
+}
+
+/// Writes `model` as `to`.
+fn write(model: &Model<'_>, to: Target, ksym_layout: Option<LayoutKind>) -> Result<Vec<u8>> {
+    match to {
+        Target::Ksym => {
+            let options = BuildOptions {
+                layout: ksym_layout.unwrap_or(LayoutKind::Sized),
+                ..BuildOptions::default()
+            };
+            Ok(crate::ksym::build(&crate::ksym::model::symbols_of(model), &options)?.bytes)
+        }
+        Target::Lidia => Ok(crate::lidia::model::write_model(model)),
+        Target::Symbfile => crate::symbfile::model::write_model(model),
+    }
+}
+
+/// Builds `to` from an ELF file as its own build command does by default.
+fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> Result<Converted> {
+    let input = path.display().to_string();
+    let (bytes, functions, inlined) = match to {
+        Target::Ksym => {
+            let build = BuildOptions {
+                layout: options.ksym_layout.unwrap_or(LayoutKind::Sized),
+                ..BuildOptions::default()
+            };
+            let built =
+                crate::ksym::build_from_elf(bytes, &input, &InputOptions::default(), &build)?;
+            let n = built.blob.stats.symbols as usize;
+            (built.blob.bytes, n, 0)
+        }
+        Target::Lidia => {
+            let elf = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
+            let lidia = crate::lidia::build_from_elf(path, &elf)?;
+            let file = symblob::lidia::LidiaFile::parse(&lidia)?;
+            let top = file.ranges().filter(|r| r.depth == 0).count();
+            let all = file.len();
+            (lidia, top, all - top)
+        }
+        Target::Symbfile => {
+            let extraction = extract::ranges(path, &ExtractOptions::default())?;
+            let mut writer = SymbfileWriter::new();
+            for record in &extraction.records {
+                writer.add_range(record)?;
+            }
+            let top = extraction.records.iter().filter(|r| r.depth == 0).count();
+            let n = extraction.records.len();
+            (writer.finish()?, top, n - top)
+        }
+    };
+    Ok(Converted {
+        bytes,
+        from: Format::Elf,
+        held: to.format().can_hold(),
+        lost: Vec::new(),
+        functions,
+        inlined,
+        return_pads: 0,
+    })
+}

@@ -1,0 +1,224 @@
+//! One input's whole content in the model: what `symblob convert` carries from a source
+//! to a writer, and the facts it holds, so that a conversion can say what its target
+//! cannot keep.
+
+use std::fmt;
+use std::ops::Range;
+
+use super::{Bytes, Group, Span, Symbol};
+
+/// Everything a source read from one input.
+///
+/// Invariants: `functions` are sorted by their start address (ties keep input order) and
+/// each satisfies [`Group`]'s invariant; `symbols` keep input order (writers sort);
+/// `return_pads` are sorted by address.
+#[derive(Clone, Debug, Default)]
+pub struct Model<'a> {
+    /// Function pieces with their inline calls and line rows.
+    pub functions: Vec<Group<'a>>,
+    /// Typed symbols, when the input has them (ksym-bin, ELF symbol tables, nm text).
+    pub symbols: Vec<Symbol>,
+    /// The address ranges the symbols describe (a ksym-bin blob's text ranges); empty
+    /// when the input does not say.
+    pub text_ranges: Vec<Range<u64>>,
+    /// Inline chains at return addresses (symbfile return-pad records).
+    pub return_pads: Vec<ReturnPad>,
+}
+
+/// The inline chain of one return address, outermost frame first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReturnPad {
+    /// The return address minus one (what a profiler looks up).
+    pub address: u64,
+    /// Frames, outermost first.
+    pub frames: Vec<PadFrame>,
+}
+
+/// One frame of a [`ReturnPad`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PadFrame {
+    /// The function at this level.
+    pub function: String,
+    /// The file of the call site in this function (of the return address itself for the
+    /// innermost frame).
+    pub file: Option<String>,
+    /// The line of that place; 0 when unknown.
+    pub line: u32,
+}
+
+/// Which kinds of facts a [`Model`] holds; what a conversion keeps is the intersection of
+/// the source's and the target's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Contents {
+    /// Functions with address ranges.
+    pub functions: bool,
+    /// Inlined calls (spans deeper than 0).
+    pub inline: bool,
+    /// Source files.
+    pub files: bool,
+    /// Line rows.
+    pub lines: bool,
+    /// Typed symbols (nm type characters), aliases included.
+    pub symbols: bool,
+    /// Return pads.
+    pub return_pads: bool,
+}
+
+impl Contents {
+    /// The facts of `self` that `target` cannot hold, by name.
+    pub fn lost_in(&self, target: &Contents) -> Vec<&'static str> {
+        let pairs = [
+            (self.inline, target.inline, "inlined calls"),
+            (self.files, target.files, "source files"),
+            (self.lines, target.lines, "line numbers"),
+            (self.symbols, target.symbols, "symbol types and aliases"),
+            (self.return_pads, target.return_pads, "return pads"),
+        ];
+        pairs
+            .iter()
+            .filter(|(has, keeps, _)| *has && !*keeps)
+            .map(|&(_, _, what)| what)
+            .collect()
+    }
+}
+
+impl fmt::Display for Contents {
+    /// The facts held, as a comma-separated list (`functions, inlined calls, …`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let names = [
+            (self.functions, "functions"),
+            (self.inline, "inlined calls"),
+            (self.files, "source files"),
+            (self.lines, "line numbers"),
+            (self.symbols, "typed symbols"),
+            (self.return_pads, "return pads"),
+        ];
+        let held: Vec<&str> = names.iter().filter(|(h, _)| *h).map(|&(_, n)| n).collect();
+        if held.is_empty() {
+            f.write_str("nothing")
+        } else {
+            f.write_str(&held.join(", "))
+        }
+    }
+}
+
+impl Model<'_> {
+    /// The kinds of facts this model holds.
+    pub fn contents(&self) -> Contents {
+        let spans = || self.functions.iter().flat_map(|g| &g.spans);
+        Contents {
+            functions: !self.functions.is_empty(),
+            inline: spans().any(|s| s.depth > 0),
+            files: spans().any(|s| s.file.is_some() || s.call_file.is_some()),
+            lines: spans().any(|s| !s.rows.is_empty()),
+            symbols: !self.symbols.is_empty(),
+            return_pads: !self.return_pads.is_empty(),
+        }
+    }
+
+    /// Whether the model holds nothing at all.
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty() && self.symbols.is_empty() && self.return_pads.is_empty()
+    }
+
+    /// The depth-0 spans as functions: the piece of each name, in address order.
+    pub fn function_spans(&self) -> impl Iterator<Item = &Span<'_>> {
+        self.functions.iter().filter_map(|g| g.spans.first())
+    }
+}
+
+/// Functions for symbols that have no size of their own: each covers the addresses up to
+/// the next greater symbol address or the end of its text range, whichever comes first,
+/// named by the first symbol stored at its address (what ksym-bin's lookups answer).
+/// Symbols outside every range, and ranges before their first symbol, give nothing.
+///
+/// `symbols` must be sorted by address with aliases in their stored order.
+pub fn functions_of_symbols(symbols: &[Symbol], text_ranges: &[Range<u64>]) -> Vec<Group<'static>> {
+    let mut out = Vec::new();
+    for (i, sym) in symbols.iter().enumerate() {
+        if i > 0 && symbols[i - 1].address == sym.address {
+            continue; // an alias: the first at this address names it
+        }
+        let Some(range) = text_ranges.iter().find(|r| r.contains(&sym.address)) else {
+            continue;
+        };
+        let next = symbols[i..]
+            .iter()
+            .map(|s| s.address)
+            .find(|&a| a > sym.address)
+            .unwrap_or(u64::MAX);
+        let end = next.min(range.end);
+        out.push(Group {
+            spans: vec![Span {
+                start: sym.address,
+                end,
+                depth: 0,
+                name: Bytes::Shared(sym.name.as_bytes().into()),
+                file: None,
+                call_file: None,
+                call_line: 0,
+                rows: Vec::new(),
+            }],
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(address: u64, name: &str) -> Symbol {
+        Symbol {
+            address,
+            kind: b'T',
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn symbols_end_at_the_next_address_or_the_range_end() {
+        let symbols = [
+            sym(0x10, "a"),
+            sym(0x10, "alias"),
+            sym(0x20, "b"),
+            sym(0x100, "far"),
+        ];
+        let groups = functions_of_symbols(&symbols, &[0x10..0x30]);
+        let got: Vec<_> = groups
+            .iter()
+            .map(|g| (g.start(), g.end(), g.spans[0].name.to_vec()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![(0x10, 0x20, b"a".to_vec()), (0x20, 0x30, b"b".to_vec())]
+        );
+    }
+
+    #[test]
+    fn lost_names_what_the_target_lacks() {
+        let all = Contents {
+            functions: true,
+            inline: true,
+            files: true,
+            lines: true,
+            symbols: false,
+            return_pads: true,
+        };
+        let ksym = Contents {
+            functions: true,
+            symbols: true,
+            ..Contents::default()
+        };
+        assert_eq!(
+            all.lost_in(&ksym),
+            [
+                "inlined calls",
+                "source files",
+                "line numbers",
+                "return pads"
+            ]
+        );
+        assert!(ksym.lost_in(&all) == ["symbol types and aliases"]);
+    }
+}

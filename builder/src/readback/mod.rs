@@ -1,0 +1,22 @@
+//! Sources that read symblob's own formats back into the [model](crate::model), so that any
+//! file symblob writes can be written again in another format (`symblob convert`).
+//!
+//! Each source reads one format through the `no_std` reader and knows nothing of any
+//! writer:
+//!
+//! | format | gives |
+//! |---|---|
+//! | ksym-bin ([`ksym`]) | typed symbols with aliases, the blob's text ranges, and functions that end where the next symbol starts |
+//! | Lidia ([`lidia`]) | functions with inlined calls, files and line rows, borrowed from the file |
+//! | symbfile ([`symbfile`]) | the same from range records, and return pads |
+
+pub mod ksym;
+pub mod lidia;
+pub mod symbfile;
+
+use crate::{Error, Location};
+
+/// A reader error, named after the input it came from and placed at its offset.
+fn reader_error(input: &str, e: symblob::Error) -> Error {
+    Error::input(input, Location::Offset(e.offset), e.to_string())
+}
