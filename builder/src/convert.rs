@@ -125,7 +125,7 @@ pub struct Converted {
     pub bytes: Vec<u8>,
     /// The input's format.
     pub from: Format,
-    /// What the input held (for an ELF input: what the target can hold of it).
+    /// What the input held (for an ELF input: what the file built from it holds).
     pub held: Contents,
     /// What the input held that the output cannot (empty when nothing was lost).
     pub lost: Vec<String>,
@@ -175,6 +175,12 @@ pub fn convert(
         .into_iter()
         .map(String::from)
         .collect();
+    if to == Target::Ksym && held.functions && model.symbols.is_empty() {
+        lost.push(
+            "function ends (a ksym-bin symbol ends where the next starts, the last after one byte)"
+                .into(),
+        );
+    }
     let unnamed = model.function_spans().filter(|s| s.name.is_empty()).count();
     if to == Target::Ksym && model.symbols.is_empty() && unnamed > 0 {
         lost.push(format!("{unnamed} functions without a name"));
@@ -264,13 +270,23 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             (writer.finish()?, top, n - top)
         }
     };
+    let held = written_contents(&bytes, to, &input)?;
     Ok(Converted {
         bytes,
         from: Format::Elf,
-        held: to.format().can_hold(),
+        held,
         lost: Vec::new(),
         functions,
         inlined,
         return_pads: 0,
+    })
+}
+
+/// What a file symblob just wrote holds, read back.
+fn written_contents(bytes: &[u8], format: Target, input: &str) -> Result<Contents> {
+    Ok(match format {
+        Target::Ksym => readback::ksym::read(bytes, input)?.model.contents(),
+        Target::Lidia => readback::lidia::read(bytes, input)?.contents(),
+        Target::Symbfile => readback::symbfile::read(bytes, input)?.contents(),
     })
 }

@@ -156,7 +156,7 @@ const KNOWN_UNCOVERED_FILES: &[(&str, &str, &str)] = &[(
 /// [`KNOWN_DISAGREEMENTS`] or [`KNOWN_UNCOVERED_FILES`] for test program `name` allows:
 /// same frames, except that the innermost one, a listed function (or one of a listed
 /// file) at line 0, has a file where llvm-symbolizer has none.
-fn known_disagreement(name: &str, ours: &[Frame], llvm: &[Frame]) -> bool {
+pub(crate) fn known_disagreement(name: &str, ours: &[Frame], llvm: &[Frame]) -> bool {
     // The same GCC program with its types in type units (DWARF 4 or 5) has the same line
     // program.
     let name = match name {

@@ -2,6 +2,7 @@
 
 mod cif;
 mod common;
+mod convert;
 mod demangle;
 mod freestanding;
 mod fuzz_regressions;
