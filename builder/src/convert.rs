@@ -39,9 +39,9 @@ impl Format {
     pub fn detect(bytes: &[u8]) -> Option<Format> {
         if bytes.starts_with(b"\x7fELF") {
             Some(Format::Elf)
-        } else if symblob::lidia::LidiaFile::parse(bytes).is_ok() {
+        } else if bytes.starts_with(&symblob::lidia::raw::MAGIC) {
             Some(Format::Lidia)
-        } else if symblob::symbfile::SymbFile::parse(bytes).is_ok() {
+        } else if bytes.starts_with(symblob::symbfile::MAGIC) {
             Some(Format::Symbfile)
         } else if symblob::ksym::KsymBlob::parse(bytes).is_ok() {
             Some(Format::Ksym)
@@ -199,7 +199,8 @@ pub fn convert(
             ),
         ));
     }
-    let bytes = write(&model, to, ksym_layout)?;
+    // The writers number what they refuse as the model's entries: name the input.
+    let bytes = write(&model, to, ksym_layout).map_err(|e| e.with_input(&input))?;
     Ok(Converted {
         bytes,
         from,

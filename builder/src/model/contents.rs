@@ -184,7 +184,8 @@ mod tests {
             sym(0x20, "b"),
             sym(0x100, "far"),
         ];
-        let groups = functions_of_symbols(&symbols, &[0x10..0x30]);
+        let text = [0x10..0x30, 0x200..0x300];
+        let groups = functions_of_symbols(&symbols, &text);
         let got: Vec<_> = groups
             .iter()
             .map(|g| (g.start(), g.end(), g.spans[0].name.to_vec()))

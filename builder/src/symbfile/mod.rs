@@ -5,7 +5,7 @@
 //! * [`writer`]: the byte-level writer (symblib's encoding, deterministic string tables).
 //! * [`parts`]: self-contained part files for upload.
 //! * [`fileid`]: the FileID of an executable (SHA-256 of head, tail and size).
-//! * [`convert`]: symbfile ↔ Lidia.
+//! * [`model`]: symbfiles from the model (what `symblob convert` writes).
 //! * [`index`]: lookups without a sweep: the file indexed once, each address answered
 //!   in O(log n) (a symbolization service's or the command line's many lookups).
 //! * [`upload`]: the REST upload (`push`) and the static download layout (`publish`).
@@ -33,7 +33,6 @@
 //! # Ok::<(), symblob_build::Error>(())
 //! ```
 
-pub mod convert;
 pub mod extract;
 pub mod fileid;
 pub mod index;

@@ -84,7 +84,10 @@ fn pin_input_mtimes(case: &Case) {
     for arg in case.args.iter().filter_map(|a| a.strip_prefix("$T/")) {
         let path = root().join("testdata").join(arg);
         if path.is_file() {
-            let file = fs::File::options().write(true).open(&path).expect("open input");
+            let file = fs::File::options()
+                .write(true)
+                .open(&path)
+                .expect("open input");
             file.set_modified(time).expect("set the input's mtime");
         }
     }

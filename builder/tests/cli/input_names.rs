@@ -50,11 +50,11 @@ fn a_lookup_in_a_truncated_symbfile_names_the_file_and_the_offset() {
 }
 
 #[test]
-fn symbfile_convert_names_its_input() {
+fn convert_names_its_input() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let cut = truncated_symbfile(dir.path());
-    let args = ["symbfile", "convert", s(&cut), "-o", s(&out)];
+    let args = ["convert", s(&cut), "-o", s(&out), "--to", "lidia"];
     names(&failed(&run(&args, b"")), &cut, &args);
 
     // A Lidia file whose line table goes backwards: the Lidia reader takes it, the
@@ -79,7 +79,7 @@ fn symbfile_convert_names_its_input() {
     });
     let lidia = dir.path().join("backwards.lidia");
     fs::write(&lidia, writer.finish()).unwrap();
-    let args = ["symbfile", "convert", s(&lidia), "-o", s(&out)];
+    let args = ["convert", s(&lidia), "-o", s(&out), "--to", "symbfile"];
     let err = failed(&run(&args, b""));
     names(&err, &lidia, &args);
     assert!(

@@ -3,6 +3,7 @@
 
 mod cif;
 mod common;
+mod convert;
 mod errors;
 mod golden_outputs;
 mod gsym;

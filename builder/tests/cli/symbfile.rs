@@ -1,4 +1,5 @@
-//! `symblob symbfile …`: dump, lookup, fileid, convert, write, push and publish.
+//! `symblob symbfile …`: dump, lookup, fileid, write, push and publish; `symblob convert`
+//! between symbfile and Lidia.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -18,9 +19,12 @@ pub(crate) fn symblib(name: &str) -> PathBuf {
     testdata(&format!("symbfile/symblib/{name}"))
 }
 
-/// `symblob symbfile convert FROM -o TO`, which must succeed.
-fn convert(from: &Path, to: &Path) {
-    ok(&run(&["symbfile", "convert", s(from), "-o", s(to)], b""));
+/// `symblob convert FROM -o TO --to FORMAT`, which must succeed.
+fn convert(from: &Path, to: &Path, format: &str) {
+    ok(&run(
+        &["convert", s(from), "-o", s(to), "--to", format],
+        b"",
+    ));
 }
 
 fn sorted_lines(text: &str) -> Vec<String> {
@@ -112,7 +116,7 @@ fn symbfile_converted_to_lidia_answers_like_the_symbfile() {
     for elf in ELFS {
         let ranges = symblib(&format!("{elf}.ranges.symbfile"));
         let lidia = dir.path().join(format!("{elf}.lidia"));
-        convert(&ranges, &lidia);
+        convert(&ranges, &lidia, "lidia");
         let mut addrs = String::new();
         for r in decode(&std::fs::read(&ranges).unwrap()).unwrap() {
             if let Record::Range(r) = r {
@@ -132,7 +136,7 @@ fn symbfile_converted_to_lidia_answers_like_the_symbfile() {
 
         // And back to a symbfile with the same records (Lidia orders them by VA, depth).
         let back = dir.path().join(format!("{elf}.symbfile"));
-        convert(&lidia, &back);
+        convert(&lidia, &back, "symbfile");
         let mut expected = decode(&std::fs::read(&ranges).unwrap()).unwrap();
         expected.sort_by_key(|r| match r {
             Record::Range(r) => (r.va, r.depth),

@@ -85,30 +85,6 @@ pub fn parse<'a>(name: &str, bytes: &'a [u8]) -> Result<KsymBlob<'a>> {
     Ok(KsymBlob::parse(bytes).map_err(|e| Error::input(name, Location::Whole, e.to_string()))?)
 }
 
-/// The default text ranges of a blob: its kernel markers, else its address span (stored
-/// addresses).
-fn default_ranges(blob: &KsymBlob<'_>) -> Vec<Range<u64>> {
-    let marker = |name: &str| blob.lookup_name(name);
-    let mut ranges = Vec::new();
-    if let (Some(start), Some(end)) = (marker("_stext"), marker("_etext")) {
-        if start < end {
-            ranges.push(start..end);
-            if let (Some(s), Some(e)) = (marker("_sinittext"), marker("_einittext")) {
-                if s < e && (e <= start || s >= end) {
-                    ranges.push(s..e);
-                }
-            }
-            return ranges;
-        }
-    }
-    let first = blob.symbol(0).map(|e| e.address);
-    let last = blob.len().checked_sub(1).and_then(|i| blob.symbol(i));
-    if let (Some(first), Some(last)) = (first, last) {
-        ranges.push(first..last.address.saturating_add(1).max(first.saturating_add(1)));
-    }
-    ranges
-}
-
 /// `symblob ksym lookup`.
 pub fn run_lookup(args: LookupArgs) -> Result<Outcome> {
     lookups::check_sources(&args.blob, &args.addresses)?;
@@ -126,7 +102,7 @@ pub fn answer_all(
     addresses: &[String],
 ) -> Result<Outcome> {
     let mut ranges = if text.is_empty() {
-        default_ranges(&blob)
+        symblob_build::readback::ksym::text_ranges(&blob)
             .into_iter()
             .map(|r| r.start.wrapping_add(flags.bias)..r.end.wrapping_add(flags.bias))
             .collect()

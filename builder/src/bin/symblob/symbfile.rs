@@ -8,7 +8,7 @@ use symblob::symbfile::{Record as View, SymbFile};
 use symblob_build::input::FilesRead;
 use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 use symblob_build::symbfile::upload::{self, ApiKey, FileKind, PushEvent, PushOptions};
-use symblob_build::symbfile::{convert, decode, json, parts, text, FileId, Record, WriterOptions};
+use symblob_build::symbfile::{decode, json, parts, text, FileId, Record, WriterOptions};
 use symblob_build::{Error, Location};
 
 use crate::common::{self, display_name, hex, print, Failure, Outcome, Result};
@@ -63,15 +63,6 @@ pub enum Command {
         /// Print one JSON object per file: {"path", "hex", "es"}.
         #[arg(long)]
         json: bool,
-    },
-    /// Convert a symbfile's ranges into a Lidia file (with files and lines), or a Lidia
-    /// file into a range symbfile; the input's magic decides.
-    Convert {
-        /// The input file.
-        input: PathBuf,
-        /// The output file (written atomically).
-        #[arg(short, long)]
-        output: PathBuf,
     },
     /// Write a symbfile from records in the reference model's JSON shape.
     Write {
@@ -183,25 +174,6 @@ pub fn run(command: Command) -> Result<Outcome> {
                 .into_inner()
                 .map_err(|e| common::stdout_error(e.into_error()))?;
             print(&String::from_utf8_lossy(&bytes))?;
-            Ok(Outcome::Success)
-        }
-        Command::Convert { input, output } => {
-            refuse_same_file(&output, &[&input])?;
-            let bytes = common::read_input(&input)?;
-            if bytes.starts_with(symblob::symbfile::MAGIC) {
-                let converted = convert::symbfile_to_lidia(&bytes).map_err(|e| named(&input, e))?;
-                write_atomic(&output, &converted.bytes)?;
-                note!(
-                    "{}: {} ranges to Lidia ({} return pads have no Lidia form)",
-                    common::output_name(&output),
-                    converted.ranges,
-                    converted.return_pads
-                );
-            } else {
-                sniff::expect(&bytes, &display_name(&input), Want::Lidia)?;
-                let out = convert::lidia_to_symbfile(&bytes).map_err(|e| named(&input, e))?;
-                write_atomic(&output, &out)?;
-            }
             Ok(Outcome::Success)
         }
         Command::Write {

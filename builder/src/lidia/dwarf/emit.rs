@@ -204,7 +204,7 @@ mod tests {
                 // A range added before, so parts append after existing records and lines.
                 let first = RangeSpecOwned::sample();
                 serial.add(&first.spec());
-                super::super::emit(&groups(), &mut |r| serial.add(r));
+                crate::lidia::model::for_each_range(&groups(), &mut |r| serial.add(r));
                 let expected = serial.finish();
                 for part_len in [1, 7, 64, 499, 500, 10_000] {
                     let mut parallel = LidiaWriter::new(flags);
