@@ -9,7 +9,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use symblob_build::dwarf::DwarfOptions;
+use symblob_build::dwarf::{DebugFiles, DwarfOptions};
 use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 
 fuzz_target!(|data: &[u8]| {
@@ -35,9 +35,12 @@ fuzz_target!(|data: &[u8]| {
             ..SymbolSources::default()
         },
         ..ElfOptions::dwarf_with_files_and_lines(DwarfOptions {
-            dwp: package.then(|| companion_path.clone()),
-            sup: (!package).then(|| companion_path.clone()),
-            debug_file_mismatch_ok: mode & 2 != 0,
+            debug_files: DebugFiles {
+                dwp: package.then(|| companion_path.clone()),
+                sup: (!package).then(|| companion_path.clone()),
+                debug_file_mismatch_ok: mode & 2 != 0,
+                ..DebugFiles::default()
+            },
             ..DwarfOptions::default()
         })
     };

@@ -16,7 +16,7 @@ mod split_dwz;
 use std::path::Path;
 
 use symblob::lidia::LidiaFile;
-use symblob_build::dwarf::DwarfOptions;
+use symblob_build::dwarf::{DebugFiles, DwarfOptions};
 use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
 
 use fixtures::fixtures;
@@ -34,7 +34,10 @@ fn build_bytes(
     debug_file: Option<&Path>,
 ) -> symblob_build::Result<Vec<u8>> {
     let options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions {
-        debug_file: debug_file.map(Path::to_path_buf),
+        debug_files: DebugFiles {
+            debug_file: debug_file.map(Path::to_path_buf),
+            ..DebugFiles::default()
+        },
         ..DwarfOptions::default()
     });
     let mut writer = LidiaWriter::new(options.lidia);

@@ -30,6 +30,7 @@
 //!    order.
 
 mod attach;
+mod debug_files;
 pub(crate) mod fast_hash;
 mod inlines;
 mod lines;
@@ -44,9 +45,10 @@ mod sup;
 mod symtab_fill;
 mod units;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+pub use self::debug_files::DebugFiles;
 use crate::elf::section_ranges;
 use crate::elf::symbols_llvm::SymbolMap;
 use crate::input::FilesRead;
@@ -69,20 +71,8 @@ pub(crate) struct UnitRef<'u, 'a> {
 pub struct DwarfOptions {
     /// Demangle function names (Rust and C++).
     pub demangle: bool,
-    /// A separate debug file to read DWARF from (else the ELF itself, then the files its
-    /// build ID and `.gnu_debuglink` name).
-    pub debug_file: Option<PathBuf>,
-    /// Read a separate debug file even when it does not belong to the binary (its build
-    /// ID or `.gnu_debuglink` CRC differs), and a supplementary file named by [`Self::sup`]
-    /// whose build ID or `.debug_sup` checksum is not the one the link names: a warning
-    /// instead of an error.
-    pub debug_file_mismatch_ok: bool,
-    /// A split DWARF package (`.dwp`) holding the split units of the binary's skeleton
-    /// units (else `<binary>.dwp` when it exists, else each unit's `.dwo` file).
-    pub dwp: Option<PathBuf>,
-    /// The supplementary debug file (`dwz -m`) to resolve references into (else the one
-    /// `.gnu_debugaltlink` or `.debug_sup` names).
-    pub sup: Option<PathBuf>,
+    /// The files beside the ELF to read the DWARF from, when named.
+    pub debug_files: DebugFiles,
 }
 
 /// What the writer needs in the groups, beyond how the DWARF is read.
@@ -95,18 +85,6 @@ pub(crate) struct GroupContents {
     pub lines: bool,
     /// Give every span the source file of its rows (needs the rows as well).
     pub files: bool,
-}
-
-impl DwarfOptions {
-    /// The files beside the ELF that a session reads.
-    pub(crate) fn session_files(&self) -> session::Files<'_> {
-        session::Files {
-            debug_file: self.debug_file.as_deref(),
-            debug_file_mismatch_ok: self.debug_file_mismatch_ok,
-            dwp: self.dwp.as_deref(),
-            sup: self.sup.as_deref(),
-        }
-    }
 }
 
 impl GroupContents {
@@ -162,7 +140,7 @@ pub(crate) fn build_groups(
         contents,
         progress,
     };
-    session::open(path, data, options.session_files(), |s| {
+    session::open(path, data, &options.debug_files, |s| {
         let mut stats = DwarfStats {
             warnings: s.warnings,
             files_read: s.files_read,

@@ -11,7 +11,7 @@
 use std::path::Path;
 
 pub(crate) use super::split::{split_unit, SplitUnits};
-use super::{load, split, sup, Slice};
+use super::{load, split, sup, DebugFiles, Slice};
 use crate::elf::{check_debug_file, find_debug_file, missing_dwarf};
 use crate::input::{FileRole, FilesRead};
 use crate::{Error, Location, Result, Warning, WarningKind};
@@ -41,19 +41,6 @@ pub(crate) struct Session<'s> {
     pub files_read: FilesRead,
 }
 
-/// Where a session's files come from beside the ELF itself.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Files<'o> {
-    /// A separate debug file named by the caller.
-    pub debug_file: Option<&'o Path>,
-    /// Read a separate debug file that does not belong to the ELF, with a warning.
-    pub debug_file_mismatch_ok: bool,
-    /// A split DWARF package named by the caller.
-    pub dwp: Option<&'o Path>,
-    /// A supplementary file named by the caller.
-    pub sup: Option<&'o Path>,
-}
-
 /// Opens the DWARF of the ELF `data` (read from `path`) and calls `work` with it.
 ///
 /// # Errors
@@ -63,7 +50,7 @@ pub(crate) struct Files<'o> {
 pub(crate) fn open<R>(
     path: &Path,
     data: &[u8],
-    files: Files<'_>,
+    files: &DebugFiles,
     work: impl for<'s> FnOnce(Session<'s>) -> Result<R>,
 ) -> Result<R> {
     let name = path.display().to_string();
@@ -72,7 +59,7 @@ pub(crate) fn open<R>(
     if obj.format() != object::BinaryFormat::Elf {
         return Err(Error::input(&name, Location::Whole, "not an ELF file"));
     }
-    let debug = find_debug_file(path, &obj, files.debug_file)?;
+    let debug = find_debug_file(path, &obj, files.debug_file.as_deref())?;
     let debug_obj = match &debug {
         Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
             Error::input_caused(
@@ -103,7 +90,7 @@ pub(crate) fn open<R>(
     let sup_file = sup::find(
         dwarf_obj,
         dwarf_path,
-        files.sup,
+        files.sup.as_deref(),
         files.debug_file_mismatch_ok,
         &mut kinds,
     )?;
@@ -126,7 +113,7 @@ pub(crate) fn open<R>(
         .sup()
         .map(|sup| unit_headers(sup, &mut sup_kinds))
         .unwrap_or_default();
-    let split_files = split::find(&dwarf, &headers, path, files.dwp, &mut kinds)?;
+    let split_files = split::find(&dwarf, &headers, path, files.dwp.as_deref(), &mut kinds)?;
     let split_sections = split_files.sections()?;
     let split_units = split_sections.units(&dwarf, &mut kinds)?;
     for kind in kinds {

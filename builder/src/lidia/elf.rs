@@ -112,24 +112,23 @@ pub fn build_from_elf(path: &Path, options: &ElfOptions) -> Result<Vec<u8>> {
 }
 
 /// Builds the Lidia file of the ELF at `path` and writes it to `out` as
-/// [`output::Output`] does (atomically for a regular file: on any error `out` is left as it
+/// [`output::build_outputs`] does (atomically for a regular file: on any error `out` is left as it
 /// was). An `out` that is the same file as an input is refused before anything is read;
 /// one that is a file the DWARF build found by itself (a debug file, a split DWARF file,
 /// a supplementary file) before anything is written.
 pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<Stats> {
     let mut inputs = vec![path];
     if let Some(dwarf) = &options.dwarf {
-        inputs.extend(dwarf.debug_file.as_deref());
-        inputs.extend(dwarf.dwp.as_deref());
-        inputs.extend(dwarf.sup.as_deref());
+        inputs.extend(dwarf.debug_files.paths());
     }
-    output::refuse_same_file(out, &inputs)?;
-    let input = crate::input::open(path)?;
-    let (writer, report) = collect_with_report(path, &input, options)?;
-    output::refuse_files_read(out, &report.files_read)?;
-    let layout = writer.layout();
-    output::write_atomic_with(out, |w| writer.write_to(w))?;
-    Ok(Stats { layout, report })
+    output::build_outputs(&inputs, &[out], |outputs| {
+        let input = crate::input::open(path)?;
+        let (writer, report) = collect_with_report(path, &input, options)?;
+        outputs.refuse_files_read(&report.files_read)?;
+        let layout = writer.layout();
+        outputs.write(0, |w| writer.write_to(w))?;
+        Ok(Stats { layout, report })
+    })
 }
 
 /// Adds the ranges of the ELF `data` (read from `path`) to a new writer, in Go's order:

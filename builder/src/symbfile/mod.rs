@@ -12,6 +12,8 @@
 //! * [`extract`]: range records from an executable (DWARF by symblib's algorithm, Go
 //!   pclntab, ELF symbols, merged by coverage).
 //! * [`retpads`]: return-pad records from the range records and the machine code.
+//! * [`build`]: both symbfiles of an executable made in one pass and written (streamed,
+//!   or cut into parts as they grow) or kept in memory for an upload.
 //!
 //! # Example
 //!
@@ -33,6 +35,7 @@
 //! # Ok::<(), symblob_build::Error>(())
 //! ```
 
+pub mod build;
 pub mod extract;
 pub mod fileid;
 pub mod index;

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use symblob_build::dwarf::DwarfOptions;
+use symblob_build::dwarf::{DebugFiles, DwarfOptions};
 use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
 use symblob_build::{Warning, WarningKind};
 
@@ -20,8 +20,11 @@ fn build(bin: &Path, debug_file: Option<&Path>, mismatch_ok: bool) -> Result<Vec
             ..Flags::default()
         },
         dwarf: Some(DwarfOptions {
-            debug_file: debug_file.map(Path::to_path_buf),
-            debug_file_mismatch_ok: mismatch_ok,
+            debug_files: DebugFiles {
+                debug_file: debug_file.map(Path::to_path_buf),
+                debug_file_mismatch_ok: mismatch_ok,
+                ..DebugFiles::default()
+            },
             ..DwarfOptions::default()
         }),
         ..ElfOptions::default()

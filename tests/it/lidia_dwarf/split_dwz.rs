@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use symblob_build::dwarf::DwarfOptions;
+use symblob_build::dwarf::{DebugFiles, DwarfOptions};
 use symblob_build::lidia::dwarf::{self, DwarfStats};
 use symblob_build::lidia::{ElfOptions, LidiaWriter};
 
@@ -170,7 +170,10 @@ fn missing_supplementary_file_is_a_warning_and_sup_names_it() {
     );
 
     options.dwarf = Some(DwarfOptions {
-        sup: Some(bin.with_file_name("common.debug")),
+        debug_files: DebugFiles {
+            sup: Some(bin.with_file_name("common.debug")),
+            ..DebugFiles::default()
+        },
         ..DwarfOptions::default()
     });
     let (stats, _, named) = moved.build(&options);

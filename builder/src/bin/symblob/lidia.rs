@@ -2,13 +2,14 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Subcommand};
+use clap::{ArgGroup, Args, Subcommand};
 use symblob::lidia::{LidiaFile, Str};
 use symblob_build::dwarf::DwarfOptions;
 use symblob_build::lidia::{self, BuildReport, ElfOptions, Flags, SymbolSources};
-use symblob_build::output::{refuse_files_read, refuse_same_file, Output};
+use symblob_build::output::build_outputs;
 use symblob_build::{Error, Location};
 
+use crate::dwarf_args::DwarfArgs;
 use crate::common::{display_name, output_name, print, read_input, Failure, Outcome, Result};
 use crate::frames::{self, Frame};
 use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
@@ -46,6 +47,8 @@ pub enum Command {
 
 /// Arguments of `symblob lidia build`.
 #[derive(Args)]
+// The options naming DWARF files have no effect without --dwarf.
+#[command(group(ArgGroup::new("dwarf_files").args(DwarfArgs::IDS).multiple(true).requires("dwarf")))]
 pub struct BuildArgs {
     /// The ELF file to read.
     elf: PathBuf,
@@ -71,22 +74,8 @@ pub struct BuildArgs {
     /// Demangle Rust and C++ names (DWARF builds).
     #[arg(long, requires = "dwarf")]
     demangle: bool,
-    /// A separate debug file to read DWARF from.
-    #[arg(long, value_name = "PATH", requires = "dwarf")]
-    debug_file: Option<PathBuf>,
-    /// Read a debug file whose build ID (or .gnu_debuglink CRC) is not the binary's, and a
-    /// `--sup` file whose build ID (or `.debug_sup` checksum) is not the one the debug
-    /// information links to.
-    #[arg(long, requires = "dwarf")]
-    debug_file_mismatch_ok: bool,
-    /// A split DWARF package (`.dwp`) holding the split units (default: `<ELF>.dwp` when
-    /// it exists, else each unit's `.dwo` file).
-    #[arg(long, value_name = "PATH", requires = "dwarf")]
-    dwp: Option<PathBuf>,
-    /// The supplementary debug file (`dwz -m`) the DWARF refers to (default: the file
-    /// `.gnu_debugaltlink` or `.debug_sup` names).
-    #[arg(long, value_name = "PATH", requires = "dwarf")]
-    sup: Option<PathBuf>,
+    #[command(flatten)]
+    debug_files: DwarfArgs,
     /// Write a file even when no function is found (otherwise an error).
     #[arg(long)]
     allow_empty: bool,
@@ -135,11 +124,9 @@ pub fn run(command: Command) -> Result<Outcome> {
 }
 
 fn build(args: BuildArgs) -> Result<()> {
+    let debug_files = args.debug_files.debug_files();
     let mut inputs = vec![args.elf.as_path()];
-    inputs.extend(args.debug_file.as_deref());
-    inputs.extend(args.dwp.as_deref());
-    inputs.extend(args.sup.as_deref());
-    refuse_same_file(&args.output, &inputs)?;
+    inputs.extend(debug_files.paths());
     // DWARF builds report their compilation units through the library's callback.
     let bar = Bar::on_terminal(args.quiet || !args.dwarf);
     let options = ElfOptions {
@@ -149,10 +136,7 @@ fn build(args: BuildArgs) -> Result<()> {
         },
         dwarf: args.dwarf.then(|| DwarfOptions {
             demangle: args.demangle,
-            debug_file: args.debug_file.clone(),
-            debug_file_mismatch_ok: args.debug_file_mismatch_ok,
-            dwp: args.dwp.clone(),
-            sup: args.sup.clone(),
+            debug_files: debug_files.clone(),
         }),
         lidia: Flags {
             files: args.files,
@@ -161,31 +145,31 @@ fn build(args: BuildArgs) -> Result<()> {
         progress: bar.progress(),
     };
     let input_name = args.elf.display().to_string();
-    let output = Output::create(&args.output)?;
-    // DWARF builds draw their own bar of compilation units.
-    let progress = Progress::start(
-        args.quiet,
-        !args.dwarf,
-        format!("lidia: reading {input_name}"),
-    );
-    let input = symblob_build::input::open(&args.elf)?;
-    let collected = lidia::collect_with_report(&args.elf, &input, &options);
-    bar.finish();
-    let (writer, report) = collected?;
-    // The build may have found files by itself (`<ELF>.dwp`, `.dwo` files, a debug or
-    // supplementary file): refused here, `output` is dropped and its temporary file with it.
-    refuse_files_read(&args.output, &report.files_read)?;
-    if writer.is_empty() && !args.allow_empty {
-        return Err(Failure::Message(format!(
-            "{input_name}: {}; pass --allow-empty to write an empty Lidia file",
-            found_nothing(&options, &report)
-        )));
-    }
+    let (layout, report, progress) = build_outputs(&inputs, &[&args.output], |outputs| {
+        // DWARF builds draw their own bar of compilation units.
+        let progress = Progress::start(
+            args.quiet,
+            !args.dwarf,
+            format!("lidia: reading {input_name}"),
+        );
+        let input = symblob_build::input::open(&args.elf)?;
+        let collected = lidia::collect_with_report(&args.elf, &input, &options);
+        bar.finish();
+        let (writer, report) = collected?;
+        // The build may have found files by itself (`<ELF>.dwp`, `.dwo` files, a debug or
+        // supplementary file): refused here, nothing is written.
+        outputs.refuse_files_read(&report.files_read)?;
+        if writer.is_empty() && !args.allow_empty {
+            return Err(Failure::Message(format!(
+                "{input_name}: {}; pass --allow-empty to write an empty Lidia file",
+                found_nothing(&options, &report)
+            )));
+        }
+        let layout = writer.layout();
+        outputs.write(0, |w| writer.write_to(w))?;
+        Ok((layout, report, progress))
+    })?;
     let sources = sources::describe(&report.sources, &report.files_read, &report.warnings);
-    let layout = writer.layout();
-    output
-        .write_with(|w| writer.write_to(w))
-        .map_err(Failure::from)?;
     let per_range = if layout.ranges == 0 {
         0.0
     } else {

@@ -16,6 +16,7 @@ macro_rules! note {
 mod cif;
 mod common;
 mod convert;
+mod dwarf_args;
 mod frames;
 mod gsym;
 mod ksym;

@@ -282,7 +282,8 @@ pub fn run(command: Command) -> Result<Outcome> {
             let exe = FileId::of_path(&elf)?;
             let mut inputs = vec![elf.as_path()];
             inputs.extend(ranges.as_deref());
-            inputs.extend(extract.inputs());
+            let debug_files = extract.dwarf.debug_files();
+            inputs.extend(debug_files.paths());
             let extracted = match ranges {
                 Some(_) => None,
                 None => Some(symbfile_build::extract_parts(&elf, &extract, None)?),
@@ -292,7 +293,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             // file the extraction read (named or found by itself), else the one named
             // with --ranges, else the executable.
             let dwarf_file = read.and_then(FilesRead::debug_file);
-            let dwarf_file = dwarf_file.or(extract.debug_file.as_deref()).unwrap_or(&elf);
+            let dwarf_file = dwarf_file.or(extract.dwarf.debug_file()).unwrap_or(&elf);
             let debug = FileId::of_path(dwarf_file)?;
             let outputs = upload::publish_paths(&dir, exe, debug);
             for out in [&outputs.0, &outputs.1] {

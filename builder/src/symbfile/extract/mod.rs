@@ -26,7 +26,7 @@ mod pages;
 mod unit_out;
 mod walk;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
@@ -37,6 +37,7 @@ use self::merge::{CoverageMap, SourceMerge};
 pub use super::record::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 use crate::dwarf::load::SectionStore;
 use crate::dwarf::session::{self, SplitUnits};
+use crate::dwarf::DebugFiles;
 use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
 use crate::gopclntab::{self, LineSpan};
@@ -48,31 +49,8 @@ use crate::{Error, Location, Result, Warning};
 pub struct ExtractOptions {
     /// Only DWARF: no Go pclntab, `.symtab` or `.dynsym` records.
     pub dwarf_only: bool,
-    /// The file that holds the DWARF, instead of the ELF itself or the debug file found
-    /// through the build ID or `.gnu_debuglink`.
-    pub debug_file: Option<PathBuf>,
-    /// Read a separate debug file even when it does not belong to the ELF (its build ID
-    /// or `.gnu_debuglink` CRC differs), and a supplementary file named by [`Self::sup`]
-    /// whose build ID or `.debug_sup` checksum is not the one the link names: a warning
-    /// instead of an error.
-    pub debug_file_mismatch_ok: bool,
-    /// A split DWARF package (`.dwp`) for the ELF's skeleton units (else `<ELF>.dwp` when
-    /// it exists, else each unit's `.dwo` file).
-    pub dwp: Option<PathBuf>,
-    /// The supplementary debug file (`dwz -m`) the DWARF refers to (else the file its
-    /// `.gnu_debugaltlink` or `.debug_sup` names).
-    pub sup: Option<PathBuf>,
-}
-
-impl ExtractOptions {
-    fn session_files(&self) -> session::Files<'_> {
-        session::Files {
-            debug_file: self.debug_file.as_deref(),
-            debug_file_mismatch_ok: self.debug_file_mismatch_ok,
-            dwp: self.dwp.as_deref(),
-            sup: self.sup.as_deref(),
-        }
-    }
+    /// The files beside the ELF to read the DWARF from, when named.
+    pub debug_files: DebugFiles,
 }
 
 /// What each source contributed.
@@ -139,7 +117,7 @@ pub fn ranges_each_checked(
             pages::release(map, part);
         }
     };
-    session::open(path, &bytes, options.session_files(), |s| {
+    session::open(path, &bytes, &options.debug_files, |s| {
         check(&s.files_read)?;
         let dwarf = DwarfInput {
             dwarf: &s.dwarf,

@@ -15,6 +15,9 @@
 //!   written to it directly as they are produced; it is never replaced;
 //! * `-`: standard output.
 //!
+//! [`build_outputs`] runs a build between the checks below and the moment its outputs
+//! are put in place; every builder that writes files goes through it.
+//!
 //! [`refuse_same_file`] refuses an output that is the same file as an input (same device
 //! and inode, whatever the path or link), before anything is written;
 //! [`refuse_files_read`] does the same for the files a build found by itself (a debug
@@ -30,6 +33,10 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 
 use tempfile::{NamedTempFile, TempPath};
+
+mod build;
+
+pub use self::build::{build_outputs, Outputs};
 
 use crate::input::{FileRole, FilesRead};
 use crate::{Error, Result};
@@ -103,32 +110,79 @@ impl Output {
     /// put in place together, only once all of them succeeded. Outputs written directly
     /// (standard output, a FIFO, a device, a socket) are complete when this returns.
     pub fn stage(self, fill: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<Staged> {
+        let mut open = self.open();
+        fill(open.writer()).map_err(|e| Error::io(&open.path, e))?;
+        open.finish()
+    }
+
+    /// Starts writing: the writer stays open until [`Writing::finish`], so that several
+    /// outputs can be written at once as their bytes are made.
+    pub(crate) fn open(self) -> Writing {
+        let sink = match self.sink {
+            Sink::Stdout => WritingSink::Stdout(io::BufWriter::new(io::stdout().lock())),
+            Sink::Direct(file) => WritingSink::Direct(io::BufWriter::new(file)),
+            Sink::Socket(socket) => WritingSink::Socket(io::BufWriter::new(socket)),
+            Sink::Replace { temp, target } => {
+                WritingSink::Replace(io::BufWriter::new(temp), target)
+            }
+        };
+        Writing {
+            path: self.path,
+            sink,
+        }
+    }
+}
+
+/// An output being written; see [`Output::open`].
+#[derive(Debug)]
+pub(crate) struct Writing {
+    /// The path as the caller gave it, for messages.
+    path: PathBuf,
+    sink: WritingSink,
+}
+
+#[derive(Debug)]
+enum WritingSink {
+    Stdout(io::BufWriter<io::StdoutLock<'static>>),
+    Direct(io::BufWriter<File>),
+    Socket(io::BufWriter<UnixStream>),
+    /// The temporary file and the file it replaces.
+    Replace(io::BufWriter<NamedTempFile>, PathBuf),
+}
+
+impl Writing {
+    /// The path as the caller gave it.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the bytes go (buffered).
+    pub(crate) fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.sink {
+            WritingSink::Stdout(w) => w,
+            WritingSink::Direct(w) => w,
+            WritingSink::Socket(w) => w,
+            WritingSink::Replace(w, _) => w,
+        }
+    }
+
+    /// Flushes what is written; a regular file's temporary file stays where it is until
+    /// [`Staged::commit`] (see [`Output::stage`]).
+    pub(crate) fn finish(self) -> Result<Staged> {
         let path = self.path;
         let err = |e| Error::io(&path, e);
         let pending = match self.sink {
-            Sink::Stdout => {
-                let mut w = io::BufWriter::new(io::stdout().lock());
-                fill(&mut w).and_then(|()| w.flush()).map_err(err)?;
-                None
-            }
-            Sink::Direct(file) => {
-                stream(file, fill).map_err(err)?;
-                None
-            }
-            Sink::Socket(socket) => {
-                stream(socket, fill).map_err(err)?;
-                None
-            }
-            Sink::Replace { mut temp, target } => {
-                {
-                    let mut w = io::BufWriter::new(temp.as_file_mut());
-                    fill(&mut w).and_then(|()| w.flush()).map_err(err)?;
-                }
-                // Closed now (the path alone removes it when dropped), so that many
-                // staged outputs do not hold as many open files.
-                Some((temp.into_temp_path(), target))
-            }
-        };
+            WritingSink::Stdout(mut w) => w.flush().map(|()| None),
+            WritingSink::Direct(mut w) => w.flush().map(|()| None),
+            WritingSink::Socket(mut w) => w.flush().map(|()| None),
+            // Closed now (the path alone removes it when dropped), so that many staged
+            // outputs do not hold as many open files.
+            WritingSink::Replace(w, target) => w
+                .into_inner()
+                .map_err(io::IntoInnerError::into_error)
+                .map(|temp| Some((temp.into_temp_path(), target))),
+        }
+        .map_err(err)?;
         Ok(Staged { path, pending })
     }
 }
@@ -137,9 +191,9 @@ impl Output {
 #[derive(Debug)]
 pub struct Staged {
     /// The path as the caller gave it, for messages.
-    path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The temporary file and the file it replaces; `None` when already written.
-    pending: Option<(TempPath, PathBuf)>,
+    pub(crate) pending: Option<(TempPath, PathBuf)>,
 }
 
 impl Staged {
@@ -153,15 +207,6 @@ impl Staged {
             None => Ok(()),
         }
     }
-}
-
-fn stream<W: Write>(
-    inner: W,
-    fill: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-) -> io::Result<()> {
-    let mut w = io::BufWriter::new(inner);
-    fill(&mut w)?;
-    w.flush()
 }
 
 /// Decides how to write `path`.
