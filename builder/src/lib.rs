@@ -29,7 +29,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, debug-file discovery (build ID, `.gnu_debuglink`), build ID and load facts of an image, and (feature `size`) the `readelf`/`llvm-nm` listing SuperSize archives are made from |
-//! | [`dwarf`] | the DWARF session: loads the DWARF sections, walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] |
+//! | [`dwarf`] | the DWARF session: loads the DWARF sections, walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] and the [`dwarf::DebugFiles`] every DWARF reader holds |
 //! | [`gopclntab`] | Go functions from `.gopclntab` |
 //! | [`text`] | `nm -n` / System.map / `/proc/kallsyms` text and format detection |
 //! | [`model`] | the contract between sources and writers: [`model::Symbol`] lists and the one rule that keeps a symbol, function groups (spans with depth, names, call file and line, line rows) with their invariants |
@@ -38,7 +38,7 @@
 //! | [`cif`] | process image maps: capture, JSON, CIF encoding |
 //! | `size` | (feature `size`) SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`embed`] | placing a built blob into a reserved section of a linked ELF |
-//! | [`input`], [`output`] | reading inputs (mapped) and writing outputs atomically |
+//! | [`input`], [`output`] | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
 //!
 //! A new writer is a new module that takes what it needs from [`model`] (and, for
 //! DWARF, runs a [`dwarf`] session), without reaching into another writer; a new input

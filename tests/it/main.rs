@@ -13,6 +13,7 @@ mod ksym_reader;
 mod lidia_builder;
 mod lidia_dwarf;
 mod lidia_reader;
+mod output;
 mod size;
 mod symbfile;
 mod symbfile_extract;

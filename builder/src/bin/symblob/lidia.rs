@@ -9,8 +9,8 @@ use symblob_build::lidia::{self, BuildReport, ElfOptions, Flags, SymbolSources};
 use symblob_build::output::build_outputs;
 use symblob_build::{Error, Location};
 
-use crate::dwarf_args::DwarfArgs;
 use crate::common::{display_name, output_name, print, read_input, Failure, Outcome, Result};
+use crate::dwarf_args::DwarfArgs;
 use crate::frames::{self, Frame};
 use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
 use crate::progress::{Bar, Progress};
