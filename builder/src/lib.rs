@@ -92,6 +92,6 @@ pub mod size;
 pub mod symbfile;
 pub mod text;
 
-pub use error::{BoxedSource, Error, Location, Result};
+pub use error::{BoxedSource, Error, ErrorKind, LimitExceeded, Location, Refusal, Result};
 pub use progress::Progress;
 pub use warning::{Warning, WarningKind};
