@@ -195,17 +195,13 @@ fn a_lidia_file_of_another_version_is_unsupported_at_the_version_field() {
     let mut lidia = read(&testdata("lidia/lidia/empty.lidia"));
     // The version is the u32 at 0x04 (spec/lidia.md, header table).
     lidia[4..8].copy_from_slice(&2u32.to_le_bytes());
-    let e = crate::symbfile::convert::lidia_records(&lidia).unwrap_err();
+    let e = error(crate::readback::lidia::read(&lidia, "x.lidia"));
     assert_eq!(e.kind(), ErrorKind::Unsupported, "{e}");
+    assert_eq!(e.input(), Some(Path::new("x.lidia")));
     assert_eq!(e.location(), Location::Offset(4));
     let reader = e.reader_error().expect("the reader's error");
     assert_eq!(e.section(), Some(reader.section));
-    let named = e.with_input("x.lidia");
-    assert_eq!(named.input(), Some(Path::new("x.lidia")));
-    assert!(
-        named.to_string().starts_with("x.lidia at offset 0x4: "),
-        "{named}"
-    );
+    assert!(e.to_string().starts_with("x.lidia at offset 0x4: "), "{e}");
 }
 
 #[test]
