@@ -18,7 +18,7 @@ use crate::lidia::ElfOptions;
 use crate::model::{Contents, Model};
 use crate::symbfile::extract::{self, ExtractOptions};
 use crate::symbfile::SymbfileWriter;
-use crate::{readback, Error, Location, Result};
+use crate::{readback, Error, ErrorKind, Location, Result};
 
 /// A format `symblob convert` reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -152,7 +152,8 @@ pub fn convert(
 ) -> Result<Converted> {
     let input = path.display().to_string();
     let Some(from) = Format::detect(bytes) else {
-        return Err(Error::input(
+        return Err(Error::new(
+            ErrorKind::Unsupported,
             input,
             Location::Whole,
             "not a ksym-bin, Lidia, symbfile or ELF file",
@@ -190,7 +191,8 @@ pub fn convert(
         Target::Symbfile => model.is_empty(),
     };
     if nothing {
-        return Err(Error::input(
+        return Err(Error::new(
+            ErrorKind::Missing,
             input,
             Location::Whole,
             format!(

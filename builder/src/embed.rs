@@ -44,7 +44,7 @@ use crate::ksym::{
     build_from_elf, BuildOptions, BuildStats, InputOptions, LayoutKind, LongName, WholeSearchNames,
 };
 use crate::output::write_atomic;
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// Where a section lies in an ELF file and in memory.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,21 +126,31 @@ pub struct EmbedReport {
 ///
 /// # Errors
 ///
-/// [`Error::Input`] when `elf` is not an ELF file, has no section of that name, or the
+/// [`ErrorKind::Malformed`] when `elf` is not an ELF file or the section's contents lie
+/// outside the file, [`ErrorKind::Unsupported`] for another object format,
+/// [`ErrorKind::Missing`] (with the section) when it has no section of that name or the
 /// section has no contents in the file (NOBITS: a zero-initialised `static mut` or a
-/// `.bss…` name), or its contents lie outside the file.
+/// `.bss…` name).
 pub fn find_section(elf: &[u8], input: &str, name: &str) -> Result<SectionPlace> {
-    let fail = |message: String| Error::input(input, Location::Whole, message);
+    let missing = |message: String| {
+        Error::new(ErrorKind::Missing, input, Location::Whole, message)
+            .with_section(name.to_owned())
+    };
     let file = object::File::parse(elf)
-        .map_err(|e| Error::input_caused(input, Location::Whole, "bad ELF file", e))?;
+        .map_err(|e| Error::malformed(input, Location::Whole, "bad ELF file").with_source(e))?;
     if file.format() != BinaryFormat::Elf {
-        return Err(fail(format!("not an ELF file ({:?})", file.format())));
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            input,
+            Location::Whole,
+            format!("not an ELF file ({:?})", file.format()),
+        ));
     }
     let section = file
         .section_by_name(name)
-        .ok_or_else(|| fail(format!("no section {name}")))?;
+        .ok_or_else(|| missing(format!("no section {name}")))?;
     let Some((file_offset, size)) = section.file_range() else {
-        return Err(fail(format!(
+        return Err(missing(format!(
             "section {name} has no contents in the file (NOBITS); reserve it with an \
              immutable static whose section name does not start with .bss"
         )));
@@ -152,7 +162,7 @@ pub fn find_section(elf: &[u8], input: &str, name: &str) -> Result<SectionPlace>
         address: section.address(),
     };
     if place.file_range().end > elf.len() as u64 || size != section.size() {
-        return Err(Error::input(
+        return Err(Error::malformed(
             input,
             Location::Offset(file_offset),
             format!(
@@ -160,7 +170,8 @@ pub fn find_section(elf: &[u8], input: &str, name: &str) -> Result<SectionPlace>
                  in the file of {} bytes",
                 elf.len()
             ),
-        ));
+        )
+        .with_section(name.to_owned()));
     }
     Ok(place)
 }
@@ -173,8 +184,8 @@ pub fn find_section(elf: &[u8], input: &str, name: &str) -> Result<SectionPlace>
 ///
 /// # Errors
 ///
-/// The errors of [`find_section`] and [`build_from_elf`], and [`Error::Input`] naming the
-/// section and both sizes when the blob is larger than the section.
+/// The errors of [`find_section`] and [`build_from_elf`], and [`ErrorKind::Limit`] naming
+/// the section and both sizes when the blob is larger than the section.
 pub fn build_for_section(
     elf: &[u8],
     input: &str,
@@ -192,7 +203,8 @@ pub fn build_for_section(
     let mut bytes = built.blob.bytes;
     let needed = bytes.len() as u64;
     if needed > place.size {
-        return Err(Error::input(
+        return Err(Error::new(
+            ErrorKind::Limit,
             input,
             Location::Whole,
             format!(
@@ -200,7 +212,9 @@ pub fn build_for_section(
                  {} bytes; enlarge the placeholder",
                 built.blob.stats.symbols, place.name, place.size
             ),
-        ));
+        )
+        .with_limit_exceeded("ksym blob size", needed, place.size)
+        .with_section(place.name));
     }
     // `place.size` is bounded by the file length, so it fits in usize.
     bytes.resize(place.size as usize, 0);
@@ -220,10 +234,18 @@ pub fn build_for_section(
 ///
 /// # Errors
 ///
-/// [`Error::Input`] (input `section`) when the lengths differ or the section lies outside
-/// `elf`.
+/// [`ErrorKind::InvalidArgument`] (input and section `section`) when the lengths differ or
+/// the section lies outside `elf`.
 pub fn patch_section(elf: &mut [u8], place: &SectionPlace, bytes: &[u8]) -> Result<()> {
-    let fail = |message: String| Error::input(&place.name, Location::Whole, message);
+    let fail = |message: String| {
+        Error::new(
+            ErrorKind::InvalidArgument,
+            &place.name,
+            Location::Whole,
+            message,
+        )
+        .with_section(place.name.clone())
+    };
     if bytes.len() as u64 != place.size {
         return Err(fail(format!(
             "{} bytes given for a section of {} bytes",
@@ -253,7 +275,7 @@ pub fn patch_section(elf: &mut [u8], place: &SectionPlace, bytes: &[u8]) -> Resu
 ///
 /// # Errors
 ///
-/// [`Error::Io`] for the files, and the errors of [`build_for_section`]. On error
+/// [`ErrorKind::Io`] for the files, and the errors of [`build_for_section`]. On error
 /// `output` is left as it was.
 pub fn embed_ksyms(
     input: &Path,

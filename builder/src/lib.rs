@@ -12,6 +12,11 @@
 //! that do not stop a build come back as warnings, and long builds report progress
 //! through a [`Progress`] callback in their options.
 //!
+//! Every error is an [`Error`]: its [`ErrorKind`] to match on (malformed, unsupported,
+//! missing, a limit, a mismatched debug file, an output that is an input, …), the input
+//! it is about, the place in it ([`Location`]: line, offset or entry, and the ELF or
+//! DWARF section) and the underlying error as its `source()`.
+//!
 //! # Flow: sources → model → writers
 //!
 //! ```text
@@ -92,6 +97,6 @@ pub mod size;
 pub mod symbfile;
 pub mod text;
 
-pub use error::{BoxedSource, Error, Location, Result};
+pub use error::{BoxedSource, Error, ErrorKind, LimitExceeded, Location, Refusal, Result};
 pub use progress::Progress;
 pub use warning::{Warning, WarningKind};

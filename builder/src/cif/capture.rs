@@ -26,7 +26,7 @@ pub fn parse_maps(text: &str, input: &str) -> Result<Vec<Mapping>> {
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         let bad = |what: &str| {
-            Error::input(
+            Error::malformed(
                 input,
                 Location::Line(n as u64 + 1),
                 format!("{what}: {line:?}"),

@@ -6,7 +6,7 @@ use symblob::cif::{
     Image, PrefixEntry, PrefixRef, WordSize,
 };
 
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// A process's loaded images, as `symblob cif` reads and writes them in JSON:
 /// `{"platform", "word_size", "images": [{"path", "name", "build_id", "base",
@@ -145,15 +145,16 @@ impl ImageMap {
             List(Vec<MapImage>),
         }
         // Parse once to a value for precise syntax errors, then into the types.
-        let value: serde_json::Value = serde_json::from_str(text)
-            .map_err(|e| Error::input(input, Location::Line(e.line() as u64), e.to_string()))?;
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+            Error::malformed(input, Location::Line(e.line() as u64), "").with_source(e)
+        })?;
         let doc = match &value {
             serde_json::Value::Array(_) => {
                 serde_json::from_value::<Vec<MapImage>>(value).map(Doc::List)
             }
             _ => serde_json::from_value::<ImageMap>(value).map(Doc::Map),
         }
-        .map_err(|e| Error::input(input, Location::Whole, e.to_string()))?;
+        .map_err(|e| Error::malformed(input, Location::Whole, "").with_source(e))?;
         Ok(match doc {
             Doc::Map(m) => m,
             Doc::List(images) => ImageMap {
@@ -172,7 +173,8 @@ impl ImageMap {
 
     fn header(&self) -> Result<Header<'_>> {
         let word_size = WordSize::from_bits(self.word_size).ok_or_else(|| {
-            Error::input(
+            Error::new(
+                ErrorKind::Unsupported,
                 "image map",
                 Location::Whole,
                 format!("word size must be 16, 32 or 64, not {}", self.word_size),
@@ -185,7 +187,8 @@ impl ImageMap {
     /// [`EncodeMode::Swift`] the bytes equal Swift's encoder's.
     ///
     /// An image the format cannot hold (end of text not above base, an address beyond the
-    /// word size, a build ID over 1024 bytes) is an [`Error::Input`] naming its index.
+    /// word size, a build ID over 1024 bytes) is an [`ErrorKind::Malformed`] error naming
+    /// its index; a word size other than 16, 32 or 64 is [`ErrorKind::Unsupported`].
     pub fn encode(&self, mode: EncodeMode) -> Result<Vec<u8>> {
         let header = self.header()?;
         let images: Vec<Image<'_>> = self
@@ -201,11 +204,13 @@ impl ImageMap {
             .collect();
         for (index, image) in images.iter().enumerate() {
             check_image(&header, image).map_err(|e| {
-                Error::input(
+                Error::new(
+                    e.kind.into(),
                     "image map",
                     Location::Index(index as u64),
                     e.kind.to_string(),
                 )
+                .with_section(e.section)
             })?;
         }
         // Every dynamic prefix ends before a separator of some path: this many slots
@@ -217,14 +222,16 @@ impl ImageMap {
             Ok(n) => n,
             Err(e) => match e.kind {
                 symblob::ErrorKind::BufferTooSmall { needed } => {
-                    usize::try_from(needed).map_err(|_| Error::Blob(e))?
+                    usize::try_from(needed).map_err(|_| Error::from(e))?
                 }
                 _ => {
-                    return Err(Error::input(
+                    return Err(Error::new(
+                        e.kind.into(),
                         "image map",
                         Location::Whole,
                         format!("{}: {}", e.section, e.kind),
-                    ))
+                    )
+                    .with_section(e.section))
                 }
             },
         };
@@ -235,7 +242,8 @@ impl ImageMap {
     }
 
     /// Decodes CIF bytes. Paths that cannot be rebuilt come back as `None` with the
-    /// reason in [`MapImage::path_error`]; a malformed stream is an [`Error::Blob`].
+    /// reason in [`MapImage::path_error`]; a malformed stream is an error of
+    /// the reader's ([`Error::reader_error`]), placed at its offset.
     pub fn decode(bytes: &[u8], legacy_no_platform: bool) -> Result<DecodedMap> {
         let mut refs = vec![PrefixRef::EMPTY; bytes.len()];
         let options = DecodeOptions { legacy_no_platform };

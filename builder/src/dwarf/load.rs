@@ -88,8 +88,8 @@ impl<'a> SectionStore<'a> {
             if let Ok(c) = section.compressed_data() {
                 let limit = (c.data.len() as u64).saturating_mul(MAX_EXPANSION);
                 if c.format != CompressionFormat::None && c.uncompressed_size > limit {
-                    return Err(Error::input(
-                        name.display().to_string(),
+                    return Err(Error::malformed(
+                        name,
                         at,
                         format!(
                             "compressed section {} claims {} bytes from {} compressed bytes, \
@@ -98,16 +98,18 @@ impl<'a> SectionStore<'a> {
                             c.uncompressed_size,
                             c.data.len()
                         ),
-                    ));
+                    )
+                    .with_section(id.name()));
                 }
             }
             let data = section.uncompressed_data().map_err(|e| {
-                Error::input_caused(
-                    name.display().to_string(),
+                Error::malformed(
+                    name,
                     at,
                     format!("cannot read or decompress section {}", id.name()),
-                    e,
                 )
+                .with_section(id.name())
+                .with_source(e)
             })?;
             sections.push((id, data));
         }

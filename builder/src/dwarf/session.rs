@@ -14,7 +14,7 @@ pub(crate) use super::split::{split_unit, SplitUnits};
 use super::{load, split, sup, DebugFiles, Slice};
 use crate::elf::{check_debug_file, find_debug_file, missing_dwarf};
 use crate::input::{FileRole, FilesRead};
-use crate::{Error, Location, Result, Warning, WarningKind};
+use crate::{Error, ErrorKind, Location, Result, Warning, WarningKind};
 
 /// The files of one DWARF read, opened.
 pub(crate) struct Session<'s> {
@@ -55,19 +55,24 @@ pub(crate) fn open<R>(
 ) -> Result<R> {
     let name = path.display().to_string();
     let obj = object::File::parse(data)
-        .map_err(|e| Error::input_caused(&name, Location::Whole, "not an ELF file", e))?;
+        .map_err(|e| Error::malformed(&name, Location::Whole, "not an ELF file").with_source(e))?;
     if obj.format() != object::BinaryFormat::Elf {
-        return Err(Error::input(&name, Location::Whole, "not an ELF file"));
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            &name,
+            Location::Whole,
+            "not an ELF file",
+        ));
     }
     let debug = find_debug_file(path, &obj, files.debug_file.as_deref())?;
     let debug_obj = match &debug {
         Some(d) => Some(object::File::parse(&*d.map).map_err(|e| {
-            Error::input_caused(
+            Error::malformed(
                 d.path.display().to_string(),
                 Location::Whole,
                 "not an ELF file",
-                e,
             )
+            .with_source(e)
         })?),
         None => None,
     };

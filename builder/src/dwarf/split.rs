@@ -21,7 +21,7 @@ use memmap2::Mmap;
 use super::load::{Naming, SectionStore};
 use super::Slice;
 use crate::input::{map_file, FileRole, FilesRead};
-use crate::{Error, Location, Result, WarningKind};
+use crate::{Error, ErrorKind, Location, Result, WarningKind};
 
 /// A skeleton unit of the binary.
 struct Skeleton {
@@ -197,12 +197,12 @@ impl SplitFiles {
 /// The split DWARF sections of one mapped file.
 fn load((path, map): &(PathBuf, Mmap)) -> Result<SectionStore<'_>> {
     let obj = object::File::parse(&**map).map_err(|e| {
-        Error::input_caused(
+        Error::malformed(
             path.display().to_string(),
             Location::Whole,
             "not an ELF file",
-            e,
         )
+        .with_source(e)
     })?;
     SectionStore::load_named(&obj, path, Naming::Split)
 }
@@ -222,11 +222,13 @@ impl<'m> SplitSections<'m> {
         let mut out = BTreeMap::new();
         if let (Some(store), Some((path, _))) = (&self.package, &self.files.package) {
             if store.get(gimli::SectionId::DebugCuIndex).is_empty() {
-                return Err(Error::input(
-                    path.display().to_string(),
+                return Err(Error::new(
+                    ErrorKind::Missing,
+                    path,
                     Location::Whole,
                     "not a DWARF package: no .debug_cu_index section",
-                ));
+                )
+                .with_section(".debug_cu_index"));
             }
             let endian = store.endian;
             let package = gimli::DwarfPackage::load(
@@ -234,12 +236,9 @@ impl<'m> SplitSections<'m> {
                 gimli::EndianSlice::new(&[], endian),
             )
             .map_err(|e| {
-                Error::input_caused(
-                    path.display().to_string(),
-                    Location::Whole,
-                    "cannot read the DWARF package index",
-                    e,
-                )
+                Error::malformed(path, Location::Whole, "cannot read the DWARF package index")
+                    .with_section(".debug_cu_index")
+                    .with_source(e)
             })?;
             for s in &self.files.skeletons {
                 match package.find_cu(s.dwo_id, parent) {

@@ -27,7 +27,7 @@ use crate::elf::hex;
 use super::load::SectionStore;
 use crate::elf::build_id_path;
 use crate::input::map_file;
-use crate::{Error, Location, Result, WarningKind};
+use crate::{Error, ErrorKind, Location, Result, WarningKind};
 
 /// Where distributions install the supplementary files of their debug packages.
 const DWZ_ROOT: &str = "/usr/lib/debug/.dwz";
@@ -46,12 +46,12 @@ impl SupFile {
     /// Its DWARF sections.
     pub(crate) fn sections(&self) -> Result<SectionStore<'_>> {
         let obj = object::File::parse(&*self.map).map_err(|e| {
-            Error::input_caused(
+            Error::malformed(
                 self.path.display().to_string(),
                 Location::Whole,
                 "not an ELF file",
-                e,
             )
+            .with_source(e)
         })?;
         SectionStore::load(&obj, &self.path)
     }
@@ -94,8 +94,9 @@ pub(crate) fn find(
         };
         if let Some(reason) = id_mismatch(&file, wanted_id) {
             if !mismatch_ok {
-                return Err(Error::input(
-                    p.display().to_string(),
+                return Err(Error::new(
+                    ErrorKind::Mismatch,
+                    p,
                     Location::Whole,
                     format!(
                         "not the supplementary file of {}: {reason} (--debug-file-mismatch-ok \

@@ -9,7 +9,7 @@ use object::{Object, ObjectSection, SectionKind};
 
 use super::hex;
 use crate::input::map_file;
-use crate::{Error, Location, Result, Warning, WarningKind};
+use crate::{Error, ErrorKind, Location, Result, Warning, WarningKind};
 
 /// The root under which distributions install separate debug files.
 const DEBUG_ROOT: &str = "/usr/lib/debug";
@@ -141,8 +141,9 @@ pub(crate) fn check_debug_file(
             reason,
         },
         DebugMatch::Mismatch(why) => {
-            return Err(Error::input(
-                debug.path.display().to_string(),
+            return Err(Error::new(
+                ErrorKind::Mismatch,
+                &debug.path,
                 Location::Whole,
                 format!(
                     "not the debug file of {}: {why} (--debug-file-mismatch-ok reads it \

@@ -14,7 +14,7 @@ use object::read::elf::{CompressionHeader, FileHeader, SectionHeader};
 use object::read::{CompressedData, CompressionFormat};
 use object::{Endianness, FileKind};
 
-use crate::error::Problem;
+use crate::error::{Error, ErrorKind, Location};
 
 /// One section header, with its name resolved.
 #[derive(Clone, Copy, Debug)]
@@ -66,12 +66,15 @@ pub(crate) struct ElfFile<'a> {
 
 impl<'a> ElfFile<'a> {
     /// Parses the ELF header and the section headers of `data`.
-    pub(crate) fn parse(data: &'a [u8]) -> Result<Self, Problem> {
+    pub(crate) fn parse(data: &'a [u8]) -> Result<Self, Error> {
         match FileKind::parse(data) {
             Ok(FileKind::Elf32) => parse_generic::<object::elf::FileHeader32<Endianness>>(data),
             Ok(FileKind::Elf64) => parse_generic::<object::elf::FileHeader64<Endianness>>(data),
-            Ok(other) => Err(Problem::new(format!("not an ELF file ({other:?})"))),
-            Err(e) => Err(Problem::caused("not an ELF file", e)),
+            Ok(other) => Err(Error::unnamed(
+                ErrorKind::Unsupported,
+                format!("not an ELF file ({other:?})"),
+            )),
+            Err(e) => Err(Error::unnamed(ErrorKind::Malformed, "not an ELF file").with_source(e)),
         }
     }
 
@@ -91,7 +94,7 @@ impl<'a> ElfFile<'a> {
     /// The contents of `section` as Go's `Section.Data` returns them: zeros for
     /// `SHT_NOBITS`, decompressed for `SHF_COMPRESSED` (zlib), else the file bytes, which
     /// must lie inside the file.
-    pub(crate) fn data(&self, section: &Section<'a>) -> Result<SectionData<'a>, Problem> {
+    pub(crate) fn data(&self, section: &Section<'a>) -> Result<SectionData<'a>, Error> {
         if section.kind == SHT_NOBITS.0 {
             return Ok(SectionData::Zeros(section.size));
         }
@@ -100,12 +103,16 @@ impl<'a> ElfFile<'a> {
             .zip(usize::try_from(section.size).ok())
             .and_then(|(start, len)| self.data.get(start..start.checked_add(len)?))
             .ok_or_else(|| {
-                format!(
-                    "section {} lies outside the file (offset {:#x}, size {:#x})",
-                    String::from_utf8_lossy(section.name),
-                    section.offset,
-                    section.size
+                let name = String::from_utf8_lossy(section.name).into_owned();
+                Error::unnamed(
+                    ErrorKind::Malformed,
+                    format!(
+                        "section {name} (size {:#x}) lies outside the file",
+                        section.size
+                    ),
                 )
+                .with_location(Location::Offset(section.offset))
+                .with_section(name)
             })?;
         if section.flags & SHF_COMPRESSED.0 == 0 {
             return Ok(SectionData::Bytes(Cow::Borrowed(raw)));
@@ -123,34 +130,45 @@ impl<'a> ElfFile<'a> {
     }
 
     /// Decompresses an `SHF_COMPRESSED` section (`Elf32_Chdr`/`Elf64_Chdr` then zlib).
-    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, Problem> {
+    fn decompress(&self, section: &Section<'a>, raw: &'a [u8]) -> Result<Cow<'a, [u8]>, Error> {
         let endian = self.endian();
+        let name = String::from_utf8_lossy(section.name);
+        // Every problem of a compressed section is placed at the section's bytes.
+        let fail = |kind, message: String| {
+            Error::unnamed(kind, message)
+                .with_location(Location::Offset(section.offset))
+                .with_section(name.clone().into_owned())
+        };
+        let truncated = |()| fail(ErrorKind::Malformed, "truncated compression header".into());
         let (kind, size, header_len) = if self.is_64 {
             let h = object::pod::from_bytes::<object::elf::CompressionHeader64<Endianness>>(raw)
-                .map_err(|()| "truncated compression header")?
+                .map_err(truncated)?
                 .0;
             (h.ch_type(endian), h.ch_size(endian), 24)
         } else {
             let h = object::pod::from_bytes::<object::elf::CompressionHeader32<Endianness>>(raw)
-                .map_err(|()| "truncated compression header")?
+                .map_err(truncated)?
                 .0;
             (h.ch_type(endian), u64::from(h.ch_size(endian)), 12)
         };
-        let name = String::from_utf8_lossy(section.name);
         if kind != ELFCOMPRESS_ZLIB {
-            return Err(Problem::new(format!(
-                "section {name}: unsupported compression type {kind}"
-            )));
+            return Err(fail(
+                ErrorKind::Unsupported,
+                format!("section {name}: unsupported compression type {kind}"),
+            ));
         }
         let data = raw.get(header_len..).unwrap_or_default();
         // Deflate expands at most 1032:1. A larger claim is corrupt, and is refused before
         // the claimed size is allocated.
         if size > (data.len() as u64).saturating_mul(1032) {
-            return Err(Problem::new(format!(
-                "section {name}: compression header claims {size} bytes from {} compressed \
-                 bytes, more than 1032 times as many",
-                data.len()
-            )));
+            return Err(fail(
+                ErrorKind::Malformed,
+                format!(
+                    "section {name}: compression header claims {size} bytes from {} \
+                     compressed bytes, more than 1032 times as many",
+                    data.len()
+                ),
+            ));
         }
         let compressed = CompressedData {
             format: CompressionFormat::Zlib,
@@ -159,25 +177,30 @@ impl<'a> ElfFile<'a> {
         };
         compressed
             .decompress()
-            .map_err(|e| Problem::caused(format!("section {name}"), e))
+            .map_err(|e| fail(ErrorKind::Malformed, format!("section {name}")).with_source(e))
     }
 }
 
 fn parse_generic<'a, Elf: FileHeader<Endian = Endianness>>(
     data: &'a [u8],
-) -> Result<ElfFile<'a>, Problem> {
-    let header = Elf::parse(data).map_err(|e| Problem::caused("bad ELF header", e))?;
+) -> Result<ElfFile<'a>, Error> {
+    let malformed = |message: &str| Error::unnamed(ErrorKind::Malformed, message);
+    let header = Elf::parse(data).map_err(|e| malformed("bad ELF header").with_source(e))?;
     let endian = header
         .endian()
-        .map_err(|e| Problem::caused("bad ELF header", e))?;
-    let table = header
-        .sections(endian, data)
-        .map_err(|e| Problem::caused("bad section headers", e))?;
+        .map_err(|e| malformed("bad ELF header").with_source(e))?;
+    // A truncated file loses its section header table first: place the problem there.
+    let table = header.sections(endian, data).map_err(|e| {
+        let table_offset = header.e_shoff(endian).into();
+        malformed("bad section headers")
+            .with_location(Location::Offset(table_offset))
+            .with_source(e)
+    })?;
     let mut sections = Vec::with_capacity(table.len());
     for (index, s) in table.enumerate() {
-        let name = table
-            .section_name(endian, s)
-            .map_err(|e| Problem::caused(format!("section {}", index.0), e))?;
+        let name = table.section_name(endian, s).map_err(|e| {
+            Error::unnamed(ErrorKind::Malformed, format!("section {}", index.0)).with_source(e)
+        })?;
         sections.push(Section {
             name,
             kind: s.sh_type(endian).0,

@@ -48,10 +48,10 @@ pub(crate) struct ElfListing<'a> {
 ///
 /// # Errors
 ///
-/// [`Error::Input`] naming `input` when `data` is not an ELF file or its section headers
+/// An [`ErrorKind::Malformed`](crate::ErrorKind::Malformed) error naming `input` when `data` is not an ELF file or its section headers
 /// or symbol tables cannot be read.
 pub(crate) fn list_elf<'a>(data: &'a [u8], input: &str) -> Result<ElfListing<'a>> {
-    let file = ElfFile::parse(data).map_err(|p| p.at(input, Location::Whole))?;
+    let file = ElfFile::parse(data).map_err(|e| e.with_input(input))?;
     let relocations = relocation_count(&file);
     let typed = if file.is_64 {
         symbols::<elf::FileHeader64<Endianness>>(data, &file)
@@ -59,7 +59,7 @@ pub(crate) fn list_elf<'a>(data: &'a [u8], input: &str) -> Result<ElfListing<'a>
         symbols::<elf::FileHeader32<Endianness>>(data, &file)
     };
     let (symbols, build_id) =
-        typed.map_err(|(m, e)| Error::input_caused(input, Location::Whole, m, e))?;
+        typed.map_err(|(m, e)| Error::malformed(input, Location::Whole, m).with_source(e))?;
     Ok(ElfListing {
         file,
         relocations,

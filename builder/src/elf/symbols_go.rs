@@ -8,7 +8,7 @@ use object::elf::{SHT_DYNSYM, SHT_SYMTAB, STT_FUNC};
 use object::{Endian, Endianness};
 
 use super::file::{ElfFile, SectionData};
-use crate::error::Problem;
+use crate::error::{Error, ErrorKind};
 
 /// Why a symbol table could not be read.
 #[derive(Debug)]
@@ -16,7 +16,7 @@ pub(crate) enum SymbolsError {
     /// There is no section of the requested type (Go's `ErrNoSymbols`).
     Missing,
     /// The section exists but cannot be read.
-    Malformed(Problem),
+    Malformed(Error),
 }
 
 impl fmt::Display for SymbolsError {
@@ -115,7 +115,7 @@ impl<'a> SymbolTable<'a> {
             .flatten()
             .ok_or_else(|| {
                 let message = format!("invalid string table link {}", section.link);
-                SymbolsError::Malformed(Problem::new(message))
+                SymbolsError::Malformed(Error::unnamed(ErrorKind::Malformed, message))
             })?;
         let names = match elf.data(strings).map_err(SymbolsError::Malformed)? {
             SectionData::Bytes(b) => Some(b),
@@ -172,9 +172,10 @@ fn check_multiple(len: u64, entry_size: u64) -> Result<(), SymbolsError> {
     if len.is_multiple_of(entry_size) {
         Ok(())
     } else {
-        Err(SymbolsError::Malformed(Problem::new(format!(
-            "size {len} is not a multiple of the entry size {entry_size}"
-        ))))
+        Err(SymbolsError::Malformed(Error::unnamed(
+            ErrorKind::Malformed,
+            format!("size {len} is not a multiple of the entry size {entry_size}"),
+        )))
     }
 }
 

@@ -9,7 +9,7 @@ use object::{FileKind, SymbolIndex};
 
 use super::code_ranges;
 use crate::model::{accept, InputOptions, SymbolList};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// The text symbols of an ELF file and its text ranges.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -35,11 +35,12 @@ pub struct ElfSymbols {
 ///
 /// # Errors
 ///
-/// [`Error::Input`] naming the input and the symbol index (or file offset) when the file
-/// is not a readable ELF file or a kept name breaks the name rules.
+/// [`ErrorKind::Malformed`] naming the input and the symbol index (or file offset) when
+/// the file is not a readable ELF file or a kept name breaks the name rules;
+/// [`ErrorKind::Unsupported`] for another object format.
 pub fn read_elf(data: &[u8], input: &str, options: &InputOptions) -> Result<ElfSymbols> {
     let malformed =
-        |e: object::Error| Error::input_caused(input, Location::Whole, "bad ELF file", e);
+        |e: object::Error| Error::malformed(input, Location::Whole, "bad ELF file").with_source(e);
     match FileKind::parse(data).map_err(malformed)? {
         FileKind::Elf32 => {
             read_typed::<elf::FileHeader32<object::Endianness>>(data, input, options)
@@ -47,7 +48,8 @@ pub fn read_elf(data: &[u8], input: &str, options: &InputOptions) -> Result<ElfS
         FileKind::Elf64 => {
             read_typed::<elf::FileHeader64<object::Endianness>>(data, input, options)
         }
-        other => Err(Error::input(
+        other => Err(Error::new(
+            ErrorKind::Unsupported,
             input,
             Location::Whole,
             format!("not an ELF file (detected {other:?})"),
@@ -61,7 +63,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
     options: &InputOptions,
 ) -> Result<ElfSymbols> {
     let malformed =
-        |e: object::Error| Error::input_caused(input, Location::Whole, "bad ELF file", e);
+        |e: object::Error| Error::malformed(input, Location::Whole, "bad ELF file").with_source(e);
     let file = ElfFile::<Elf>::parse(data).map_err(malformed)?;
     let endian = file.endian();
     let sections = file.elf_section_table();
@@ -76,10 +78,10 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         let at = Location::Index(index as u64);
         let name = table
             .symbol_name(endian, sym)
-            .map_err(|e| Error::input_caused(input, at, "bad symbol name", e))?;
+            .map_err(|e| Error::malformed(input, at, "bad symbol name").with_source(e))?;
         let section = table
             .symbol_section(endian, sym, SymbolIndex(index))
-            .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
+            .map_err(|e| Error::malformed(input, at, "bad symbol section").with_source(e))?;
         let value: u64 = sym.st_value(endian).into();
         let defined = section.is_some() || sym.st_shndx(endian) == elf::SHN_ABS;
         if defined {
@@ -102,7 +104,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         let in_code = wanted_type && {
             let header = sections
                 .section(section_index)
-                .map_err(|e| Error::input_caused(input, at, "bad symbol section", e))?;
+                .map_err(|e| Error::malformed(input, at, "bad symbol section").with_source(e))?;
             header.sh_flags(endian).contains(elf::SHF_EXECINSTR)
         };
         if !in_code {
@@ -122,7 +124,7 @@ fn read_typed<Elf: FileHeader<Endian = object::Endianness>>(
         };
         let kept = options.types.keeps_from_elf(kind);
         accept(&mut list, options, kept, value, kind, name)
-            .map_err(|e| Error::input_from(input, at, e))?;
+            .map_err(|e| Error::malformed(input, at, "").with_source(e))?;
     }
 
     let text_ranges = match markers.ranges() {

@@ -8,7 +8,7 @@
 mod pcvalue;
 
 use crate::elf::file::{ElfFile, SectionData};
-use crate::error::Problem;
+use crate::error::{Error, ErrorKind};
 
 pub(crate) use pcvalue::{LineSpan, PcTables};
 
@@ -34,7 +34,7 @@ pub(crate) enum PclntabError {
     /// No section named `.text` (Go's `empty text`), checked even for non-Go files.
     NoText,
     /// Anything else, described.
-    Other(Problem),
+    Other(Error),
 }
 
 const GO12_MAGIC: u32 = 0xFFFF_FFFB;
@@ -77,7 +77,13 @@ pub(crate) fn for_each_function(
 }
 
 fn invalid_header() -> PclntabError {
-    PclntabError::Other("invalid .gopclntab header (shorter than 64 bytes)".into())
+    PclntabError::Other(
+        Error::unnamed(
+            ErrorKind::Malformed,
+            "invalid .gopclntab header (shorter than 64 bytes)",
+        )
+        .with_section(".gopclntab"),
+    )
 }
 
 /// The base PC of Go 1.18+ function offsets, checked against `.text` like Pyroscope does.
@@ -111,10 +117,16 @@ fn text_start(data: &[u8], text_addr: u64, text_size: u64) -> Result<u64, Pclnta
         start = text_addr;
     }
     if start < text_addr || start >= text_addr.wrapping_add(text_size) {
-        return Err(PclntabError::Other(Problem::new(format!(
-            "runtime.text out of .text bounds: textStart {start:#x}, .text at {text_addr:#x} \
-             with size {text_size:#x}"
-        ))));
+        return Err(PclntabError::Other(
+            Error::unnamed(
+                ErrorKind::Malformed,
+                format!(
+                    "runtime.text out of .text bounds: textStart {start:#x}, .text at \
+                     {text_addr:#x} with size {text_size:#x}"
+                ),
+            )
+            .with_section(".gopclntab"),
+        ));
     }
     Ok(start)
 }

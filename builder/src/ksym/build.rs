@@ -11,7 +11,7 @@ use super::whole::{whole_ranks, WholeSearchNames};
 use super::{InputOptions, Symbol, SymbolList};
 use crate::elf::read_elf;
 use crate::model::{check_name_bytes, check_name_length};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// Options of the build step.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -130,23 +130,25 @@ impl LongName {
 ///
 /// # Errors
 ///
-/// * [`Error::Input`] with input `symbols` and the symbol's index for a name that is
-///   empty, not UTF-8, contains NUL or CR, or is longer than 65,535 bytes;
-/// * [`Error::Limit`] when a count or segment exceeds the format's u32 fields, or the
-///   blob is larger than `pad_to`.
+/// * [`ErrorKind::InvalidArgument`] with input `symbols` and the symbol's index for a
+///   name that is empty, not UTF-8, contains NUL or CR, or is longer than 65,535 bytes;
+/// * [`ErrorKind::Limit`] when a count or segment exceeds the format's u32 fields, or the
+///   blob is larger than `pad_to` ([`Error::limit_exceeded`] says which).
 pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
     for (i, sym) in symbols.iter().enumerate() {
         let at = Location::Index(i as u64);
         check_name_bytes(sym.name.as_bytes())
             .and_then(check_name_length)
-            .map_err(|e| Error::input_from("symbols", at, e))?;
+            .map_err(|e| {
+                Error::new(ErrorKind::InvalidArgument, "symbols", at, "").with_source(e)
+            })?;
     }
     if symbols.len() as u64 >= 1 << 32 {
-        return Err(Error::Limit {
-            what: "symbol count",
-            value: symbols.len() as u64,
-            limit: u64::from(u32::MAX),
-        });
+        return Err(Error::limit(
+            "symbol count",
+            symbols.len() as u64,
+            u64::from(u32::MAX),
+        ));
     }
 
     let ordered = order(symbols);
@@ -177,17 +179,10 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
     let mut bytes = encoded.bytes;
     if let Some(size) = options.pad_to {
         if blob_bytes > size {
-            return Err(Error::Limit {
-                what: "blob size",
-                value: blob_bytes,
-                limit: size,
-            });
+            return Err(Error::limit("blob size", blob_bytes, size));
         }
-        let size = usize::try_from(size).map_err(|_| Error::Limit {
-            what: "pad-to size",
-            value: size,
-            limit: usize::MAX as u64,
-        })?;
+        let size = usize::try_from(size)
+            .map_err(|_| Error::limit("pad-to size", size, usize::MAX as u64))?;
         bytes.resize(size, 0);
     }
     let stats = BuildStats {

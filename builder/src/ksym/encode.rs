@@ -6,7 +6,7 @@ use symblob::ksym::LayoutKind;
 use super::tokens::Tokens;
 use super::Symbol;
 use super::{align_up, RESERVED_TOKEN_ID};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// Largest value of a u32 field (offsets, `seqs`, token index) plus one.
 const U32_LIMIT: u64 = 1 << 32;
@@ -53,7 +53,7 @@ pub(crate) fn encode(
         match tokens.uses.get(i).copied().flatten() {
             Some((id, len)) => {
                 if id >= RESERVED_TOKEN_ID || usize::from(id) >= tokens.table.len() {
-                    return Err(Error::input(
+                    return Err(Error::malformed(
                         "symbols",
                         at,
                         format!("internal: token id {id} cannot be written"),
@@ -72,16 +72,27 @@ pub(crate) fn encode(
             None => payload.extend_from_slice(name),
         }
         if payload.is_empty() {
-            return Err(Error::input("symbols", at, "empty symbol name"));
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
+                "symbols",
+                at,
+                "empty symbol name",
+            ));
         }
         if payload.len() > MAX_PAYLOAD {
-            return Err(Error::input(
+            return Err(Error::new(
+                ErrorKind::Limit,
                 "symbols",
                 at,
                 format!(
                     "name record payload of {} bytes exceeds the limit of {MAX_PAYLOAD}",
                     payload.len()
                 ),
+            )
+            .with_limit_exceeded(
+                "name record payload",
+                payload.len() as u64,
+                MAX_PAYLOAD as u64,
             ));
         }
         names.push(sym.kind);
@@ -115,7 +126,7 @@ pub(crate) fn encode(
 
 fn check_limit(what: &'static str, value: u64, limit: u64) -> Result<()> {
     if value > limit {
-        return Err(Error::Limit { what, value, limit });
+        return Err(Error::limit(what, value, limit));
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use crate::elf::file::ElfFile;
 use crate::elf::symbols_go as symbols;
 use crate::gopclntab::{self, PclntabError};
 use crate::input::FilesRead;
-use crate::{output, Error, Location, Progress, Result, Warning};
+use crate::{output, Error, ErrorKind, Location, Progress, Result, Warning};
 
 /// What to read from the ELF file and what to store, in three groups, each handed only
 /// to the part that uses it: the symbol sources, the DWARF session's options (a DWARF
@@ -147,7 +147,7 @@ pub fn collect_with_report(
 ) -> Result<(LidiaWriter, BuildReport)> {
     let mut writer = LidiaWriter::new(options.lidia);
     let name = path.display().to_string();
-    let elf = ElfFile::parse(data).map_err(|p| p.at(&name, Location::Whole))?;
+    let elf = ElfFile::parse(data).map_err(|e| e.with_input(&name))?;
     if options.dwarf.is_some() {
         let stats = dwarf::collect(path, data, options, &mut writer)?;
         let report = BuildReport {
@@ -163,8 +163,8 @@ pub fn collect_with_report(
     let enabled = options.symbols;
     let mut sources = Vec::new();
     if enabled.symtab {
-        let table =
-            symbols::read(&elf).map_err(|e| Error::input_from(&name, Location::Whole, e))?;
+        let table = symbols::read(&elf)
+            .map_err(|e| Error::malformed(&name, Location::Whole, "").with_source(e))?;
         for sym in table.iter().flat_map(|t| t.functions()) {
             writer.add(&RangeSpec {
                 va: sym.value,
@@ -185,13 +185,14 @@ pub fn collect_with_report(
             });
         })
         .map_err(|e| match e {
-            PclntabError::NoText => Error::input(
+            PclntabError::NoText => Error::new(
+                ErrorKind::Missing,
                 &name,
                 Location::Whole,
                 "no .text section, which reading .gopclntab requires (as in Pyroscope); \
                  build without .gopclntab to skip it",
             ),
-            PclntabError::Other(p) => p.at(&name, Location::Whole),
+            PclntabError::Other(e) => e.with_input(&name),
         })?;
         sources.push(("gopclntab", writer.len() - before));
     }

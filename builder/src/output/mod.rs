@@ -320,10 +320,7 @@ pub fn refuse_same_file(output: &Path, inputs: &[&Path]) -> Result<()> {
     };
     for &input in inputs {
         if identity(input, stdin_metadata).is_some_and(|meta| same_file(&meta, &out)) {
-            return Err(Error::SameFile {
-                output: output.to_path_buf(),
-                input: input.to_path_buf(),
-            });
+            return Err(Error::same_file(output, input));
         }
     }
     Ok(())
@@ -344,16 +341,8 @@ pub fn refuse_files_read(output: &Path, read: &FilesRead) -> Result<()> {
     match read_file {
         None => Ok(()),
         Some(f) => match (f.role, read.elf()) {
-            (FileRole::Elf, _) | (_, None) => Err(Error::SameFile {
-                output: output.to_path_buf(),
-                input: f.path.clone(),
-            }),
-            (role, Some(elf)) => Err(Error::FoundInput {
-                output: output.to_path_buf(),
-                input: f.path.clone(),
-                role,
-                elf: elf.to_path_buf(),
-            }),
+            (FileRole::Elf, _) | (_, None) => Err(Error::same_file(output, &f.path)),
+            (role, Some(elf)) => Err(Error::found_input(output, &f.path, role, elf)),
         },
     }
 }

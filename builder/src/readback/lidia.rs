@@ -8,7 +8,7 @@ use symblob::lidia::LidiaFile;
 
 use super::reader_error;
 use crate::model::{sort_spans, Bytes, Group, Model, Row, Span};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// Reads the Lidia file `bytes` (named `input` in errors) into the model.
 ///
@@ -25,7 +25,14 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
     let mut functions: Vec<Group<'a>> = Vec::new();
     for range in file.ranges() {
         let at = Location::Index(range.index as u64);
-        let too_large = |what: &str| Error::input(input, at, format!("{what} beyond 32 bits"));
+        let too_large = |what: &str| {
+            Error::new(
+                ErrorKind::Limit,
+                input,
+                at,
+                format!("{what} beyond 32 bits"),
+            )
+        };
         let depth = u32::try_from(range.depth).map_err(|_| too_large("inline depth"))?;
         let call_line = u32::try_from(range.call_line).map_err(|_| too_large("call line"))?;
         let mut rows = Vec::new();
@@ -50,7 +57,7 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
         } else if let Some(group) = functions.last_mut() {
             group.spans.push(span);
         } else {
-            return Err(Error::input(
+            return Err(Error::malformed(
                 input,
                 at,
                 "an inlined range comes before any function",

@@ -14,9 +14,9 @@ pub mod ksym;
 pub mod lidia;
 pub mod symbfile;
 
-use crate::{Error, Location};
+use crate::Error;
 
 /// A reader error, named after the input it came from and placed at its offset.
 fn reader_error(input: &str, e: symblob::Error) -> Error {
-    Error::input(input, Location::Offset(e.offset), e.to_string())
+    Error::from(e).with_input(input)
 }

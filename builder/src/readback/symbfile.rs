@@ -59,7 +59,7 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
                 } else if let Some(group) = model.functions.last_mut() {
                     group.spans.push(span);
                 } else {
-                    return Err(Error::input(
+                    return Err(Error::malformed(
                         input,
                         Location::Offset(r.offset),
                         "an inline record comes before any function record",

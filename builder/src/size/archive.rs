@@ -21,7 +21,7 @@ use super::strip::{removed_by_strip, stripped_layout};
 use crate::dwarf::load::SectionStore;
 use crate::elf::file::Section;
 use crate::elf::listing::{list_elf, ElfListing};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// The input name of errors in the stripped copy ([`ElfArchiveInput::stripped`]); errors
 /// of the unstripped ELF name its `file_name`. A caller that knows the paths renames them
@@ -236,7 +236,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
     }
     model::sort_symbols(&mut raw);
     model::calculate_padding(&mut raw).map_err(|e| {
-        Error::input(
+        Error::malformed(
             &input.file_name,
             Location::Whole,
             format!("symbols do not satisfy SuperSize's padding rule: {e:?}"),
@@ -245,7 +245,8 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
     let build_config = options.build_config.clone();
     for key in build_config.keys() {
         if container.metadata.contains_key(key) {
-            return Err(Error::input(
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
                 "--build-config",
                 Location::Whole,
                 format!("key {key:?} collides with the ELF metadata"),
@@ -520,11 +521,12 @@ fn add_section_symbols(
         if let Some(r) = ranges.iter().find(|r| r.name == section) {
             let used = end_address.saturating_sub(r.address);
             if used > r.size {
-                return Err(Error::input(
+                return Err(Error::malformed(
                     "ELF",
                     Location::Whole,
                     format!("last symbol of {section} ends after the section"),
-                ));
+                )
+                .with_section(section));
             }
             if r.size > used && !is_bss(&section) {
                 out.push(Symbol::new(

@@ -52,7 +52,7 @@ pub fn load_size(data: &[u8], name: &str) -> Result<(SizeInfo, bool)> {
         let mut out = Vec::new();
         flate2::read::MultiGzDecoder::new(data)
             .read_to_end(&mut out)
-            .map_err(|e| fail(name, 0, "gzip", &e.to_string()))?;
+            .map_err(|e| Error::malformed(name, Location::Whole, "gzip").with_source(e))?;
         out
     } else {
         data.to_vec()
@@ -82,8 +82,9 @@ fn load_sizediff(data: &[u8], name: &str) -> Result<(SizeInfo, SizeInfo)> {
     let json_bytes = data
         .get(pos..pos + len)
         .ok_or_else(|| fail(name, 4, "sizediff header", "file ends inside the JSON"))?;
-    let fields: serde_json::Value = serde_json::from_slice(json_bytes)
-        .map_err(|e| fail(name, 4, "sizediff header", &format!("bad JSON: {e}")))?;
+    let fields: serde_json::Value = serde_json::from_slice(json_bytes).map_err(|e| {
+        Error::malformed(name, Location::Line(4), "sizediff header: bad JSON").with_source(e)
+    })?;
     if fields.get("version").and_then(|v| v.as_i64()) != Some(1) {
         return Err(fail(name, 4, "sizediff header", "version is not 1"));
     }
@@ -111,7 +112,7 @@ fn fail(name: &str, line: usize, check: &str, detail: &str) -> Error {
     } else {
         Location::Line(line as u64)
     };
-    Error::input(name, at, format!("{check}: {detail}"))
+    Error::malformed(name, at, format!("{check}: {detail}"))
 }
 
 /// Lines of the text with 1-based numbers.
@@ -189,12 +190,8 @@ pub fn parse_size_text(text: &str, name: &str) -> Result<(SizeInfo, bool)> {
     }
     let json_text = &rest[..json_end];
     let fields: serde_json::Value = serde_json::from_str(json_text).map_err(|e| {
-        fail(
-            name,
-            json_line + e.line().saturating_sub(1),
-            "JSON header",
-            &e.to_string(),
-        )
+        let line = json_line + e.line().saturating_sub(1);
+        Error::malformed(name, Location::Line(line as u64), "JSON header").with_source(e)
     })?;
     r.line += json_text.matches('\n').count();
     r.pos += json_end;
@@ -203,8 +200,9 @@ pub fn parse_size_text(text: &str, name: &str) -> Result<(SizeInfo, bool)> {
         Json::Object(o) => o,
         _ => return Err(fail(name, json_line, "JSON header", "not an object")),
     };
-    let (build_config, containers) =
-        header_fields(&fields, multi).map_err(|m| fail(name, json_line, "JSON fields", &m))?;
+    let (build_config, containers) = header_fields(&fields, multi, &|detail| {
+        fail(name, json_line, "JSON fields", &detail)
+    })?;
     let flag = |k: &str| matches!(fields.get(k), Some(Json::Bool(true)));
     let (has_components, has_padding, has_disassembly) = (
         flag("has_components"),
@@ -445,48 +443,49 @@ pub fn parse_size_text(text: &str, name: &str) -> Result<(SizeInfo, bool)> {
     Ok((info, has_padding))
 }
 
-/// The build config and containers of a header, with SuperSize's presence rules.
+/// The build config and containers of a header, with SuperSize's presence rules; `fail`
+/// makes the error of the header (named and placed) from what is wrong.
 fn header_fields(
     fields: &BTreeMap<String, Json>,
     multi: bool,
-) -> std::result::Result<(BTreeMap<String, Json>, Vec<Container>), String> {
+    fail: &dyn Fn(String) -> Error,
+) -> Result<(BTreeMap<String, Json>, Vec<Container>)> {
     for key in ["containers", "build_config"] {
         if fields.contains_key(key) != multi {
-            return Err(format!("{key:?} must be present exactly in v1.1"));
+            return Err(fail(format!("{key:?} must be present exactly in v1.1")));
         }
     }
     for key in ["metadata", "section_sizes"] {
         if fields.contains_key(key) == multi {
-            return Err(format!("{key:?} must be present exactly in v1"));
+            return Err(fail(format!("{key:?} must be present exactly in v1")));
         }
     }
-    let object =
-        |v: Option<&Json>, what: &str| -> std::result::Result<BTreeMap<String, Json>, String> {
-            match v {
-                Some(Json::Object(o)) => Ok(o.clone()),
-                None | Some(Json::Null) => Ok(BTreeMap::new()),
-                _ => Err(format!("{what} is not an object")),
-            }
-        };
-    let sizes = |v: Option<&Json>| -> std::result::Result<BTreeMap<String, i64>, String> {
+    let object = |v: Option<&Json>, what: &str| -> Result<BTreeMap<String, Json>> {
+        match v {
+            Some(Json::Object(o)) => Ok(o.clone()),
+            None | Some(Json::Null) => Ok(BTreeMap::new()),
+            _ => Err(fail(format!("{what} is not an object"))),
+        }
+    };
+    let sizes = |v: Option<&Json>| -> Result<BTreeMap<String, i64>> {
         object(v, "section_sizes")?
             .into_iter()
             .map(|(k, v)| {
                 v.as_i64()
                     .map(|n| (k.clone(), n))
-                    .ok_or(format!("section size of {k} is not an integer"))
+                    .ok_or_else(|| fail(format!("section size of {k} is not an integer")))
             })
             .collect()
     };
     if multi {
         let build_config = object(fields.get("build_config"), "build_config")?;
         let Some(Json::List(list)) = fields.get("containers") else {
-            return Err("containers is not a list".into());
+            return Err(fail("containers is not a list".into()));
         };
         let mut containers = Vec::new();
         for c in list {
             let Json::Object(c) = c else {
-                return Err("a container is not an object".into());
+                return Err(fail("a container is not an object".into()));
             };
             containers.push(Container {
                 name: c

@@ -9,7 +9,7 @@ use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// Bytes hashed from each end.
 const CHUNK: u64 = 4096;
@@ -64,7 +64,14 @@ impl FileId {
     /// Parses the hex form, or the ES form with or without padding, in the URL-safe or the
     /// standard alphabet (as the Go agent accepts).
     pub fn parse(text: &str) -> Result<Self> {
-        let bad = || Error::input("FileID", Location::Whole, format!("not a FileID: {text:?}"));
+        let bad = || {
+            Error::new(
+                ErrorKind::InvalidArgument,
+                "FileID",
+                Location::Whole,
+                format!("not a FileID: {text:?}"),
+            )
+        };
         let bytes = if text.len() == 32 && text.bytes().all(|b| b.is_ascii_hexdigit()) {
             (0..16)
                 .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16))

@@ -46,11 +46,12 @@ pub fn record_json(record: &Record) -> Value {
 pub fn from_json(doc: &Value, input: &str) -> Result<Vec<Record>> {
     let list = doc["records"]
         .as_array()
-        .ok_or_else(|| Error::input(input, Location::Whole, "no \"records\" array"))?;
+        .ok_or_else(|| Error::malformed(input, Location::Whole, "no \"records\" array"))?;
     list.iter()
         .enumerate()
         .map(|(i, v)| {
-            parse_record(v).map_err(|e| Error::input_from(input, Location::Index(i as u64), e))
+            parse_record(v)
+                .map_err(|e| Error::malformed(input, Location::Index(i as u64), "").with_source(e))
         })
         .collect()
 }

@@ -8,7 +8,7 @@ use std::thread::sleep;
 use std::time::Duration;
 
 use crate::output::Output;
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 use super::fileid::FileId;
 
@@ -171,7 +171,8 @@ pub fn push(
 ) -> Result<()> {
     let url = format!("{}{}", options.endpoint, kind.path());
     let agent = ureq::AgentBuilder::new().timeout(options.timeout).build();
-    let fail = |message: String| Error::input(url.clone(), Location::Whole, message);
+    let fail =
+        |message: String| Error::new(ErrorKind::Remote, url.clone(), Location::Whole, message);
     for (part, body) in parts.iter().enumerate() {
         let mut wait = options.backoff;
         let mut attempt = 1;

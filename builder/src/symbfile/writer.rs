@@ -10,7 +10,7 @@
 //! strings used once are written inline.
 
 use crate::dwarf::fast_hash::{fast_map, FastMap};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 use super::record::{LineRow, RangeRecord, Record, ReturnPadRecord};
 use super::window::{Pending, PendingEntry, PendingPad, PendingRange, RangeHead, Window};
@@ -129,7 +129,8 @@ impl SymbfileWriter {
 
     fn push_range(&mut self, r: &RangeRecord) -> Result<()> {
         if r.lines.windows(2).any(|w| w[1].offset < w[0].offset) {
-            return Err(Error::input(
+            return Err(Error::new(
+                ErrorKind::InvalidArgument,
                 "symbfile writer",
                 Location::Index(self.records),
                 format!(
@@ -451,11 +452,11 @@ fn checked_message(out: &mut Vec<u8>, kind: u64, body: &[u8]) -> Result<()> {
 
 fn check_size(size: usize) -> Result<()> {
     if size > MAX_MESSAGE_SIZE {
-        return Err(Error::Limit {
-            what: "symbfile message size",
-            value: size as u64,
-            limit: MAX_MESSAGE_SIZE as u64,
-        });
+        return Err(Error::limit(
+            "symbfile message size",
+            size as u64,
+            MAX_MESSAGE_SIZE as u64,
+        ));
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 
 use super::line::{lines, preview, split_line, LineKind};
 use crate::model::{accept, InputOptions, SymbolList};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// Reads `/proc/kallsyms` text: `<hex address> <type> <name>[\t[module]]` per line.
 ///
@@ -11,10 +11,10 @@ use crate::{Error, Location, Result};
 ///
 /// # Errors
 ///
-/// [`Error::Input`] with the line number for a malformed line, a name that breaks the
-/// name rules, or text after a TAB that is not a `[module]` column; [`Error::Input`] for
-/// the whole input when every address is zero (a restricted view: read the file as root,
-/// or lower `kernel.kptr_restrict`).
+/// [`ErrorKind::Malformed`] with the line number for a malformed line, a name that breaks
+/// the name rules, or text after a TAB that is not a `[module]` column;
+/// [`ErrorKind::Missing`] for the whole input when every address is zero (a restricted
+/// view: read the file as root, or lower `kernel.kptr_restrict`).
 pub fn parse_kallsyms(text: &[u8], input: &str, options: &InputOptions) -> Result<SymbolList> {
     let mut list = SymbolList::default();
     let mut symbol_lines = 0u64;
@@ -22,7 +22,7 @@ pub fn parse_kallsyms(text: &[u8], input: &str, options: &InputOptions) -> Resul
     for (number, line) in lines(text) {
         let at = Location::Line(number);
         let (address, kind, rest) =
-            match split_line(line).map_err(|e| Error::input_from(input, at, e))? {
+            match split_line(line).map_err(|e| Error::malformed(input, at, "").with_source(e))? {
                 LineKind::Blank | LineKind::Undefined => {
                     list.skipped_undefined += 1;
                     continue;
@@ -43,7 +43,7 @@ pub fn parse_kallsyms(text: &[u8], input: &str, options: &InputOptions) -> Resul
         };
         if let Some(column) = module {
             if !(column.len() > 2 && column.starts_with(b"[") && column.ends_with(b"]")) {
-                return Err(Error::input(
+                return Err(Error::malformed(
                     input,
                     at,
                     format!(
@@ -63,10 +63,11 @@ pub fn parse_kallsyms(text: &[u8], input: &str, options: &InputOptions) -> Resul
             kind,
             name,
         )
-        .map_err(|e| Error::input_from(input, at, e))?;
+        .map_err(|e| Error::malformed(input, at, "").with_source(e))?;
     }
     if symbol_lines > 0 && nonzero_addresses == 0 {
-        return Err(Error::input(
+        return Err(Error::new(
+            ErrorKind::Missing,
             input,
             Location::Whole,
             "every address is zero: this is a restricted /proc/kallsyms view \

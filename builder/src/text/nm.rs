@@ -9,13 +9,13 @@ use crate::{Error, Location, Result};
 ///
 /// # Errors
 ///
-/// [`Error::Input`] with the line number for a line that is not a symbol, a bad address,
+/// [`ErrorKind::Malformed`](crate::ErrorKind::Malformed) with the line number for a line that is not a symbol, a bad address,
 /// a missing, non-UTF-8 or over-long name.
 pub fn parse_nm(text: &[u8], input: &str, options: &InputOptions) -> Result<SymbolList> {
     let mut list = SymbolList::default();
     for (number, line) in lines(text) {
         let at = Location::Line(number);
-        match split_line(line).map_err(|e| Error::input_from(input, at, e))? {
+        match split_line(line).map_err(|e| Error::malformed(input, at, "").with_source(e))? {
             LineKind::Blank | LineKind::Undefined => list.skipped_undefined += 1,
             LineKind::Symbol {
                 address,
@@ -29,7 +29,7 @@ pub fn parse_nm(text: &[u8], input: &str, options: &InputOptions) -> Result<Symb
                 kind,
                 rest,
             )
-            .map_err(|e| Error::input_from(input, at, e))?,
+            .map_err(|e| Error::malformed(input, at, "").with_source(e))?,
         }
     }
     Ok(list)
@@ -85,7 +85,13 @@ mod tests {
             let source = e.source().expect("a typed source");
             let line = source.downcast_ref::<LineError>().cloned();
             let name = source.downcast_ref::<NameError>().cloned();
-            (e.input_name(), e.location(), line, name, e.to_string())
+            (
+                e.input().map(|p| p.display().to_string()),
+                e.location(),
+                line,
+                name,
+                e.to_string(),
+            )
         };
         let (input, at, line, _, text) = typed(b"1000 T a\nzz T b\n");
         assert_eq!((input.as_deref(), at), (Some("in.map"), Location::Line(2)));

@@ -11,7 +11,7 @@ use symblob_build::dwarf::DwarfOptions;
 use symblob_build::input::FileRole;
 use symblob_build::lidia::{dwarf, write_from_elf, ElfOptions, LidiaWriter};
 use symblob_build::symbfile::extract::{self, ExtractOptions};
-use symblob_build::Error;
+use symblob_build::ErrorKind;
 
 use super::fixtures::fixtures;
 
@@ -106,14 +106,13 @@ fn a_lidia_file_is_never_written_over_the_package_the_build_found() {
     let before = std::fs::read(&package).unwrap();
     let options = ElfOptions::with_dwarf(DwarfOptions::default());
     match write_from_elf(&prog, &package, &options) {
-        Err(Error::FoundInput {
-            output,
-            input,
-            role,
-            elf,
-        }) => {
-            assert_eq!((output, input), (package.clone(), package.clone()));
-            assert_eq!((role, elf), (FileRole::DwarfPackage, prog.clone()));
+        Err(e) if e.kind() == ErrorKind::OutputIsInput => {
+            let refusal = e.refusal().expect("the refused output");
+            assert_eq!(
+                (&refusal.output, e.input()),
+                (&package, Some(package.as_path()))
+            );
+            assert_eq!(refusal.found, Some((FileRole::DwarfPackage, prog.clone())));
         }
         other => panic!("not refused: {other:?}"),
     }

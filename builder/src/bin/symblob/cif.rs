@@ -76,13 +76,17 @@ pub fn run(command: Command) -> Result<Outcome> {
             let data = read_input(&input)?;
             sniff::expect(&data, &name, Want::Cif)?;
             let bytes = raw_cif(&data, &name)?;
-            let map = ImageMap::decode(&bytes, legacy_no_platform).map_err(|e| match e {
-                Error::Blob(b) => Error::input(
-                    name.clone(),
-                    Location::Offset(b.offset),
-                    format!("{}: {}", b.section, b.kind),
-                ),
-                other => other,
+            let map = ImageMap::decode(&bytes, legacy_no_platform).map_err(|e| {
+                match e.reader_error().copied() {
+                    Some(b) => Error::new(
+                        e.kind(),
+                        name.clone(),
+                        Location::Offset(b.offset),
+                        format!("{}: {}", b.section, b.kind),
+                    )
+                    .with_section(b.section),
+                    None => e,
+                }
             })?;
             if json {
                 print_json(&hex_addresses(&map))?;
@@ -102,7 +106,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             let name = display_name(&input);
             let raw = read_input(&input)?;
             let text = std::str::from_utf8(&raw).map_err(|e| {
-                Error::input(
+                Error::malformed(
                     name.clone(),
                     Location::Offset(e.valid_up_to() as u64),
                     "not UTF-8",
@@ -165,7 +169,7 @@ fn raw_cif(data: &[u8], name: &str) -> Result<Vec<u8>, Error> {
     }
     let mut out = vec![0u8; base64_decoded_len_max(data.len())];
     let n = base64_decode(data, &mut out).map_err(|e| {
-        Error::input(
+        Error::malformed(
             name,
             Location::Offset(e.offset),
             format!("base64 text: {}", e.kind),

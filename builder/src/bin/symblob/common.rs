@@ -159,5 +159,5 @@ pub fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io::Resul
 /// Whether `e` is a write to a pipe whose reader has gone (`… | head -1`): the reader has
 /// all it wanted, so the command ends quietly and successfully, as ripgrep does.
 pub fn is_closed_pipe(e: &Failure) -> bool {
-    matches!(e, Failure::Build(Error::Io { source, .. }) if source.kind() == io::ErrorKind::BrokenPipe)
+    matches!(e, Failure::Build(e) if e.io_error().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
 }

@@ -74,7 +74,10 @@ pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<GsymFile<'a>> {
 
 /// A reader error, prefixed with the file it came from.
 fn blob_error(path: &Path, e: symblob::Error) -> Error {
-    Error::input(display_name(path), Location::Whole, e.to_string())
+    // The reader's text places the problem itself.
+    Error::new(e.kind.into(), display_name(path), Location::Whole, "")
+        .with_section(e.section)
+        .with_source(e)
 }
 
 fn text(s: Str<'_>) -> Cow<'_, str> {

@@ -14,7 +14,6 @@ use symblob_build::ksym::{
     MAX_TOKENS,
 };
 use symblob_build::output::{refuse_same_file, Output};
-use symblob_build::Error;
 
 use crate::common::{
     display_name, hex, map_input, output_name, parse_size, print_json, Failure, Outcome, Result,
@@ -225,19 +224,15 @@ fn run_build(args: BuildArgs) -> Result<()> {
         max_tokens: args.max_tokens,
         whole_search_names: args.whole_search_names,
     };
-    let built = build(&list.symbols, &options).map_err(|e| match (e, &args.pad_to) {
-        (
-            Error::Limit {
-                what: "blob size",
-                value,
-                ..
-            },
-            Some(pad),
-        ) => Failure::Message(format!(
-            "{input}: the blob is {value} bytes, more than --pad-to {}",
-            pad.text
-        )),
-        (e, _) => e.into(),
+    let built = build(&list.symbols, &options).map_err(|e| {
+        let too_big = e.limit_exceeded().filter(|l| l.what == "blob size");
+        match (too_big, &args.pad_to) {
+            (Some(limit), Some(pad)) => Failure::Message(format!(
+                "{input}: the blob is {} bytes, more than --pad-to {}",
+                limit.value, pad.text
+            )),
+            _ => e.into(),
+        }
     })?;
     let written = output_name(&args.output);
     output.write_with(|w| w.write_all(&built.bytes))?;

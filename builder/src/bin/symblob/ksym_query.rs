@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde_json::{json, Value};
 use symblob::ksym::{KsymBlob, Ksyms, LayoutKind, TextRanges};
-use symblob_build::{Error, Location};
+use symblob_build::{Error, ErrorKind, Location};
 
 use crate::common::{
     display_name, hex, parse_address, print, print_json, read_input, stdout, stdout_error,
@@ -82,7 +82,11 @@ pub fn load(path: &Path) -> Result<(String, Vec<u8>)> {
 
 /// Parses a ksym blob, naming the file in errors.
 pub fn parse<'a>(name: &str, bytes: &'a [u8]) -> Result<KsymBlob<'a>> {
-    Ok(KsymBlob::parse(bytes).map_err(|e| Error::input(name, Location::Whole, e.to_string()))?)
+    Ok(KsymBlob::parse(bytes).map_err(|e| {
+        Error::new(e.kind.into(), name, Location::Whole, "")
+            .with_section(e.section)
+            .with_source(e)
+    })?)
 }
 
 /// `symblob ksym lookup`.
@@ -114,8 +118,9 @@ pub fn answer_all(
     let ksyms = if ranges.is_empty() {
         None
     } else {
-        let text_ranges = TextRanges::new(&ranges)
-            .map_err(|e| Error::input("--text", Location::Whole, e.to_string()))?;
+        let text_ranges = TextRanges::new(&ranges).map_err(|e| {
+            Error::new(ErrorKind::InvalidArgument, "--text", Location::Whole, "").with_source(e)
+        })?;
         Some(Ksyms::new(blob, text_ranges).with_bias(flags.bias))
     };
     lookups::run(addresses, flags, &NOT_FOUND, |addr, out| {

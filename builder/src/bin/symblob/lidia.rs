@@ -225,7 +225,10 @@ pub fn parse<'a>(path: &Path, blob: &'a [u8]) -> Result<LidiaFile<'a>> {
 
 /// A reader error, prefixed with the file it came from.
 fn blob_error(path: &Path, e: symblob::Error) -> Error {
-    Error::input(display_name(path), Location::Whole, e.to_string())
+    // The reader's text places the problem itself.
+    Error::new(e.kind.into(), display_name(path), Location::Whole, "")
+        .with_section(e.section)
+        .with_source(e)
 }
 
 /// Answers `addresses` (or standard input) from `lidia`: the frames in the golden

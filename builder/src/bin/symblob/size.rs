@@ -10,7 +10,7 @@ use symblob_build::size::archive::STRIPPED_INPUT;
 use symblob_build::size::json::Json;
 use symblob_build::size::report::{self, Format};
 use symblob_build::size::{self, diff, loader, writer, ArchiveOptions, ElfArchiveInput, SizeInfo};
-use symblob_build::{Error, Location, Result};
+use symblob_build::{Error, ErrorKind, Location, Result};
 
 use crate::common::map_input;
 
@@ -164,7 +164,7 @@ fn archive_path(
     };
     size::archive_elf(&input, options).map_err(|e| {
         let about = match stripped {
-            Some(copy) if e.input_name().as_deref() == Some(STRIPPED_INPUT) => copy,
+            Some(copy) if e.input() == Some(Path::new(STRIPPED_INPUT)) => copy,
             _ => path,
         };
         e.with_input(about.display().to_string())
@@ -176,7 +176,8 @@ fn build_config(entries: &[String]) -> Result<BTreeMap<String, Json>> {
     let mut gn_args = Vec::new();
     for (i, entry) in entries.iter().enumerate() {
         let (key, value) = entry.split_once('=').ok_or_else(|| {
-            Error::input(
+            Error::new(
+                ErrorKind::InvalidArgument,
                 "--build-config",
                 Location::Index(i as u64 + 1),
                 format!("{entry:?} is not KEY=VALUE"),
@@ -188,7 +189,8 @@ fn build_config(entries: &[String]) -> Result<BTreeMap<String, Json>> {
                 out.insert(key.to_string(), Json::Str(value.to_string()));
             }
             _ => {
-                return Err(Error::input(
+                return Err(Error::new(
+                    ErrorKind::InvalidArgument,
                     "--build-config",
                     Location::Index(i as u64 + 1),
                     format!(
@@ -236,8 +238,9 @@ fn load_any(path: &Path) -> Result<(SizeInfo, Option<SizeInfo>)> {
 fn load_side(path: &Path) -> Result<SizeInfo> {
     match load_any(path)? {
         (info, None) => Ok(info),
-        (_, Some(_)) => Err(Error::input(
-            path.display().to_string(),
+        (_, Some(_)) => Err(Error::new(
+            ErrorKind::InvalidArgument,
+            path,
             Location::Whole,
             "a .sizediff cannot be one side of a diff",
         )),

@@ -9,7 +9,7 @@ use symblob_build::input::FilesRead;
 use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 use symblob_build::symbfile::upload::{self, ApiKey, FileKind, PushEvent, PushOptions};
 use symblob_build::symbfile::{decode, json, parts, text, FileId, Record, WriterOptions};
-use symblob_build::{Error, Location};
+use symblob_build::{Error, ErrorKind, Location};
 
 use crate::common::{self, display_name, hex, print, Failure, Outcome, Result};
 use crate::lookups::{FileLookup, LookupFormat};
@@ -184,8 +184,9 @@ pub fn run(command: Command) -> Result<Outcome> {
             refuse_same_file(&output, &[&input])?;
             let bytes = common::read_input(&input)?;
             let name = display_name(&input);
-            let doc: serde_json::Value = serde_json::from_slice(&bytes)
-                .map_err(|e| Error::input(&name, Location::Line(e.line() as u64), e.to_string()))?;
+            let doc: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
+                Error::malformed(&name, Location::Line(e.line() as u64), "").with_source(e)
+            })?;
             let records = json::from_json(&doc, &name)?;
             let mut options = WriterOptions::default();
             if let Some(w) = window {
@@ -372,21 +373,12 @@ pub fn parse<'a>(path: &Path, bytes: &'a [u8]) -> Result<SymbFile<'a>> {
 /// after it: the reader's at its offset, a record the writer refused (numbered as the
 /// input's ranges are), and a value beyond the output format's limits.
 pub fn named(path: &Path, e: Error) -> Failure {
-    match e {
-        Error::Blob(b) => blob_error(path, b).into(),
-        e @ Error::Input { .. } => e.with_input(display_name(path)).into(),
-        e @ Error::Limit { .. } => Failure::Message(format!("{}: {e}", display_name(path))),
-        other => other.into(),
-    }
+    e.with_input(display_name(path)).into()
 }
 
 /// A reader error, named after the file it came from and placed at its offset.
 pub fn blob_error(path: &Path, e: symblob::Error) -> Error {
-    Error::input(
-        display_name(path),
-        Location::Offset(e.offset),
-        e.to_string(),
-    )
+    Error::from(e).with_input(display_name(path))
 }
 
 /// The parts of one file for upload.
@@ -414,7 +406,8 @@ fn api_key(env: &str, file: Option<&Path>) -> Result<ApiKey> {
     let key = match file {
         Some(f) => std::fs::read_to_string(f).map_err(|e| Error::io(f, e))?,
         None => std::env::var(env).map_err(|_| {
-            Error::input(
+            Error::new(
+                ErrorKind::InvalidArgument,
                 "push",
                 Location::Whole,
                 format!("no API key: set the environment variable {env} or pass --api-key-file"),

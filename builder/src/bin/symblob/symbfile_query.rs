@@ -7,7 +7,6 @@ use std::path::Path;
 
 use symblob::symbfile::{Range, SymbFile};
 use symblob_build::symbfile::index::SymbfileIndex;
-use symblob_build::Error;
 
 use crate::common::{Outcome, Result};
 use crate::frames::{self, Frame};
@@ -29,9 +28,9 @@ pub fn answer_all(
     lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
         // A corrupt record is an error of the whole file, not of this address.
         answer(&index, flags, addr, &mut ranges, out).unwrap_or_else(|e| {
-            Err(lookups::input_error(match e {
-                Error::Blob(b) => blob_error(path, b),
-                other => other,
+            Err(lookups::input_error(match e.reader_error() {
+                Some(&b) => blob_error(path, b),
+                None => e,
             }))
         })
     })

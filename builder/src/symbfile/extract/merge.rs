@@ -4,6 +4,7 @@
 use object::{Object, ObjectSegment, SegmentFlags};
 
 use crate::symbfile::record::RangeRecord;
+use crate::{Error, ErrorKind, Result};
 
 /// One bit per `scale` bytes of one executable segment.
 struct Segment {
@@ -20,8 +21,9 @@ pub(crate) struct CoverageMap {
 
 impl CoverageMap {
     /// The executable `PT_LOAD` segments of `obj`; granularity 4 bytes on aarch64, else 1.
-    /// `Err` when two executable segments overlap (symblib refuses such files).
-    pub(crate) fn new(obj: &object::File<'_>) -> Result<Self, String> {
+    /// [`ErrorKind::Unsupported`] when two executable segments overlap (symblib refuses
+    /// such files); the caller names the file.
+    pub(crate) fn new(obj: &object::File<'_>) -> Result<Self> {
         let scale = match obj.architecture() {
             object::Architecture::Aarch64 => 4,
             _ => 1,
@@ -38,7 +40,10 @@ impl CoverageMap {
             let start = seg.address();
             let end = start.saturating_add(seg.size());
             if segments.iter().any(|s| start < s.end && s.start < end) {
-                return Err("the file has overlapping executable segments".into());
+                return Err(Error::unnamed(
+                    ErrorKind::Unsupported,
+                    "the file has overlapping executable segments",
+                ));
             }
             let buckets = (end - start).div_ceil(scale);
             segments.push(Segment {

@@ -42,7 +42,7 @@ use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
 use crate::gopclntab::{self, LineSpan};
 use crate::input::{FilesRead, InputBytes};
-use crate::{Error, Location, Result, Warning};
+use crate::{Error, ErrorKind, Location, Result, Warning};
 
 /// What to extract.
 #[derive(Clone, Debug, Default)]
@@ -126,8 +126,8 @@ pub fn ranges_each_checked(
             split_units: &s.split_units,
             release: &release,
         };
-        let mut stats = extract(&bytes, s.obj, &dwarf, options, sink)
-            .map_err(|m| Error::input(path.display().to_string(), Location::Whole, m))?;
+        let mut stats =
+            extract(&bytes, s.obj, &dwarf, options, sink).map_err(|e| e.with_input(path))?;
         stats.warnings = s.warnings;
         stats.files_read = s.files_read;
         Ok(stats)
@@ -151,7 +151,7 @@ pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Re
     };
     let mut records = Vec::new();
     let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r.clone()))
-        .map_err(|m| Error::input(name, Location::Whole, m))?;
+        .map_err(|e| e.with_input(name))?;
     // A cut unit list is a warning, as when the extraction reads a file.
     stats.warnings.extend(cut.into_iter().map(|kind| Warning {
         input: name.into(),
@@ -162,9 +162,14 @@ pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Re
 
 fn parse<'a>(bytes: &'a [u8], name: &str) -> Result<object::File<'a>> {
     let obj = object::File::parse(bytes)
-        .map_err(|e| Error::input(name, Location::Whole, format!("not an ELF file: {e}")))?;
+        .map_err(|e| Error::malformed(name, Location::Whole, "not an ELF file").with_source(e))?;
     if obj.format() != object::BinaryFormat::Elf {
-        return Err(Error::input(name, Location::Whole, "not an ELF file"));
+        return Err(Error::new(
+            ErrorKind::Unsupported,
+            name,
+            Location::Whole,
+            "not an ELF file",
+        ));
     }
     Ok(obj)
 }
@@ -179,14 +184,14 @@ struct DwarfInput<'i, 'a> {
     release: &'i dyn Fn(&[u8]),
 }
 
-/// The records of every source, merged; an error is a message about the ELF as a whole.
+/// The records of every source, merged; an error is about the ELF as a whole, unnamed.
 fn extract(
     bytes: &[u8],
     obj: &object::File<'_>,
     input: &DwarfInput<'_, '_>,
     options: &ExtractOptions,
     sink: &mut dyn FnMut(&RangeRecord),
-) -> std::result::Result<ExtractStats, String> {
+) -> Result<ExtractStats> {
     let mut map = CoverageMap::new(obj)?;
     let mut stats = ExtractStats::default();
     let mut merge = SourceMerge::default();

@@ -14,7 +14,7 @@ use object::{Object, ObjectSegment};
 
 pub use self::decode::{calls, Arch, Call};
 use super::record::{PadEntry, RangeRecord, ReturnPadRecord};
-use crate::{Error, Location, Result};
+use crate::{Error, ErrorKind, Location, Result};
 
 /// The return pads of the ELF file at `path` for its range records `ranges` (in the order
 /// extraction gives them: each depth-0 record followed by its inline records).
@@ -50,13 +50,15 @@ impl<'a> PadMaker<'a> {
     /// A maker for the ELF image `elf` (`name` names it in errors); fails for an
     /// architecture other than x86-64 and little-endian aarch64.
     pub fn new(elf: &'a [u8], name: &str) -> Result<Self> {
-        let obj = object::File::parse(elf)
-            .map_err(|e| Error::input(name, Location::Whole, format!("not an ELF file: {e}")))?;
+        let obj = object::File::parse(elf).map_err(|e| {
+            Error::malformed(name, Location::Whole, "not an ELF file").with_source(e)
+        })?;
         let arch = match obj.architecture() {
             object::Architecture::X86_64 => Arch::X86_64,
             object::Architecture::Aarch64 if obj.is_little_endian() => Arch::Aarch64,
             other => {
-                return Err(Error::input(
+                return Err(Error::new(
+                    ErrorKind::Unsupported,
                     name,
                     Location::Whole,
                     format!("return pads are made for x86-64 and aarch64 only, not {other:?}"),
