@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use object::Object;
 
 use super::*;
-use crate::dwarf::DwarfOptions;
+use crate::dwarf::{DebugFiles, DwarfOptions};
 use crate::ksym::{build, parse_kallsyms, parse_nm, BuildOptions, InputOptions};
 use crate::lidia::{collect_from_elf, ElfOptions};
 
@@ -119,7 +119,10 @@ fn a_debug_file_of_another_build_is_a_mismatch() {
     assert_ne!(wanted, found, "the fixtures are two builds");
 
     let dwarf = DwarfOptions {
-        debug_file: Some(other.clone()),
+        debug_files: DebugFiles {
+            debug_file: Some(other.clone()),
+            ..DebugFiles::default()
+        },
         ..DwarfOptions::default()
     };
     let e = error(collect_from_elf(
