@@ -118,13 +118,22 @@ class Filter {
     this.regex = pattern === '' ? null : new RegExp(pattern);
     this.sections = sections;
     this.statuses = statuses;
+    // Many symbols share a path: each path is tested once (path index → match).
+    this.pathMatches = new Map();
   }
 
   accepts(data, i) {
     if (!this.sections.has(data.section(i))) return false;
     if (data.isDiff && !this.statuses.has(data.status(i))) return false;
     if (this.regex === null) return true;
-    return this.regex.test(data.name(i)) || this.regex.test(data.path(i));
+    if (this.regex.test(data.name(i))) return true;
+    const p = data.raw.symbols.path[i];
+    let m = this.pathMatches.get(p);
+    if (m === undefined) {
+      m = this.regex.test(data.path(i));
+      this.pathMatches.set(p, m);
+    }
+    return m;
   }
 }
 
@@ -153,24 +162,33 @@ function groupPath(data, i, grouping) {
   return levels;
 }
 
-/** The tree of the symbols `filter` accepts, with sizes, counts and statuses summed. */
+/**
+ * The tree of the symbols `filter` accepts, with sizes, counts and statuses summed.
+ * Symbols of one (component, path, section) share their group, found once per build.
+ */
 function buildTree(data, filter, grouping) {
   const root = new Group('(total)', '', 'root', null);
+  const sym = data.raw.symbols;
+  const nPaths = data.raw.paths.length;
+  const nSections = data.raw.section_names.length;
+  const leaves = new Map();
   for (let i = 0; i < data.count; i++) {
     if (!filter.accepts(data, i)) continue;
+    const key = (sym.component[i] * nPaths + sym.path[i]) * nSections + sym.section[i];
+    let leaf = leaves.get(key);
+    if (leaf === undefined) {
+      leaf = root;
+      for (const [label, kind] of groupPath(data, i, grouping)) leaf = leaf.child(label, kind);
+      leaves.set(key, leaf);
+    }
+    leaf.symbols.push(i);
     const v = data.value[i];
-    const st = data.isDiff ? data.raw.symbols.status[i] : -1;
-    let g = root;
-    g.size += v;
-    g.count += 1;
-    if (st >= 0) g.statusCounts[st] += 1;
-    for (const [label, kind] of groupPath(data, i, grouping)) {
-      g = g.child(label, kind);
+    const st = data.isDiff ? sym.status[i] : -1;
+    for (let g = leaf; g !== null; g = g.parent) {
       g.size += v;
       g.count += 1;
       if (st >= 0) g.statusCounts[st] += 1;
     }
-    g.symbols.push(i);
   }
   return root;
 }

@@ -104,6 +104,13 @@ class Viewer {
         label.classList.add(status);
       }
       row.title = `${this.data.name(i)}\n${this.data.section(i)}  ${this.data.path(i) || '(no path)'}`;
+      const sym = this.data.raw.symbols;
+      if (this.data.isDiff) {
+        row.title += `\n${sym.before[i]} → ${sym.after[i]} bytes`;
+      } else if (sym.aliases[i] > 1) {
+        // Identical code folded: the size is shared, each alias counts its part.
+        detail.textContent = `1 of ${sym.aliases[i]} aliases of ${sym.size[i]} bytes`;
+      }
     }
     row.append(sizeCell, label, detail);
     li.append(row);
