@@ -108,7 +108,10 @@ fn tables<'a>(symbols: &[&'a Symbol]) -> (Table<'a>, Table<'a>, Table<'a>, Colum
         name: symbols.iter().map(|s| s.full_name.as_str()).collect(),
         section: symbols.iter().map(|s| sections.get(&s.section)).collect(),
         path: symbols.iter().map(|s| paths.get(&s.source_path)).collect(),
-        component: symbols.iter().map(|s| components.get(&s.component)).collect(),
+        component: symbols
+            .iter()
+            .map(|s| components.get(&s.component))
+            .collect(),
         ..Columns::default()
     };
     (sections, paths, components, columns)

@@ -368,8 +368,9 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
         DiffStatus::Changed => "changed",
         DiffStatus::Unchanged => "unchanged",
     };
-    let total =
-        |m: &BTreeMap<String, i64>| file_size(&m.iter().map(|(k, v)| (k.clone(), *v)).collect::<Rows>());
+    let total = |m: &BTreeMap<String, i64>| {
+        file_size(&m.iter().map(|(k, v)| (k.clone(), *v)).collect::<Rows>())
+    };
     let (tb, ta) = (total(&sb), total(&sa));
     match format {
         Format::Json => {

@@ -37,8 +37,15 @@ fn chromium(browser: &Path, page: &Path, hash: &str, mode: &[String]) -> String 
     let out_path = profile.path().join("stdout");
     let mut child = Command::new(browser)
         .args(["--headless=new", "--disable-gpu", "--no-sandbox"])
-        .args(["--no-first-run", "--no-default-browser-check", "--hide-scrollbars"])
-        .arg(format!("--user-data-dir={}", profile.path().join("p").display()))
+        .args([
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--hide-scrollbars",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            profile.path().join("p").display()
+        ))
         .args(mode)
         .arg(format!("file://{}#{hash}", page.display()))
         .stdin(Stdio::null())
@@ -54,7 +61,10 @@ fn chromium(browser: &Path, page: &Path, hash: &str, mode: &[String]) -> String 
         if start.elapsed() > BROWSER_TIMEOUT {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("chromium did not finish {} within {BROWSER_TIMEOUT:?}", page.display());
+            panic!(
+                "chromium did not finish {} within {BROWSER_TIMEOUT:?}",
+                page.display()
+            );
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -65,7 +75,10 @@ fn chromium(browser: &Path, page: &Path, hash: &str, mode: &[String]) -> String 
 /// The DOM of `page#hash` after its scripts ran.
 fn rendered(browser: &Path, page: &Path, hash: &str) -> String {
     let dom = chromium(browser, page, hash, &["--dump-dom".to_string()]);
-    assert!(dom.contains("data-ready=\"1\""), "the page did not finish drawing:\n{dom}");
+    assert!(
+        dom.contains("data-ready=\"1\""),
+        "the page did not finish drawing:\n{dom}"
+    );
     dom
 }
 
@@ -79,10 +92,17 @@ fn screenshot(browser: &Path, page: &Path, hash: &str, name: &str) {
         browser,
         page,
         hash,
-        &[format!("--screenshot={}", png.display()), "--window-size=1200,900".into()],
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1200,900".into(),
+        ],
     );
     let bytes = std::fs::read(&png).expect("screenshot written");
-    assert!(bytes.starts_with(b"\x89PNG"), "{} is not a PNG", png.display());
+    assert!(
+        bytes.starts_with(b"\x89PNG"),
+        "{} is not a PNG",
+        png.display()
+    );
 }
 
 fn unescape(text: &str) -> String {
@@ -131,7 +151,9 @@ impl Row {
     }
 
     fn int(&self, name: &str) -> i64 {
-        self.get(name).parse().unwrap_or_else(|_| panic!("{name} of {self:?}"))
+        self.get(name)
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} of {self:?}"))
     }
 }
 
@@ -228,7 +250,11 @@ fn size_html_shows_the_totals_of_size_show_in_a_browser() {
         let name = file["name"].as_str().unwrap();
         let row = group(&drawn, name);
         assert_eq!(row.get("data-kind"), "file", "{row:?}");
-        assert_eq!(row.int("data-size"), file["size"].as_i64().unwrap(), "{name}");
+        assert_eq!(
+            row.int("data-size"),
+            file["size"].as_i64().unwrap(),
+            "{name}"
+        );
     }
     // An expanded group shows its children, whose sizes and counts add up to its own.
     let text = group(&drawn, "sizedemo.c/.text");
@@ -240,8 +266,14 @@ fn size_html_shows_the_totals_of_size_show_in_a_browser() {
         .collect();
     assert_eq!(children.len() as i64, text.int("data-count"));
     let sum: i64 = children.iter().map(|r| r.int("data-size")).sum();
-    assert!((sum - text.int("data-size")).abs() <= 1, "{sum} vs {text:?}");
-    let main = children.iter().find(|r| r.label == "main").expect("main drawn");
+    assert!(
+        (sum - text.int("data-size")).abs() <= 1,
+        "{sum} vs {text:?}"
+    );
+    let main = children
+        .iter()
+        .find(|r| r.label == "main")
+        .expect("main drawn");
     let listed = show["symbols"].as_array().unwrap().iter();
     let main_size = listed
         .clone()
@@ -300,14 +332,21 @@ fn size_html_colours_a_sizediff_as_size_show_reports_it() {
     let symbols = show["symbols"].as_array().unwrap();
     for status in ["added", "removed", "changed"] {
         let n = symbols.iter().filter(|s| s["status"] == status).count();
-        assert_eq!(summary[&format!("data-{status}")], n.to_string(), "{status}");
+        assert_eq!(
+            summary[&format!("data-{status}")],
+            n.to_string(),
+            "{status}"
+        );
     }
     let drawn = rows(&dom);
     let total: i64 = symbols.iter().map(|s| s["delta"].as_i64().unwrap()).sum();
     assert_eq!(group(&drawn, "").int("data-size"), total);
     for file in show["files"].as_array().unwrap() {
         let name = file["name"].as_str().unwrap();
-        assert_eq!(group(&drawn, name).int("data-size"), file["delta"].as_i64().unwrap());
+        assert_eq!(
+            group(&drawn, name).int("data-size"),
+            file["delta"].as_i64().unwrap()
+        );
     }
     // Every changed symbol of sizedemo.c's .text is drawn with its delta and status, and
     // the growth is coloured as growth.
@@ -346,14 +385,24 @@ fn size_html_is_one_self_contained_file_with_the_same_bytes_each_run() {
     assert_eq!(a, b);
     let text = String::from_utf8(a).unwrap();
     for needle in ["http:", "https:", " src=", " href=", "@import", "url("] {
-        assert!(!text.contains(needle), "the page refers outside itself: {needle}");
+        assert!(
+            !text.contains(needle),
+            "the page refers outside itself: {needle}"
+        );
     }
     // The input is refused as the output, and a bad input is named.
     let out = run(&["size", "html", s(&diff), "-o", s(&diff)], b"");
     failed(&out);
     let bad = dir.path().join("bad.size");
-    std::fs::write(&bad, b"# Created by //tools/binary_size\nSize File Format v9\n").unwrap();
-    let out = run(&["size", "html", s(&bad), "-o", s(&dir.path().join("x.html"))], b"");
+    std::fs::write(
+        &bad,
+        b"# Created by //tools/binary_size\nSize File Format v9\n",
+    )
+    .unwrap();
+    let out = run(
+        &["size", "html", s(&bad), "-o", s(&dir.path().join("x.html"))],
+        b"",
+    );
     failed(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.size"));
     assert!(!dir.path().join("x.html").exists());
