@@ -22,8 +22,9 @@ const PAGE: &str = include_str!("html/page.html");
 /// The style sheet.
 const CSS: &str = include_str!("html/viewer.css");
 /// The scripts, in the order they depend on each other.
-const SCRIPTS: [&str; 3] = [
+const SCRIPTS: [&str; 4] = [
     include_str!("html/tree.js"),
+    include_str!("html/treemap.js"),
     include_str!("html/view.js"),
     include_str!("html/page.js"),
 ];

@@ -184,6 +184,22 @@ fn element(dom: &str, id: &str) -> BTreeMap<String, String> {
     attributes(&dom[start..]).0
 }
 
+/// The treemap's rectangles of groups: (group id, area in pixels).
+fn treemap_cells(dom: &str) -> Vec<(String, f64)> {
+    dom.match_indices("<div class=\"cell")
+        .filter_map(|(at, _)| {
+            let (attrs, _) = attributes(&dom[at..]);
+            let style = attrs.get("style")?;
+            let px = |key: &str| -> Option<f64> {
+                let v = &style[style.find(&format!("{key}: "))? + key.len() + 2..];
+                v[..v.find("px")?].parse().ok()
+            };
+            let area = px("width").unwrap_or(0.0) * px("height").unwrap_or(0.0);
+            Some((attrs.get("data-id")?.clone(), area))
+        })
+        .collect()
+}
+
 /// `#expand=…` of every path (and its `.text` section) of a table of `size show`.
 fn expand_all(table: &Value) -> String {
     let mut hash = url_params();
@@ -281,6 +297,16 @@ fn size_html_shows_the_totals_of_size_show_in_a_browser() {
         .map(|s| s["size"].as_i64().unwrap())
         .unwrap();
     assert_eq!(main.int("data-size"), main_size);
+    // The treemap shows the top groups, the largest as the largest rectangle.
+    let cells = treemap_cells(&dom);
+    let top: Vec<&Row> = drawn
+        .iter()
+        .filter(|r| r.get("data-kind") == "file")
+        .collect();
+    assert_eq!(cells.len(), top.len(), "{cells:?}");
+    let largest = top.iter().max_by_key(|r| r.int("data-size")).unwrap();
+    let widest = cells.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+    assert_eq!(widest.0, largest.get("data-id"));
     screenshot(&browser, &page, &hash, "size-html-sizedemo-v1");
 
     // A filter narrows the rows to what it matches.

@@ -122,6 +122,8 @@ function main() {
   const state = readHash(location.hash);
   const viewer = new Viewer(data, state);
   setUpControls(viewer);
+  viewer.treemap = new Treemap(viewer);
+  viewer.treemap.box.addEventListener('click', (event) => viewer.treemap.onClick(event));
   viewer.rebuild();
   void document.body.offsetHeight;
   const t2 = performance.now();

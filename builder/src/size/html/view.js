@@ -14,6 +14,7 @@ class Viewer {
     this.tree = document.getElementById('tree');
     this.expanded = new Set(state.expand);
     this.root = null;
+    this.treemap = null;
   }
 
   /** The filter of the controls' current values (throws on a bad regular expression). */
@@ -47,6 +48,11 @@ class Viewer {
       for (; g !== null; g = g.parent) this.expanded.add(g.id);
     }
     this.tree.replaceChildren(this.item({ group: this.root, size: this.root.size }, true));
+    if (this.treemap !== null) {
+      const last = this.treemap.group === null ? '' : this.treemap.group.id;
+      const g = findGroup(this.root, last);
+      this.treemap.show(g.id === last ? g : this.root);
+    }
     this.showCounts();
     this.saveHash();
   }
@@ -170,8 +176,14 @@ class Viewer {
 
   toggle(li) {
     if (li.viewerEntry.group === undefined) return;
-    if (li.getAttribute('aria-expanded') === 'true') this.close(li);
-    else this.open(li);
+    const g = li.viewerEntry.group;
+    if (li.getAttribute('aria-expanded') === 'true') {
+      this.close(li);
+      if (this.treemap !== null && g.parent !== null) this.treemap.show(g.parent);
+    } else {
+      this.open(li);
+      if (this.treemap !== null) this.treemap.show(g);
+    }
     this.saveHash();
   }
 
