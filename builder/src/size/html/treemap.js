@@ -74,6 +74,23 @@ class Treemap {
     this.box = document.getElementById('treemap');
     this.title = document.getElementById('treemap-title');
     this.group = null;
+    this.pending = undefined;
+  }
+
+  /**
+   * Shows `group` at the next frame, after the tree has been drawn: a click opens its
+   * row at once, and clicks faster than frames draw the treemap once.
+   */
+  showSoon(group) {
+    const first = this.pending === undefined;
+    this.pending = group;
+    if (first) {
+      requestAnimationFrame(() => {
+        const g = this.pending;
+        this.pending = undefined;
+        this.show(g);
+      });
+    }
   }
 
   /** Shows the children of `group` (a tree.js Group). */

@@ -179,10 +179,10 @@ class Viewer {
     const g = li.viewerEntry.group;
     if (li.getAttribute('aria-expanded') === 'true') {
       this.close(li);
-      if (this.treemap !== null && g.parent !== null) this.treemap.show(g.parent);
+      if (this.treemap !== null && g.parent !== null) this.treemap.showSoon(g.parent);
     } else {
       this.open(li);
-      if (this.treemap !== null) this.treemap.show(g);
+      if (this.treemap !== null) this.treemap.showSoon(g);
     }
     this.saveHash();
   }
