@@ -5,13 +5,15 @@
 //! --elf-file ELF --no-map-file`) builds for the same file; [`writer`] writes it as
 //! SuperSize does (Python-identical JSON, deterministic gzip); [`loader`] reads files
 //! written by either with SuperSize's consistency checks; [`diff`] matches two archives
-//! and gives the sparse halves of a `.sizediff`; [`report`] prints tables people read.
+//! and gives the sparse halves of a `.sizediff`; [`report`] prints tables people read;
+//! [`html`] writes the viewer page people open in a browser.
 
 pub mod archive;
 pub mod decl_paths;
 pub mod diff;
 pub mod dwarf_paths;
 pub mod gzip;
+pub mod html;
 pub mod json;
 pub mod loader;
 pub mod model;

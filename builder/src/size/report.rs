@@ -92,8 +92,8 @@ fn file_key(s: &Symbol) -> String {
 
 /// Sections by size as the file holds them: every section except the `.other` total,
 /// plus the ELF overhead (headers, alignment); sections not in the file (bss-like ones and
-/// `.tbss`) are marked.
-fn file_rows(info: &SizeInfo) -> Rows {
+/// `.tbss`) are marked. These are the `sections` rows of [`show`], largest first.
+pub fn file_rows(info: &SizeInfo) -> Vec<(String, i64)> {
     let mut rows: BTreeMap<String, i64> = BTreeMap::new();
     for c in &info.containers {
         for (k, v) in &c.section_sizes {
@@ -130,8 +130,8 @@ fn file_rows(info: &SizeInfo) -> Rows {
     rows
 }
 
-/// The file size: all rows but those not in the file.
-fn file_size(rows: &Rows) -> i64 {
+/// The file size: all rows of [`file_rows`] but those not in the file.
+pub fn file_size(rows: &[(String, i64)]) -> i64 {
     rows.iter()
         .filter(|(k, _)| !k.ends_with("(not in file)"))
         .fold(0i64, |acc, (_, v)| acc.saturating_add(*v))
@@ -276,39 +276,21 @@ fn symbol_json(s: &Symbol) -> Json {
 }
 
 /// One changed symbol of a diff report.
-struct Change<'a> {
-    status: DiffStatus,
-    symbol: &'a Symbol,
-    before: i64,
-    after: i64,
+pub struct Change<'a> {
+    /// Added, removed or changed.
+    pub status: DiffStatus,
+    /// The after side's symbol, or the before side's for a removed one.
+    pub symbol: &'a Symbol,
+    /// Size before (0 when added): without padding, `Overhead: …` symbols in full.
+    pub before: i64,
+    /// Size after (0 when removed), measured as `before` is.
+    pub after: i64,
 }
 
-/// What grew and shrank: sections, symbols added/removed/changed, per source file.
-pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) -> String {
-    let sizes =
-        |info: &SizeInfo| -> BTreeMap<String, i64> { file_rows(info).into_iter().collect() };
-    let (sb, sa) = (sizes(before), sizes(after));
-    let mut sections: Vec<(String, i64, i64)> = sb
-        .keys()
-        .chain(sa.keys())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .map(|k| {
-            (
-                k.clone(),
-                sb.get(k).copied().unwrap_or(0),
-                sa.get(k).copied().unwrap_or(0),
-            )
-        })
-        .filter(|(_, b, a)| a != b)
-        .collect();
-    sections.sort_by(|x, y| {
-        y.2.wrapping_sub(y.1)
-            .unsigned_abs()
-            .cmp(&x.2.wrapping_sub(x.1).unsigned_abs())
-            .then_with(|| x.0.cmp(&y.0))
-    });
-    let mut changes: Vec<Change<'_>> = delta
+/// The symbols of `delta` that were added, removed or changed in size, largest change
+/// first, then by name: the `symbols` rows of [`diff`].
+pub fn changes<'a>(before: &'a SizeInfo, after: &'a SizeInfo, delta: &Delta) -> Vec<Change<'a>> {
+    let mut changes: Vec<Change<'a>> = delta
         .symbols
         .iter()
         .filter(|d| d.status != DiffStatus::Unchanged)
@@ -340,6 +322,35 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
             .cmp(&x.after.wrapping_sub(x.before).unsigned_abs())
             .then_with(|| x.symbol.full_name.cmp(&y.symbol.full_name))
     });
+    changes
+}
+
+/// What grew and shrank: sections, symbols added/removed/changed, per source file.
+pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) -> String {
+    let sizes =
+        |info: &SizeInfo| -> BTreeMap<String, i64> { file_rows(info).into_iter().collect() };
+    let (sb, sa) = (sizes(before), sizes(after));
+    let mut sections: Vec<(String, i64, i64)> = sb
+        .keys()
+        .chain(sa.keys())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|k| {
+            (
+                k.clone(),
+                sb.get(k).copied().unwrap_or(0),
+                sa.get(k).copied().unwrap_or(0),
+            )
+        })
+        .filter(|(_, b, a)| a != b)
+        .collect();
+    sections.sort_by(|x, y| {
+        y.2.wrapping_sub(y.1)
+            .unsigned_abs()
+            .cmp(&x.2.wrapping_sub(x.1).unsigned_abs())
+            .then_with(|| x.0.cmp(&y.0))
+    });
+    let changes = changes(before, after, delta);
     let mut files: BTreeMap<String, i64> = BTreeMap::new();
     for c in &changes {
         let e = files.entry(file_key(c.symbol)).or_default();
@@ -357,8 +368,9 @@ pub fn diff(before: &SizeInfo, after: &SizeInfo, delta: &Delta, format: Format) 
         DiffStatus::Changed => "changed",
         DiffStatus::Unchanged => "unchanged",
     };
-    let total =
-        |m: &BTreeMap<String, i64>| file_size(&m.iter().map(|(k, v)| (k.clone(), *v)).collect());
+    let total = |m: &BTreeMap<String, i64>| {
+        file_size(&m.iter().map(|(k, v)| (k.clone(), *v)).collect::<Rows>())
+    };
     let (tb, ta) = (total(&sb), total(&sa));
     match format {
         Format::Json => {

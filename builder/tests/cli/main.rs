@@ -19,6 +19,7 @@ mod output_discovered;
 mod publish_dwarf;
 mod size;
 mod size_chromium;
+mod size_html;
 mod streaming;
 mod summaries;
 mod symbfile;

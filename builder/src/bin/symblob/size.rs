@@ -31,6 +31,14 @@ pub enum Command {
     /// Print sizes per section, the largest symbols and sizes per source directory and
     /// file of a `.size`, `.sizediff` or ELF file.
     Show(ShowArgs),
+    /// Write a self-contained HTML page (no server, nothing fetched, the data inline) that
+    /// shows a `.size`, `.sizediff` or ELF file as a tree by source path, with sizes and
+    /// counts, a regular-expression filter and section checkboxes; a `.sizediff` with
+    /// growth and shrinkage coloured.
+    ///
+    /// The URL hash keeps the view (`#expand=DIR&filter=REGEX&section=.text`), so a
+    /// view can be shared by its link.
+    Html(HtmlArgs),
 }
 
 /// Arguments of `size archive`.
@@ -103,6 +111,19 @@ pub struct ShowArgs {
     format: FormatArgs,
 }
 
+/// Arguments of `size html`.
+#[derive(Args)]
+pub struct HtmlArgs {
+    /// A `.size`, `.sizediff` or ELF file.
+    file: PathBuf,
+    /// The HTML file to write (`-` for standard output).
+    #[arg(short = 'o', long = "output")]
+    output: PathBuf,
+    /// The page's title (default: the input's file name).
+    #[arg(long)]
+    title: Option<String>,
+}
+
 /// Output format flags.
 #[derive(Args)]
 pub struct FormatArgs {
@@ -132,6 +153,7 @@ pub fn run(command: Command) -> Result<()> {
         Command::Archive(a) => archive(a),
         Command::Diff(d) => diff_command(d),
         Command::Show(s) => show(s),
+        Command::Html(h) => html(h),
     }
 }
 
@@ -270,6 +292,21 @@ fn show(s: ShowArgs) -> Result<()> {
         }
     };
     print(&text)
+}
+
+fn html(h: HtmlArgs) -> Result<()> {
+    refuse_same_file(&h.output, &[&h.file])?;
+    let title = h.title.unwrap_or_else(|| {
+        h.file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| h.file.display().to_string())
+    });
+    let page = match load_any(&h.file)? {
+        (info, None) => size::html::size_page(&info, &title),
+        (before, Some(after)) => size::html::diff_page(&before, &after, &title),
+    };
+    write_output(&h.output, page.as_bytes())
 }
 
 fn print(text: &str) -> Result<()> {
