@@ -31,19 +31,21 @@
 //! model (Lidia also has its Pyroscope-compatible path straight from ELF symbols and
 //! `.gopclntab`, whose bytes are fixed by Go's choices). What each module owns:
 //!
-//! | module | owns |
-//! |---|---|
-//! | [`elf`] | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, debug-file discovery (build ID, `.gnu_debuglink`), build ID and load facts of an image, and (feature `size`) the `readelf`/`llvm-nm` listing SuperSize archives are made from |
-//! | [`dwarf`] | the DWARF session: loads the DWARF sections, walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] and the [`dwarf::DebugFiles`] every DWARF reader holds |
-//! | [`gopclntab`] | Go functions from `.gopclntab` |
-//! | [`text`] | `nm -n` / System.map / `/proc/kallsyms` text and format detection |
-//! | [`model`] | the contract between sources and writers: [`model::Symbol`] lists and the one rule that keeps a symbol, function groups (spans with depth, names, call file and line, line rows) with their invariants |
-//! | [`ksym`] | the ksym-bin writer: ordering, tokens, encoding, layout |
-//! | [`lidia`] | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
-//! | [`cif`] | process image maps: capture, JSON, CIF encoding |
-//! | `size` | (feature `size`) SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
-//! | [`embed`] | placing a built blob into a reserved section of a linked ELF |
-//! | [`input`], [`output`] | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
+//! | module | feature | owns |
+//! |---|---|---|
+//! | [`elf`] | always | ELF files: the section view Go's `debug/elf` has, symbols by nm's, LLVM's and Go's rules, the one rule for code ranges, debug-file discovery (build ID, `.gnu_debuglink`), build ID and load facts of an image, and (with `size`) the `readelf`/`llvm-nm` listing SuperSize archives are made from |
+//! | [`dwarf`] | `dwarf` | the DWARF session: loads the DWARF sections, walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] and the [`dwarf::DebugFiles`] every DWARF reader holds |
+//! | [`gopclntab`] | `gopclntab` | Go functions from `.gopclntab` |
+//! | [`text`] | `text` | `nm -n` / System.map / `/proc/kallsyms` text and format detection |
+//! | [`model`] | always | the contract between sources and writers: [`model::Symbol`] lists and the one rule that keeps a symbol, function groups (spans with depth, names, call file and line, line rows) with their invariants |
+//! | [`demangle`] | always | the one demangling policy of every source |
+//! | [`ksym`] | `ksym` | the ksym-bin writer: ordering, tokens, encoding, layout |
+//! | [`embed`] | `ksym` | placing a built blob into a reserved section of a linked ELF |
+//! | [`lidia`] | `lidia` | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
+//! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index and parts; return pads with `retpads`, upload with `upload` |
+//! | [`cif`] | `cif` | process image maps: capture, CIF encoding, JSON (with `json`) |
+//! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
+//! | [`input`], [`output`] | always | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
 //!
 //! A new writer is a new module that takes what it needs from [`model`] (and, for
 //! DWARF, runs a [`dwarf`] session), without reaching into another writer; a new input
@@ -51,11 +53,35 @@
 //!
 //! # Features
 //!
-//! * `cli` (default): the `symblob` command line and its dependencies (clap, indicatif,
-//!   JSON). A `build.rs` depends on this crate with `default-features = false` and gets
-//!   the library alone.
-//! * `json` (enabled by `cli`): [`cif::ImageMap::from_json`] and
-//!   [`cif::ImageMap::to_json`].
+//! A source or a writer compiles only when its feature is on, so a `build.rs` pays only
+//! for what it uses; ELF symbols, the model, demangling, input and output are always
+//! there. The default, `cli`, turns every feature on.
+//!
+//! | feature | what | enables | dependencies it adds |
+//! |---|---|---|---|
+//! | `text` | [`text`]: `nm -n`, System.map, `/proc/kallsyms` | | |
+//! | `gopclntab` | [`gopclntab`]: Go functions from `.gopclntab` | | |
+//! | `dwarf` | [`dwarf`]: the DWARF session | | gimli, rayon |
+//! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols | `text` | |
+//! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF | `dwarf`, `gopclntab` | crc32c |
+//! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs | `dwarf`, `gopclntab` | sha2, base64 |
+//! | `retpads` | [`symbfile::retpads`]: return pads decoded from x86-64 code | `symbfile` | iced-x86 |
+//! | `cif` | [`cif`]: process image maps and CIF | | |
+//! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
+//! | `json` | JSON forms: [`cif::ImageMap::from_json`] and [`to_json`](cif::ImageMap::to_json) (with `cif`), [`symbfile::json`] (with `symbfile`) | | serde, serde_json |
+//! | `upload` | [`symbfile::upload`]: push to a symbolization service, publish a download tree | `symbfile`, `json` | ureq, zstd |
+//! | `cli` (default) | the `symblob` command line | all of the above | clap, indicatif |
+//!
+//! A `build.rs` that writes the ksym-bin blob of an ELF file ([`ksym::build_from_elf`],
+//! or [`embed::embed_ksyms`] for a post-link step) needs `ksym` alone, which compiles
+//! none of gimli, rayon, iced-x86, sha2 or serde:
+//!
+//! ```toml
+//! [build-dependencies]
+//! symblob-build = { version = "0.1", default-features = false, features = ["ksym"] }
+//! ```
+//!
+//! The `ksym_from_elf` example is such a `build.rs`, written as a program.
 //!
 //! # Example
 //!
@@ -75,26 +101,50 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The sources and writers share crate-internal pieces (the ELF section view, debug-file
+// discovery, the function-group model, error helpers), and a build with only some of the
+// features leaves some of them unused. Those warnings mean something only when every
+// feature is on (as `cli` turns them all on, and CI's clippy runs).
+#![cfg_attr(
+    not(all(
+        feature = "ksym",
+        feature = "lidia",
+        feature = "retpads",
+        feature = "cif",
+        feature = "size",
+        feature = "upload"
+    )),
+    allow(dead_code, unused_imports)
+)]
+
 mod error;
 mod progress;
 mod warning;
 
+#[cfg(feature = "cif")]
 pub mod cif;
 pub mod convert;
 pub mod demangle;
+#[cfg(feature = "dwarf")]
 pub mod dwarf;
 pub mod elf;
+#[cfg(feature = "ksym")]
 pub mod embed;
+#[cfg(feature = "gopclntab")]
 pub mod gopclntab;
 pub mod input;
+#[cfg(feature = "ksym")]
 pub mod ksym;
+#[cfg(feature = "lidia")]
 pub mod lidia;
 pub mod model;
 pub mod output;
 pub mod readback;
 #[cfg(feature = "size")]
 pub mod size;
+#[cfg(feature = "symbfile")]
 pub mod symbfile;
+#[cfg(feature = "text")]
 pub mod text;
 
 pub use error::{BoxedSource, Error, ErrorKind, LimitExceeded, Location, Refusal, Result};

@@ -1,5 +1,6 @@
 //! Owned image maps: JSON in the reference model's shape, and CIF conversion.
 
+#[cfg(feature = "json")]
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use symblob::cif::{
     check_image, encode_with_table, DecodeOptions, Decoder, EncodeMode, EncodeOptions, Header,
@@ -12,43 +13,46 @@ use crate::{Error, ErrorKind, Location, Result};
 /// `{"platform", "word_size", "images": [{"path", "name", "build_id", "base",
 /// "end_of_text"}]}` with the build ID in hex (or `null`) and addresses as integers
 /// (`"0x…"` strings are accepted on input).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(Serialize, Deserialize))]
 pub struct ImageMap {
     /// Platform text, e.g. `Linux (Debian GNU/Linux 12 (bookworm))`.
-    #[serde(default, deserialize_with = "null_as_empty")]
+    #[cfg_attr(feature = "json", serde(default, deserialize_with = "null_as_empty"))]
     pub platform: String,
     /// Word size of the process in bits: 16, 32 or 64.
-    #[serde(default = "default_word_size")]
+    #[cfg_attr(feature = "json", serde(default = "default_word_size"))]
     pub word_size: u32,
     /// The images, in the order they are encoded (captures sort them by base).
     pub images: Vec<MapImage>,
 }
 
 /// One image of an [`ImageMap`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(Serialize, Deserialize))]
 pub struct MapImage {
     /// Base (lowest) address.
-    #[serde(deserialize_with = "address")]
+    #[cfg_attr(feature = "json", serde(deserialize_with = "address"))]
     pub base: u64,
     /// End of the image's text; above `base`.
-    #[serde(deserialize_with = "address")]
+    #[cfg_attr(feature = "json", serde(deserialize_with = "address"))]
     pub end_of_text: u64,
     /// Build ID bytes, written as hex; `null` for none.
-    #[serde(default, with = "hex_bytes")]
+    #[cfg_attr(feature = "json", serde(default, with = "hex_bytes"))]
     pub build_id: Option<Vec<u8>>,
     /// Path of the image file; `null` for none.
-    #[serde(default)]
+    #[cfg_attr(feature = "json", serde(default))]
     pub path: Option<String>,
     /// Name (the last path component); only used to decide on the short framework form.
-    #[serde(default)]
+    #[cfg_attr(feature = "json", serde(default))]
     pub name: Option<String>,
     /// Why a decoded path could not be rebuilt (not part of the JSON).
-    #[serde(skip)]
+    #[cfg_attr(feature = "json", serde(skip))]
     pub path_error: Option<String>,
 }
 
 /// A decoded stream in the reference model's `decode` JSON shape.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "json", derive(Serialize))]
 pub struct DecodedMap {
     /// Format version (0).
     pub version: u8,
@@ -73,15 +77,18 @@ impl DecodedMap {
     }
 }
 
+#[cfg(feature = "json")]
 fn default_word_size() -> u32 {
     64
 }
 
+#[cfg(feature = "json")]
 fn null_as_empty<'de, D: Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     Ok(Option::<String>::deserialize(d)?.unwrap_or_default())
 }
 
 /// An address: a JSON integer, or a string in decimal or with a `0x` prefix.
+#[cfg(feature = "json")]
 fn address<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
@@ -102,6 +109,7 @@ fn address<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
     }
 }
 
+#[cfg(feature = "json")]
 mod hex_bytes {
     use super::*;
 
@@ -122,6 +130,7 @@ mod hex_bytes {
     }
 }
 
+#[cfg(feature = "json")]
 fn from_hex(text: &str) -> Option<Vec<u8>> {
     let digits: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if !digits.len().is_multiple_of(2) {

@@ -33,6 +33,7 @@ pub enum Language {
 
 impl Language {
     /// The language of a DWARF unit's `DW_AT_language`.
+    #[cfg(feature = "dwarf")]
     pub fn from_dwarf(lang: gimli::DwLang) -> Language {
         match lang {
             gimli::DW_LANG_Rust => Language::Rust,

@@ -365,7 +365,8 @@ fn warn(stats: &mut DwarfStats, path: &Path, kind: WarningKind) {
     });
 }
 
-#[cfg(test)]
+// The groups are checked through the Lidia writer, their one public consumer.
+#[cfg(all(test, feature = "lidia"))]
 mod tests {
     use object::{Object, ObjectSection};
 

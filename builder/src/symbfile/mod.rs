@@ -8,10 +8,12 @@
 //! * [`model`]: symbfiles from the model (what `symblob convert` writes).
 //! * [`index`]: lookups without a sweep: the file indexed once, each address answered
 //!   in O(log n) (a symbolization service's or the command line's many lookups).
-//! * [`upload`]: the REST upload (`push`) and the static download layout (`publish`).
+//! * [`upload`]: the REST upload (`push`) and the static download layout (`publish`)
+//!   (feature `upload`).
 //! * [`extract`]: range records from an executable (DWARF by symblib's algorithm, Go
 //!   pclntab, ELF symbols, merged by coverage).
-//! * [`retpads`]: return-pad records from the range records and the machine code.
+//! * [`retpads`]: return-pad records from the range records and the machine code
+//!   (feature `retpads`).
 //! * [`build`]: both symbfiles of an executable made in one pass and written (streamed,
 //!   or cut into parts as they grow) or kept in memory for an upload.
 //!
@@ -44,6 +46,7 @@ pub mod json;
 pub mod model;
 pub mod parts;
 pub mod record;
+#[cfg(feature = "retpads")]
 pub mod retpads;
 pub mod text;
 #[cfg(feature = "upload")]
