@@ -6,8 +6,9 @@
 //! symblob-build = { version = "0.1", default-features = false, features = ["ksym"] }
 //! ```
 //!
-//! It reads the ELF file, builds the blob of its text symbols (demangled Rust names) and
-//! writes it atomically, for the crate to `include_bytes!` from `OUT_DIR`. In a `build.rs`
+//! It reads the ELF file, builds the blob of its text symbols (Rust and C++ names
+//! demangled) and writes it atomically, for the crate to `include_bytes!` from `OUT_DIR`:
+//! the bytes `symblob ksym build ELF --format elf --demangle -o OUT` writes. In a `build.rs`
 //! the two paths come from the crate (`CARGO_MANIFEST_DIR`, `OUT_DIR`); here they are the
 //! arguments, so that it can be tried on any ELF file:
 //!
@@ -16,7 +17,8 @@
 //!     --example ksym_from_elf -- ELF OUT
 //! ```
 //!
-//! `.ci/checks/features.sh` compiles it with the `ksym` feature alone.
+//! `.ci/checks/features.sh` builds it with the `ksym` feature alone and compares its output
+//! with the command line's on the test ELF files.
 
 use std::error::Error;
 use std::path::{Path, PathBuf};
@@ -44,7 +46,7 @@ fn main() -> ExitCode {
 fn write_ksyms(elf: &Path, out: &Path) -> Result<(), Box<dyn Error>> {
     let bytes = std::fs::read(elf)?;
     let input = InputOptions {
-        demangle: Demangle::Rust,
+        demangle: Demangle::RustAndCpp,
         ..InputOptions::default()
     };
     let built = build_from_elf(
