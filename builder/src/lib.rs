@@ -45,6 +45,8 @@
 //! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index and parts; return pads with `retpads`, upload with `upload` |
 //! | [`cif`] | `cif` | process image maps: capture, CIF encoding, JSON (with `json`) |
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
+//! | [`readback`] | `ksym`, `lidia`, `symbfile` | sources that read symblob's own formats back into the model, one per format, each behind that format's feature |
+//! | [`convert`] | `convert` | `symblob convert`: one source, the model, one writer |
 //! | [`input`], [`output`] | always | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
 //!
 //! A new writer is a new module that takes what it needs from [`model`] (and, for
@@ -62,12 +64,13 @@
 //! | `text` | [`text`]: `nm -n`, System.map, `/proc/kallsyms` | | |
 //! | `gopclntab` | [`gopclntab`]: Go functions from `.gopclntab` | | |
 //! | `dwarf` | [`dwarf`]: the DWARF session | | gimli, rayon |
-//! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols | `text` | |
-//! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF | `dwarf`, `gopclntab` | crc32c |
-//! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs | `dwarf`, `gopclntab` | sha2, base64 |
+//! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols; [`readback::ksym`] | `text` | |
+//! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
+//! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64 |
 //! | `retpads` | [`symbfile::retpads`]: return pads decoded from x86-64 code | `symbfile` | iced-x86 |
 //! | `cif` | [`cif`]: process image maps and CIF | | |
 //! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
+//! | `convert` | [`convert`]: between ksym-bin, Lidia and symbfile (and from ELF) | `ksym`, `lidia`, `symbfile` | |
 //! | `json` | JSON forms: [`cif::ImageMap::from_json`] and [`to_json`](cif::ImageMap::to_json) (with `cif`), [`symbfile::json`] (with `symbfile`) | | serde, serde_json |
 //! | `upload` | [`symbfile::upload`]: push to a symbolization service, publish a download tree | `symbfile`, `json` | ureq, zstd |
 //! | `cli` (default) | the `symblob` command line | all of the above | clap, indicatif |
@@ -112,6 +115,7 @@
         feature = "retpads",
         feature = "cif",
         feature = "size",
+        feature = "convert",
         feature = "upload"
     )),
     allow(dead_code, unused_imports)
@@ -123,6 +127,7 @@ mod warning;
 
 #[cfg(feature = "cif")]
 pub mod cif;
+#[cfg(feature = "convert")]
 pub mod convert;
 pub mod demangle;
 #[cfg(feature = "dwarf")]

@@ -10,8 +10,11 @@
 //! | Lidia ([`lidia`]) | functions with inlined calls, files and line rows, borrowed from the file |
 //! | symbfile ([`symbfile`]) | the same from range records, and return pads |
 
+#[cfg(feature = "ksym")]
 pub mod ksym;
+#[cfg(feature = "lidia")]
 pub mod lidia;
+#[cfg(feature = "symbfile")]
 pub mod symbfile;
 
 use crate::Error;
