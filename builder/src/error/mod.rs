@@ -378,5 +378,6 @@ impl From<symblob::Error> for Error {
     }
 }
 
-#[cfg(test)]
+// The kinds are checked against real bad inputs of the ksym and Lidia builders.
+#[cfg(all(test, feature = "ksym", feature = "lidia"))]
 mod tests;
