@@ -42,7 +42,7 @@
 //! | [`ksym`] | `ksym` | the ksym-bin writer: ordering, tokens, encoding, layout |
 //! | [`embed`] | `ksym` | placing a built blob into a reserved section of a linked ELF |
 //! | [`lidia`] | `lidia` | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
-//! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index and parts; return pads with `retpads`, upload with `upload` |
+//! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index, parts and return pads, the one-pass build of both files; upload with `upload` |
 //! | [`cif`] | `cif` | process image maps: capture, CIF encoding, JSON (with `json`) |
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`readback`] | `ksym`, `lidia`, `symbfile` | sources that read symblob's own formats back into the model, one per format, each behind that format's feature |
@@ -66,8 +66,7 @@
 //! | `dwarf` | [`dwarf`]: the DWARF session | | gimli, rayon |
 //! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols; [`readback::ksym`] | `text` | |
 //! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
-//! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64 |
-//! | `retpads` | [`symbfile::retpads`]: return pads decoded from x86-64 code | `symbfile` | iced-x86 |
+//! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs, return pads decoded from x86-64 code; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
 //! | `cif` | [`cif`]: process image maps and CIF | | |
 //! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
 //! | `convert` | [`convert`]: between ksym-bin, Lidia and symbfile (and from ELF) | `ksym`, `lidia`, `symbfile` | |
@@ -112,7 +111,6 @@
     not(all(
         feature = "ksym",
         feature = "lidia",
-        feature = "retpads",
         feature = "cif",
         feature = "size",
         feature = "convert",

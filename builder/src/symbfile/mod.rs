@@ -12,8 +12,7 @@
 //!   (feature `upload`).
 //! * [`extract`]: range records from an executable (DWARF by symblib's algorithm, Go
 //!   pclntab, ELF symbols, merged by coverage).
-//! * [`retpads`]: return-pad records from the range records and the machine code
-//!   (feature `retpads`).
+//! * [`retpads`]: return-pad records from the range records and the machine code.
 //! * [`build`]: both symbfiles of an executable made in one pass and written (streamed,
 //!   or cut into parts as they grow) or kept in memory for an upload.
 //!
@@ -46,7 +45,6 @@ pub mod json;
 pub mod model;
 pub mod parts;
 pub mod record;
-#[cfg(feature = "retpads")]
 pub mod retpads;
 pub mod text;
 #[cfg(feature = "upload")]
