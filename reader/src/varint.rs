@@ -175,11 +175,7 @@ pub(crate) fn read_vlq7(
 ///
 /// With `redundant_top_group` set, a value whose bit length is a multiple of seven gets
 /// one leading `0x80` group more than it needs (Swift's encoder does this).
-pub(crate) fn vlq7_bytes(
-    value: u64,
-    redundant_top_group: bool,
-    buf: &mut [u8; MAX_LEN],
-) -> usize {
+pub(crate) fn vlq7_bytes(value: u64, redundant_top_group: bool, buf: &mut [u8; MAX_LEN]) -> usize {
     let bits = u64::BITS.wrapping_sub(value.leading_zeros());
     let first_shift = if redundant_top_group {
         // Swift starts at 7 * (bits / 7), one group too high when bits % 7 == 0.
@@ -277,10 +273,15 @@ mod tests {
 
     #[test]
     fn strict_readers_stop_where_a_byte_by_byte_reader_would() {
-        let too_big = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x82, 0x01];
+        let too_big = [
+            0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x82, 0x01,
+        ];
         let mut c = Cursor::new(&too_big, Format::Cif);
         let err = read_uleb128(&mut c, "t").unwrap_err();
-        assert_eq!((err.kind, err.offset, c.pos()), (ErrorKind::Overflow, 0, 10));
+        assert_eq!(
+            (err.kind, err.offset, c.pos()),
+            (ErrorKind::Overflow, 0, 10)
+        );
         let mut c = Cursor::new(&[7, 0x80], Format::Cif);
         assert_eq!(read_uleb128(&mut c, "t"), Ok(7));
         let err = read_uleb128(&mut c, "t").unwrap_err();

@@ -295,14 +295,17 @@ pub(super) fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
                         line_table::LINE_NUMBER => &mut packed_lines,
                         _ => &mut None,
                     };
-                    let known = matches!(inner.number, line_table::OFFSET | line_table::LINE_NUMBER);
+                    let known =
+                        matches!(inner.number, line_table::OFFSET | line_table::LINE_NUMBER);
                     match (inner.value, &column) {
                         (Value::Bytes(b), None) => *column = Some(b),
                         (_, _) if known => plain = false,
                         _ => {}
                     }
                     match (inner.number, inner.value) {
-                        (line_table::OFFSET, Value::Bytes(b)) if let Some((n, s)) = packed_small(b) => {
+                        (line_table::OFFSET, Value::Bytes(b))
+                            if let Some((n, s)) = packed_small(b) =>
+                        {
                             offsets = offsets.checked_add(n).ok_or(TOO_MANY_ROWS)?;
                             sum = sum.checked_add(s).ok_or(OFFSET_OVERFLOW)?;
                         }
