@@ -37,7 +37,7 @@ triple="$(rustc "${toolchain[@]}" -vV | sed -n 's/^host: //p')"
 bin_dir="$here/target/$triple/release"
 
 all_targets=(
-  ksym_parse lidia_parse cif_decode symbfile_parse gsym_parse gsym_lookup
+  ksym_parse lidia_parse cif_decode symbfile_parse gsym_parse gsym_lookup detect
   ksym_mutated ksym_roundtrip lidia_mutated lidia_roundtrip cif_roundtrip
   symbfile_mutated symbfile_roundtrip
   build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf build_lidia_dwarf_companion
@@ -56,6 +56,7 @@ flags_for() {
     cif_decode | cif_roundtrip) echo "${common[*]} -dict=$here/dicts/cif.dict -max_len=4096" ;;
     symbfile_parse | symbfile_mutated) echo "${common[*]} -dict=$here/dicts/symbfile.dict -max_len=8192" ;;
     ksym_roundtrip | lidia_roundtrip | symbfile_roundtrip) echo "${common[*]} -max_len=8192" ;;
+    detect) echo "${common[*]} -dict=$here/dicts/detect.dict -max_len=8192" ;;
     size_load) echo "${common[*]} -max_len=16384 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_text)
       echo "${common[*]} -dict=$here/dicts/text.dict -max_len=8192 -rss_limit_mb=2048 -timeout=10" ;;

@@ -79,6 +79,24 @@ for file in testdata/symbfile/symblib/*.symbfile; do
 done
 echo "ok"
 
+echo "run on one file of each format: detection names it"
+# require_detected FILE NAME: the program must say `detect: NAME` for FILE.
+require_detected() {
+  out=$("$bin" <"$1")
+  grep -qx "detect: $2" <<<"$out" || {
+    echo "FAIL: $1: $(grep '^detect' <<<"$out"), not $2" >&2
+    exit 1
+  }
+}
+require_detected "$(ls testdata/ksym/origin/*.bin | head -n 1)" ksym-bin
+require_detected "$(ls testdata/lidia/lidia/*.lidia | head -n 1)" lidia
+require_detected "$(ls testdata/symbfile/symblib/*.symbfile | head -n 1)" symbfile
+require_detected "$(ls fuzz/seeds/gsym_parse/*.gsym | head -n 1)" gsym
+require_detected fuzz/seeds/cif_decode/basic.cif cif
+require_detected testdata/ksym/input/seed-3.nm SymbolText
+require_detected testdata/lidia/elf/simple Elf
+echo "ok"
+
 echo "run on the GSYM seeds (llvm-gsymutil's output, both byte orders): every one validates"
 for file in fuzz/seeds/gsym_parse/*.gsym; do
   out=$("$bin" <"$file")

@@ -11,6 +11,7 @@ use std::fmt;
 use std::path::Path;
 
 use symblob::ksym::LayoutKind;
+use symblob::Detected;
 
 use crate::dwarf::DwarfOptions;
 use crate::ksym::{BuildOptions, InputOptions};
@@ -34,19 +35,21 @@ pub enum Format {
 }
 
 impl Format {
-    /// The format of `bytes`, from its magic numbers; ksym-bin, which has none, when it
-    /// parses as one. `None` for anything else.
+    /// The format of `bytes`, as the reader recognises it ([`symblob::detect`]): from its
+    /// magic numbers; ksym-bin, which has none, when it parses as one in full. `None` for
+    /// anything else.
     pub fn detect(bytes: &[u8]) -> Option<Format> {
-        if bytes.starts_with(b"\x7fELF") {
-            Some(Format::Elf)
-        } else if bytes.starts_with(&symblob::lidia::raw::MAGIC) {
-            Some(Format::Lidia)
-        } else if bytes.starts_with(symblob::symbfile::MAGIC) {
-            Some(Format::Symbfile)
-        } else if symblob::ksym::KsymBlob::parse(bytes).is_ok() {
-            Some(Format::Ksym)
-        } else {
-            None
+        match symblob::detect(bytes) {
+            Detected::Elf => Some(Format::Elf),
+            Detected::Blob(symblob::Format::Lidia) => Some(Format::Lidia),
+            Detected::Blob(symblob::Format::Symbfile) => Some(Format::Symbfile),
+            // Detection checks the layout only; a ksym blob to convert must parse whole.
+            Detected::Blob(symblob::Format::Ksym)
+                if symblob::ksym::KsymBlob::parse(bytes).is_ok() =>
+            {
+                Some(Format::Ksym)
+            }
+            _ => None,
         }
     }
 

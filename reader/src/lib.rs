@@ -14,6 +14,11 @@
 //! | [`symbfile`] | OpenTelemetry eBPF profiler symbol files: ranges and return pads |
 //! | [`gsym`] | LLVM GSYM v1: address to function, inline frames, file and line |
 //!
+//! [`detect`] tells which of these formats a byte slice holds, or what it is instead (an
+//! ELF file, gzip data, `nm` text), before a parser is chosen. [`varint`] is the LEB128
+//! decoder every format shares. Each format's on-disk layout is defined once, in its `raw`
+//! module, which symblob's builder imports to write it.
+//!
 //! Blobs may sit at any alignment and are read the same way on little- and big-endian
 //! hosts: every field is read through zerocopy's alignment-1 little-endian types.
 //!
@@ -52,11 +57,12 @@
 )]
 
 mod cursor;
+mod detect;
 mod error;
 mod partition;
 mod slice;
 mod text;
-mod varint;
+pub mod varint;
 
 pub mod cif;
 pub mod gsym;
@@ -64,5 +70,6 @@ pub mod ksym;
 pub mod lidia;
 pub mod symbfile;
 
+pub use detect::{detect, Detected};
 pub use error::{Error, ErrorKind, Format};
 pub use partition::LANES;

@@ -6,6 +6,8 @@
 //! entry; each step is a zigzag varint value delta (0 ends the table, except first) and a
 //! varint PC delta in units of the instruction quantum, giving the value of `[pc, pc + Δ)`.
 
+use symblob::varint::decode_uleb128;
+
 use super::{uint, GoFunc};
 
 /// The tables a function's pc-value offsets point into (Go 1.16+).
@@ -119,16 +121,12 @@ impl<'a> PcValues<'a> {
         }
     }
 
+    /// Go's `readvarint`: an unsigned LEB128 `u32` of at most five bytes (bits above 32
+    /// dropped).
     fn varint(&mut self) -> Option<u32> {
-        let mut value = 0u32;
-        for (i, &b) in self.rest.iter().enumerate().take(5) {
-            value |= u32::from(b & 0x7f) << (7 * i);
-            if b < 0x80 {
-                self.rest = &self.rest[i + 1..];
-                return Some(value);
-            }
-        }
-        None
+        let (value, n) = decode_uleb128(self.rest).filter(|&(_, n)| n <= 5)?;
+        self.rest = &self.rest[n..];
+        Some(value as u32)
     }
 }
 

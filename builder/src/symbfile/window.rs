@@ -6,6 +6,8 @@
 //! when the window is complete). Held as structs, a record cost 64 bytes plus its line
 //! table; encoded this way it costs about 15 bytes plus its line table.
 
+use symblob::varint::decode_uleb128;
+
 use super::writer::{length_prefixed, varint};
 
 const RANGE: u8 = 0;
@@ -168,26 +170,9 @@ struct Cursor<'w>(&'w [u8]);
 impl<'w> Cursor<'w> {
     #[inline(always)]
     fn varint(&mut self) -> u64 {
-        if let Some((&byte, rest)) = self.0.split_first() {
-            if byte < 0x80 {
-                self.0 = rest;
-                return u64::from(byte);
-            }
-        }
-        self.varint_long()
-    }
-
-    fn varint_long(&mut self) -> u64 {
-        let mut v = 0u64;
-        let mut shift = 0;
-        while let Some((&byte, rest)) = self.0.split_first() {
-            self.0 = rest;
-            v |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                break;
-            }
-            shift += 7;
-        }
+        // The window's own bytes always hold a whole varint here.
+        let (v, n) = decode_uleb128(self.0).unwrap_or((0, self.0.len()));
+        self.0 = &self.0[n..];
         v
     }
 

@@ -9,19 +9,18 @@
 //! the return-pad strings used only once (per pad all functions, then all files); range
 //! strings used once are written inline.
 
+use symblob::symbfile::raw::{
+    self, line_table, message_type, range, return_pad, string_table, wire_type, MAGIC,
+};
+
 use crate::dwarf::fast_hash::{fast_map, FastMap};
 use crate::{Error, ErrorKind, Location, Result};
 
 use super::record::{LineRow, RangeRecord, Record, ReturnPadRecord};
 use super::window::{Pending, PendingEntry, PendingPad, PendingRange, RangeHead, Window};
 
-const MAGIC: &[u8; 8] = b"symbfile";
-const MT_HEADER: u64 = 1;
-const MT_RANGE_V1: u64 = 2;
-const MT_RETURN_PAD_V1: u64 = 3;
-const MT_STRING_TABLE_V1: u64 = 4;
 /// Largest message body symblib reads or writes.
-const MAX_MESSAGE_SIZE: usize = 16 << 20;
+const MAX_MESSAGE_SIZE: usize = raw::MAX_MESSAGE_SIZE as usize;
 /// symblib flushes when its string-table estimate reaches this.
 const TABLE_ESTIMATE_LIMIT: usize = (16 << 20) - (64 << 10);
 
@@ -82,7 +81,7 @@ impl SymbfileWriter {
     /// A writer with `options`.
     pub fn with_options(options: WriterOptions) -> Self {
         let mut out = MAGIC.to_vec();
-        message(&mut out, MT_HEADER, &[]);
+        message(&mut out, message_type::HEADER, &[]);
         SymbfileWriter {
             options: WriterOptions {
                 window_records: options.window_records.max(1),
@@ -159,14 +158,18 @@ impl SymbfileWriter {
             let mut last = 0;
             packed(
                 b,
-                1,
+                line_table::OFFSET,
                 r.lines.iter().map(|row: &LineRow| {
                     let delta = row.offset - last;
                     last = row.offset;
                     u64::from(delta)
                 }),
             );
-            packed(b, 2, r.lines.iter().map(|row| u64::from(row.line)));
+            packed(
+                b,
+                line_table::LINE_NUMBER,
+                r.lines.iter().map(|row| u64::from(row.line)),
+            );
         });
         self.pushed()
     }
@@ -256,9 +259,13 @@ impl SymbfileWriter {
             .sum();
         check_size(size)?;
         varint(&mut self.out, size as u64);
-        varint(&mut self.out, MT_STRING_TABLE_V1);
+        varint(&mut self.out, u64::from(message_type::STRING_TABLE_V1));
         for &id in &table {
-            len_delim(&mut self.out, 1, texts[id as usize].as_bytes());
+            len_delim(
+                &mut self.out,
+                string_table::STRINGS,
+                texts[id as usize].as_bytes(),
+            );
         }
         let strings = WindowStrings {
             texts: &texts,
@@ -270,11 +277,11 @@ impl SymbfileWriter {
             let kind = match &record {
                 Pending::Range(r) => {
                     encode_range(&mut body, &mut self.prev_va, &strings, r);
-                    MT_RANGE_V1
+                    message_type::RANGE_V1
                 }
                 Pending::ReturnPad(p) => {
                     encode_pad(&mut body, &mut self.prev_va, &strings, p);
-                    MT_RETURN_PAD_V1
+                    message_type::RETURN_PAD_V1
                 }
             };
             checked_message(&mut self.out, kind, &body)?;
@@ -315,7 +322,7 @@ impl WindowStrings<'_> {
         let u = self.uses[id as usize];
         match u.index.filter(|_| u.count > 1) {
             Some(i) => {
-                tag(body, ref_field, 0);
+                tag(body, ref_field, wire_type::VARINT);
                 varint(body, u64::from(i));
             }
             None => len_delim(body, inline_field, self.texts[id as usize].as_bytes()),
@@ -328,17 +335,19 @@ impl WindowStrings<'_> {
     }
 }
 
-/// `deltaElfVA` (field 1) when the signed difference fits i64, else the absolute VA in
+/// `deltaElfVA` when the signed difference fits i64, else the absolute VA in
 /// `set_field`, as symblib chooses (spec §3.1).
 fn elf_va(body: &mut Vec<u8>, prev_va: &mut Option<u64>, va: u64, set_field: u32) {
     let delta = prev_va.and_then(|prev| i64::try_from(i128::from(va) - i128::from(prev)).ok());
     match delta {
         Some(d) => {
-            tag(body, 1, 0);
+            // The same field number in ranges and return pads.
+            const _: () = assert!(range::DELTA_ELF_VA == return_pad::DELTA_ELF_VA);
+            tag(body, range::DELTA_ELF_VA, wire_type::VARINT);
             varint(body, ((d << 1) ^ (d >> 63)) as u64);
         }
         None => {
-            tag(body, set_field, 0);
+            tag(body, set_field, wire_type::VARINT);
             varint(body, va);
         }
     }
@@ -352,19 +361,19 @@ fn encode_range(
     r: &PendingRange<'_>,
 ) {
     let h = &r.head;
-    elf_va(body, prev_va, h.va, 12);
-    uint_field(body, 2, h.length);
-    strings.field(body, 3, 9, h.func);
+    elf_va(body, prev_va, h.va, range::SET_ELF_VA);
+    uint_field(body, range::LENGTH, h.length);
+    strings.field(body, range::FUNC_STR, range::FUNC_REF, h.func);
     if let Some(file) = h.file {
-        strings.field(body, 4, 10, file);
+        strings.field(body, range::FILE_STR, range::FILE_REF, file);
     }
-    uint_field(body, 5, h.call_line);
+    uint_field(body, range::CALL_LINE, h.call_line);
     if let Some(call_file) = h.call_file {
-        strings.field(body, 6, 11, call_file);
+        strings.field(body, range::CALL_FILE_STR, range::CALL_FILE_REF, call_file);
     }
-    uint_field(body, 7, h.depth);
+    uint_field(body, range::DEPTH, h.depth);
     if !r.lines.is_empty() {
-        len_delim(body, 8, r.lines);
+        len_delim(body, range::LINE_TABLE, r.lines);
     }
 }
 
@@ -374,10 +383,18 @@ fn encode_pad(
     strings: &WindowStrings<'_>,
     p: &PendingPad<'_>,
 ) {
-    elf_va(body, prev_va, p.va, 5);
-    packed(body, 2, p.entries().map(|e| strings.index(e.func)));
-    packed(body, 3, p.entries().map(|e| strings.index(e.file)));
-    packed(body, 4, p.entries().map(|e| e.line));
+    elf_va(body, prev_va, p.va, return_pad::SET_ELF_VA);
+    packed(
+        body,
+        return_pad::FUNC,
+        p.entries().map(|e| strings.index(e.func)),
+    );
+    packed(
+        body,
+        return_pad::FILE,
+        p.entries().map(|e| strings.index(e.file)),
+    );
+    packed(body, return_pad::LINE, p.entries().map(|e| e.line));
 }
 
 /// Encodes every record into a complete symbfile with default options.
@@ -387,6 +404,8 @@ pub fn encode(records: &[Record]) -> Result<Vec<u8>> {
     w.finish()
 }
 
+/// Appends `v` as an unsigned LEB128 varint. The one LEB128 encoder of the builder: the
+/// reader (`symblob::varint`) only decodes, so encoding lives here, with the writer.
 pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push((v as u8) | 0x80);
@@ -395,20 +414,20 @@ pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-fn tag(out: &mut Vec<u8>, field: u32, wire_type: u8) {
-    varint(out, (u64::from(field) << 3) | u64::from(wire_type));
+fn tag(out: &mut Vec<u8>, field: u32, wire: u8) {
+    varint(out, u64::from(raw::key(field, wire)));
 }
 
 /// A varint field; nothing for 0, which protobuf leaves out as the default.
 fn uint_field(out: &mut Vec<u8>, field: u32, value: u64) {
     if value != 0 {
-        tag(out, field, 0);
+        tag(out, field, wire_type::VARINT);
         varint(out, value);
     }
 }
 
 fn len_delim(out: &mut Vec<u8>, field: u32, payload: &[u8]) {
-    tag(out, field, 2);
+    tag(out, field, wire_type::LEN);
     varint(out, payload.len() as u64);
     out.extend_from_slice(payload);
 }
@@ -419,7 +438,7 @@ fn packed(out: &mut Vec<u8>, field: u32, values: impl Iterator<Item = u64>) {
     if values.peek().is_none() {
         return;
     }
-    tag(out, field, 2);
+    tag(out, field, wire_type::LEN);
     length_prefixed(out, |b| values.for_each(|v| varint(b, v)));
 }
 
@@ -438,13 +457,13 @@ fn varint_len(v: u64) -> usize {
     (64 - (v | 1).leading_zeros() as usize).div_ceil(7)
 }
 
-fn message(out: &mut Vec<u8>, kind: u64, body: &[u8]) {
+fn message(out: &mut Vec<u8>, kind: u32, body: &[u8]) {
     varint(out, body.len() as u64);
-    varint(out, kind);
+    varint(out, u64::from(kind));
     out.extend_from_slice(body);
 }
 
-fn checked_message(out: &mut Vec<u8>, kind: u64, body: &[u8]) -> Result<()> {
+fn checked_message(out: &mut Vec<u8>, kind: u32, body: &[u8]) -> Result<()> {
     check_size(body.len())?;
     message(out, kind, body);
     Ok(())

@@ -101,6 +101,47 @@ fn a_wrong_kind_of_file_is_named_for_what_it_is() {
     }
 }
 
+/// The formats without a magic number (ksym-bin, CIF) are named too when they are given
+/// where another format is needed.
+#[test]
+fn blobs_without_a_magic_number_are_named_for_what_they_are() {
+    // A blob the origin generator wrote and a stream in Swift's byte form.
+    let ksym = testdata("ksym/origin/seed-3.bin");
+    let k = s(&ksym);
+    let cif = testdata("golden/outputs/cif-encode-swift/images.cif");
+    let c = s(&cif);
+    let cases: Vec<(Vec<&str>, String)> = vec![
+        (
+            vec!["lidia", "dump", k],
+            format!(
+                "`{k}` is a ksym blob, not a Lidia file: read it with `symblob ksym` or \
+                 `symblob lookup {k}`"
+            ),
+        ),
+        (
+            vec!["cif", "decode", k],
+            format!(
+                "`{k}` is a ksym blob, not a CIF stream: read it with `symblob ksym` or \
+                 `symblob lookup {k}`"
+            ),
+        ),
+        (
+            vec!["ksym", "info", c],
+            format!("`{c}` is a CIF stream, not a ksym blob: read it with `symblob cif decode`"),
+        ),
+        (
+            vec!["lookup", c, "0x1000"],
+            format!(
+                "`{c}` is a CIF stream, not a ksym blob, a Lidia file, a symbfile or a GSYM \
+                 file: read it with `symblob cif decode`"
+            ),
+        ),
+    ];
+    for (args, message) in cases {
+        fails_with(&args, b"", &message);
+    }
+}
+
 #[test]
 fn sizes_and_limits_are_the_users_numbers() {
     let dir = tempfile::tempdir().unwrap();

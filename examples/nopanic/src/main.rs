@@ -5,8 +5,8 @@
 //! (parse, validate, lookups by address, return address and name, both iterations, name
 //! formatting and copying, dump), Lidia (parse, checksums, validation, lookups, ranges,
 //! line tables), CIF (decoder, encoder, base64, VLQ), symbfile (framing, validation,
-//! records, string tables, lookups) and GSYM (parse, validation, functions, file table,
-//! strings, lookups with their frames). The input is opaque to the
+//! records, string tables, lookups), GSYM (parse, validation, functions, file table,
+//! strings, lookups with their frames) and format detection. The input is opaque to the
 //! compiler, so no path can be folded away.
 //!
 //! The panic handler calls `symblob_reader_panicked`, which is defined nowhere. Built in
@@ -25,6 +25,7 @@ mod fixed_buf;
 mod rt;
 
 mod cif;
+mod detect;
 mod digest;
 mod gsym;
 mod ksym;
@@ -92,6 +93,7 @@ extern "C" fn rust_main(_initial_sp: *const usize) -> ! {
         // Panics on empty input: with this the link must fail.
         let _ = writeln!(out, "middle byte: {}", input[len / 2]);
     }
+    detect::check(input, &mut out);
     ksym::check(input, &mut out);
     lidia::check(input, &mut out);
     cif::check(input, &mut out);

@@ -8,11 +8,11 @@
 
 use super::image::EncodeMode;
 use crate::cursor::Cursor;
-use crate::varint::{read_vlq7, vlq7_bytes as write_vlq7, MAX_VARINT_LEN};
+use crate::varint::{read_vlq7, vlq7_bytes as write_vlq7, MAX_LEN};
 use crate::{Error, ErrorKind, Format};
 
 /// The longest `vlq7` a decoder accepts, in bytes.
-pub const MAX_VLQ7_LEN: usize = MAX_VARINT_LEN;
+pub const MAX_VLQ7_LEN: usize = MAX_LEN;
 
 /// Writes `value` as a `vlq7` into `out` and returns how many bytes it took (1..=10).
 ///

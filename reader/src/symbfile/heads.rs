@@ -7,6 +7,7 @@
 //! resolves both once; an index keeps the VA and the table with each position and hands
 //! them back when it decodes the record.
 
+use super::raw::{range, return_pad};
 use super::records::{self, Range, ReturnPad, VaBase};
 use super::{error, message_type, to_u64, Messages, StringTable, Strings, SymbFile};
 use crate::{Error, ErrorKind};
@@ -59,8 +60,8 @@ impl<'a> Iterator for Heads<'a> {
             };
             let offset = message.offset;
             let (section, set_field) = match message.kind {
-                message_type::RANGE_V1 => ("range", 12),
-                message_type::RETURN_PAD_V1 => ("return pad", 5),
+                message_type::RANGE_V1 => ("range", range::SET_ELF_VA),
+                message_type::RETURN_PAD_V1 => ("return pad", return_pad::SET_ELF_VA),
                 message_type::STRING_TABLE_V1 => {
                     let table = StringTable::new(message.body);
                     return Some(Ok(Head::StringTable { offset, table }));
@@ -79,7 +80,7 @@ impl<'a> Iterator for Heads<'a> {
                 .map_err(|(s, k)| self.stop(error(s, offset, k)))
                 .map(|(va, length)| {
                     self.prev_va = Some(va);
-                    if set_field == 12 {
+                    if message.kind == message_type::RANGE_V1 {
                         Head::Range { offset, va, length }
                     } else {
                         Head::ReturnPad { offset, va }

@@ -2,7 +2,8 @@
 //! columns directly, any other encoding by walking every `lineTable` occurrence.
 
 use super::proto::{Column, Fields, Packed, Value};
-use super::records::{Fail, LINE_TABLE, LINE_TABLE_FIELD};
+use super::raw::{line_table, range};
+use super::records::{Fail, LINE_TABLE};
 use crate::ErrorKind;
 
 /// A record's line table, read in place: `(offset, line)` rows in wire order with the
@@ -37,8 +38,8 @@ impl<'a> LineTable<'a> {
                 Source::Packed(Packed::new(l)),
             ),
             None => (
-                Source::Nested(LineColumn::new(self.body, 1)),
-                Source::Nested(LineColumn::new(self.body, 2)),
+                Source::Nested(LineColumn::new(self.body, line_table::OFFSET)),
+                Source::Nested(LineColumn::new(self.body, line_table::LINE_NUMBER)),
             ),
         };
         LineRows {
@@ -123,11 +124,11 @@ impl Iterator for Source<'_> {
 struct LineColumn<'a> {
     outer: Fields<'a>,
     inner: Column<'a>,
-    number: u64,
+    number: u32,
 }
 
 impl<'a> LineColumn<'a> {
-    fn new(body: &'a [u8], number: u64) -> Self {
+    fn new(body: &'a [u8], number: u32) -> Self {
         LineColumn {
             outer: Fields::new(body),
             inner: Column::new(&[], number),
@@ -146,7 +147,7 @@ impl Iterator for LineColumn<'_> {
                 return Some(v);
             }
             let field = self.outer.next()?.ok()?;
-            if let (LINE_TABLE_FIELD, Value::Bytes(b)) = (field.number, field.value) {
+            if let (range::LINE_TABLE, Value::Bytes(b)) = (field.number, field.value) {
                 self.inner = Column::new(b, self.number);
             }
         }

@@ -1,7 +1,7 @@
 //! Address lookups by one sweep over the file (a symbfile has no index).
 
 use super::records::{self, Range, ReturnPad, VaBase};
-use super::{error, message_type, Pending, Records, Strings, SymbFile};
+use super::{error, message_type, raw, Pending, Records, Strings, SymbFile};
 use crate::Error;
 
 impl<'a> SymbFile<'a> {
@@ -79,9 +79,9 @@ impl<'a> Records<'a, '_> {
     fn peek_next(&mut self, p: &Pending<'a>) -> Result<(bool, u64, u64), Error> {
         let range = p.message.kind == message_type::RANGE_V1;
         let (section, set_field) = if range {
-            ("range", 12)
+            ("range", raw::range::SET_ELF_VA)
         } else {
-            ("return pad", 5)
+            ("return pad", raw::return_pad::SET_ELF_VA)
         };
         let (va, length) = records::peek(p.message.body, set_field, section, p.prev_va)
             .map_err(|(s, k)| error(s, p.message.offset, k))?;

@@ -65,10 +65,10 @@
 //! ```
 
 mod heads;
-mod leb128;
 mod line_table;
 mod lookup;
 mod proto;
+pub mod raw;
 mod records;
 mod strings;
 mod usual;
@@ -79,37 +79,18 @@ pub use records::{PadEntries, PadEntry, Range, ReturnPad};
 pub use strings::{StringTable, Strings, TableStrings};
 
 use crate::slice::to_u64;
+use crate::varint::{self, VarintError};
 use crate::{Error, ErrorKind, Format};
-use leb128::VarintError;
 use proto::Fields;
+use raw::{message_type, MAGIC, MAX_MESSAGE_SIZE, MAX_MESSAGE_TYPE};
 use records::{Fail, VaBase};
-
-/// The 8-byte magic at the start of every symbfile.
-pub const MAGIC: &[u8; 8] = b"symbfile";
-
-/// Largest message body accepted (symblib's limit on read and write).
-pub const MAX_MESSAGE_SIZE: u64 = 16 << 20;
-
-/// Message type numbers (spec §1).
-pub mod message_type {
-    /// Invalid everywhere.
-    pub const INVALID: u32 = 0;
-    /// The header, first message only.
-    pub const HEADER: u32 = 1;
-    /// `RangeV1`.
-    pub const RANGE_V1: u32 = 2;
-    /// `ReturnPadV1`.
-    pub const RETURN_PAD_V1: u32 = 3;
-    /// `StringTableV1`.
-    pub const STRING_TABLE_V1: u32 = 4;
-}
 
 /// One framed message.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Message<'a> {
     /// Offset of the message (its length prefix) in the file.
     pub offset: u64,
-    /// Message type (below 2^31; see [`message_type`]).
+    /// Message type (below 2^31; see [`raw::message_type`]).
     pub kind: u32,
     /// The body.
     pub body: &'a [u8],
@@ -227,7 +208,7 @@ pub struct Messages<'a> {
 impl<'a> Messages<'a> {
     fn varint(&mut self, start: usize, what: &'static str) -> Result<u64, Error> {
         let rest = self.data.get(self.pos..).unwrap_or(&[]);
-        match leb128::read(rest) {
+        match varint::uleb128_prefix(rest) {
             Ok((v, n)) => {
                 self.pos = self.pos.saturating_add(n);
                 Ok(v)
@@ -266,14 +247,14 @@ impl<'a> Messages<'a> {
         let kind = self.varint(start, "message type")?;
         let kind = u32::try_from(kind)
             .ok()
-            .filter(|&k| k <= 0x7fff_ffff)
+            .filter(|&k| k <= MAX_MESSAGE_TYPE)
             .ok_or_else(|| {
                 error(
                     "message type",
                     offset,
                     ErrorKind::OutOfRange {
                         value: kind,
-                        limit: 0x8000_0000,
+                        limit: u64::from(MAX_MESSAGE_TYPE).saturating_add(1),
                     },
                 )
             })?;

@@ -1,7 +1,8 @@
 //! The subset of the protobuf wire format that symbfile messages use: a field iterator
 //! over a message body and an iterator over the values of a repeated varint field.
 
-use super::leb128::{self, VarintError};
+use super::raw::wire_type;
+use crate::varint::{uleb128_prefix, VarintError};
 
 /// One field's payload.
 #[derive(Copy, Clone, Debug)]
@@ -17,8 +18,9 @@ pub(crate) enum Value<'a> {
 /// One decoded field.
 #[derive(Copy, Clone, Debug)]
 pub(crate) struct Field<'a> {
-    /// Field number.
-    pub(crate) number: u64,
+    /// Field number (saturated at `u32::MAX`, which no known field has: a key's number
+    /// above 32 bits is read as an unknown field, as before numbers were `u32`).
+    pub(crate) number: u32,
     /// Payload.
     pub(crate) value: Value<'a>,
 }
@@ -51,7 +53,7 @@ impl<'a> Fields<'a> {
 
     #[inline(always)]
     fn varint(&mut self, what: &'static str) -> Result<u64, &'static str> {
-        match leb128::read(self.rest) {
+        match uleb128_prefix(self.rest) {
             Ok((v, n)) => {
                 self.rest = self.rest.split_at_checked(n).map_or(&[], |(_, t)| t);
                 Ok(v)
@@ -64,22 +66,22 @@ impl<'a> Fields<'a> {
     #[inline(always)]
     fn field(&mut self) -> Result<Field<'a>, &'static str> {
         let key = self.varint("truncated field key")?;
-        let number = key >> 3;
+        let number = u32::try_from(key >> 3).unwrap_or(u32::MAX);
         if number == 0 {
             return Err("field number 0");
         }
-        let value = match key & 7 {
-            0 => Value::Varint(self.varint("truncated varint field")?),
-            1 => {
+        let value = match u8::try_from(key & 7).unwrap_or(u8::MAX) {
+            wire_type::VARINT => Value::Varint(self.varint("truncated varint field")?),
+            wire_type::I64 => {
                 self.take(8)?;
                 Value::Fixed
             }
-            2 => {
+            wire_type::LEN => {
                 let len = self.varint("truncated field length")?;
                 let len = usize::try_from(len).map_err(|_| "field length too large")?;
                 Value::Bytes(self.take(len)?)
             }
-            5 => {
+            wire_type::I32 => {
                 self.take(4)?;
                 Value::Fixed
             }
@@ -125,7 +127,7 @@ impl Iterator for Packed<'_> {
         if self.rest.is_empty() {
             return None;
         }
-        match leb128::read(self.rest) {
+        match uleb128_prefix(self.rest) {
             Ok((v, n)) => {
                 self.rest = self.rest.split_at_checked(n).map_or(&[], |(_, t)| t);
                 Some(Ok(v))
@@ -147,12 +149,12 @@ impl Iterator for Packed<'_> {
 #[derive(Clone, Debug)]
 pub(crate) struct Column<'a> {
     fields: Fields<'a>,
-    number: u64,
+    number: u32,
     packed: Packed<'a>,
 }
 
 impl<'a> Column<'a> {
-    pub(crate) fn new(body: &'a [u8], number: u64) -> Self {
+    pub(crate) fn new(body: &'a [u8], number: u32) -> Self {
         Column {
             fields: Fields::new(body),
             number,

@@ -1,10 +1,10 @@
 //! Range and return-pad records: decoding of their message bodies and the borrowed views.
 
-use super::leb128;
 use super::line_table::{
     packed_count_u32, packed_small, LineTable, OFFSET_OVERFLOW, TOO_MANY_ROWS,
 };
 use super::proto::{repeated_values, Column, Fields, Value};
+use super::raw::{line_table, range, return_pad};
 use super::strings::Strings;
 use super::usual::{peek_usual, range_usual};
 use crate::ErrorKind;
@@ -16,9 +16,6 @@ pub(crate) type Fail = (&'static str, ErrorKind);
 const RANGE: &str = "range";
 pub(super) const LINE_TABLE: &str = "line table";
 const RETURN_PAD: &str = "return pad";
-
-/// Field number of `lineTable` in `RangeV1`.
-pub(super) const LINE_TABLE_FIELD: u64 = 8;
 
 fn malformed(section: &'static str) -> impl Fn(&'static str) -> Fail {
     move |what| (section, ErrorKind::Malformed(what))
@@ -62,7 +59,7 @@ fn elf_va(section: &'static str, va: Option<VaField>, base: VaBase) -> Result<u6
         (Some(_), VaBase::Known(known)) => Ok(known),
         (Some(VaField::Set(v)), VaBase::After(_)) => Ok(v),
         (Some(VaField::Delta(d)), VaBase::After(prev)) => prev
-            .map(|p| p.wrapping_add_signed(leb128::zigzag(d)))
+            .map(|p| p.wrapping_add_signed(crate::varint::zigzag(d)))
             .ok_or((
                 section,
                 ErrorKind::Malformed("delta ELF VA before any absolute VA"),
@@ -77,11 +74,12 @@ pub(super) enum VaField {
 }
 
 /// Just the VA and length of a record, for lookups that decode only what covers the
-/// address. Field numbers: `set` is 12 in ranges and 5 in return pads.
+/// address. `set_field` is the record's `setElfVA` field number, which tells the kind:
+/// [`range::SET_ELF_VA`] or [`return_pad::SET_ELF_VA`].
 #[inline(always)]
 pub(crate) fn peek(
     body: &[u8],
-    set_field: u64,
+    set_field: u32,
     section: &'static str,
     prev: Option<u64>,
 ) -> Result<(u64, u64), Fail> {
@@ -95,7 +93,7 @@ pub(crate) fn peek(
 #[inline(never)]
 pub(super) fn peek_fields(
     body: &[u8],
-    set_field: u64,
+    set_field: u32,
     section: &'static str,
     prev: Option<u64>,
 ) -> Result<(u64, u64), Fail> {
@@ -104,9 +102,10 @@ pub(super) fn peek_fields(
     for field in Fields::new(body) {
         let field = field.map_err(malformed(section))?;
         match (field.number, field.value) {
-            (1, Value::Varint(v)) => va = Some(VaField::Delta(v)),
+            // `deltaElfVA` has the same number in both kinds.
+            (range::DELTA_ELF_VA, Value::Varint(v)) => va = Some(VaField::Delta(v)),
             (n, Value::Varint(v)) if n == set_field => va = Some(VaField::Set(v)),
-            (2, Value::Varint(v)) if set_field == 12 => length = v,
+            (range::LENGTH, Value::Varint(v)) if set_field == range::SET_ELF_VA => length = v,
             _ => {}
         }
     }
@@ -276,40 +275,46 @@ pub(super) fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
     for field in Fields::new(body) {
         let field = field.map_err(malformed(RANGE))?;
         match (field.number, field.value) {
-            (1, Value::Varint(v)) => va = Some(VaField::Delta(v)),
-            (12, Value::Varint(v)) => va = Some(VaField::Set(v)),
-            (2, Value::Varint(v)) => length = v,
-            (3, Value::Bytes(b)) => func = Some(StrField::Inline(b)),
-            (9, Value::Varint(v)) => func = Some(StrField::Ref(v)),
-            (4, Value::Bytes(b)) => file = Some(StrField::Inline(b)),
-            (10, Value::Varint(v)) => file = Some(StrField::Ref(v)),
-            (5, Value::Varint(v)) => call_line = to_u32(RANGE, v)?,
-            (6, Value::Bytes(b)) => call_file = Some(StrField::Inline(b)),
-            (11, Value::Varint(v)) => call_file = Some(StrField::Ref(v)),
-            (7, Value::Varint(v)) => depth = to_u32(RANGE, v)?,
-            (LINE_TABLE_FIELD, Value::Bytes(table)) => {
+            (range::DELTA_ELF_VA, Value::Varint(v)) => va = Some(VaField::Delta(v)),
+            (range::SET_ELF_VA, Value::Varint(v)) => va = Some(VaField::Set(v)),
+            (range::LENGTH, Value::Varint(v)) => length = v,
+            (range::FUNC_STR, Value::Bytes(b)) => func = Some(StrField::Inline(b)),
+            (range::FUNC_REF, Value::Varint(v)) => func = Some(StrField::Ref(v)),
+            (range::FILE_STR, Value::Bytes(b)) => file = Some(StrField::Inline(b)),
+            (range::FILE_REF, Value::Varint(v)) => file = Some(StrField::Ref(v)),
+            (range::CALL_LINE, Value::Varint(v)) => call_line = to_u32(RANGE, v)?,
+            (range::CALL_FILE_STR, Value::Bytes(b)) => call_file = Some(StrField::Inline(b)),
+            (range::CALL_FILE_REF, Value::Varint(v)) => call_file = Some(StrField::Ref(v)),
+            (range::DEPTH, Value::Varint(v)) => depth = to_u32(RANGE, v)?,
+            (range::LINE_TABLE, Value::Bytes(table)) => {
                 tables = tables.saturating_add(1);
                 for inner in Fields::new(table) {
                     let inner = inner.map_err(malformed(LINE_TABLE))?;
                     let column = match inner.number {
-                        1 => &mut packed_offsets,
-                        2 => &mut packed_lines,
+                        line_table::OFFSET => &mut packed_offsets,
+                        line_table::LINE_NUMBER => &mut packed_lines,
                         _ => &mut None,
                     };
+                    let known =
+                        matches!(inner.number, line_table::OFFSET | line_table::LINE_NUMBER);
                     match (inner.value, &column) {
                         (Value::Bytes(b), None) => *column = Some(b),
-                        (_, _) if inner.number <= 2 => plain = false,
+                        (_, _) if known => plain = false,
                         _ => {}
                     }
                     match (inner.number, inner.value) {
-                        (1, Value::Bytes(b)) if let Some((n, s)) = packed_small(b) => {
+                        (line_table::OFFSET, Value::Bytes(b))
+                            if let Some((n, s)) = packed_small(b) =>
+                        {
                             offsets = offsets.checked_add(n).ok_or(TOO_MANY_ROWS)?;
                             sum = sum.checked_add(s).ok_or(OFFSET_OVERFLOW)?;
                         }
-                        (2, Value::Bytes(b)) if let Some(n) = packed_count_u32(b) => {
+                        (line_table::LINE_NUMBER, Value::Bytes(b))
+                            if let Some(n) = packed_count_u32(b) =>
+                        {
                             lines = lines.checked_add(n).ok_or(TOO_MANY_ROWS)?;
                         }
-                        (1, value) => repeated_values(value, |v| {
+                        (line_table::OFFSET, value) => repeated_values(value, |v| {
                             let v = u32::try_from(v).map_err(|_| "offset does not fit u32")?;
                             sum = sum
                                 .checked_add(v)
@@ -318,7 +323,7 @@ pub(super) fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
                             Ok(())
                         })
                         .map_err(malformed(LINE_TABLE))?,
-                        (2, value) => repeated_values(value, |v| {
+                        (line_table::LINE_NUMBER, value) => repeated_values(value, |v| {
                             u32::try_from(v).map_err(|_| "line does not fit u32")?;
                             lines = lines.checked_add(1).ok_or("too many rows")?;
                             Ok(())
@@ -328,9 +333,21 @@ pub(super) fn range_fields(body: &[u8]) -> Result<RangeFields<'_>, Fail> {
                     }
                 }
             }
-            (1 | 12 | 2 | 9 | 10 | 5 | 11 | 7 | 3 | 4 | 6 | LINE_TABLE_FIELD, _) => {
-                return Err(wrong_wire)
-            }
+            (
+                range::DELTA_ELF_VA
+                | range::SET_ELF_VA
+                | range::LENGTH
+                | range::FUNC_REF
+                | range::FILE_REF
+                | range::CALL_LINE
+                | range::CALL_FILE_REF
+                | range::DEPTH
+                | range::FUNC_STR
+                | range::FILE_STR
+                | range::CALL_FILE_STR
+                | range::LINE_TABLE,
+                _,
+            ) => return Err(wrong_wire),
             _ => {}
         }
     }
@@ -387,9 +404,9 @@ impl<'a> ReturnPad<'a, '_> {
     /// The entries, outermost first.
     pub fn entries(&self) -> PadEntries<'a, '_> {
         PadEntries {
-            funcs: Column::new(self.body, 2),
-            files: Column::new(self.body, 3),
-            lines: Column::new(self.body, 4),
+            funcs: Column::new(self.body, return_pad::FUNC),
+            files: Column::new(self.body, return_pad::FILE),
+            lines: Column::new(self.body, return_pad::LINE),
             strings: self.strings,
             left: self.entries,
         }
@@ -447,24 +464,24 @@ pub(crate) fn decode_return_pad<'a, 's>(
     for field in Fields::new(body) {
         let field = field.map_err(malformed(RETURN_PAD))?;
         match (field.number, field.value) {
-            (1, Value::Varint(v)) => va = Some(VaField::Delta(v)),
-            (5, Value::Varint(v)) => va = Some(VaField::Set(v)),
-            (1 | 5, _) => {
+            (return_pad::DELTA_ELF_VA, Value::Varint(v)) => va = Some(VaField::Delta(v)),
+            (return_pad::SET_ELF_VA, Value::Varint(v)) => va = Some(VaField::Set(v)),
+            (return_pad::DELTA_ELF_VA | return_pad::SET_ELF_VA, _) => {
                 return Err((
                     RETURN_PAD,
                     ErrorKind::Malformed("known field with the wrong wire type"),
                 ))
             }
-            (n @ 2..=4, value) => {
+            (n @ return_pad::FUNC..=return_pad::LINE, value) => {
                 let mut bad_index = None;
-                // Columns func, file, line are fields 2, 3, 4.
-                let column = usize::try_from(n.wrapping_sub(2)).unwrap_or(0);
+                // Columns func, file, line are consecutive fields.
+                let column = usize::try_from(n.wrapping_sub(return_pad::FUNC)).unwrap_or(0);
                 let Some(count) = counts.get_mut(column) else {
                     continue;
                 };
                 repeated_values(value, |v| {
                     u32::try_from(v).map_err(|_| "value does not fit u32")?;
-                    if n != 4 && v >= table_len {
+                    if n != return_pad::LINE && v >= table_len {
                         bad_index = Some(v);
                         return Err("string index out of range");
                     }

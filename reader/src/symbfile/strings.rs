@@ -10,8 +10,7 @@ use core::str;
 
 use super::proto::{Fields, Value};
 
-/// Field number of `strings` in `StringTableV1`.
-const STRINGS: u64 = 1;
+use super::raw::string_table::STRINGS;
 
 /// One `StringTableV1` message: its body, borrowed from the file.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]

@@ -5,9 +5,42 @@
 //! decodes or reports it; where a fast path answers, it answers as that walk would (the
 //! tests below compare the two on generated bodies).
 
-use super::leb128;
 use super::line_table::{packed_count_u32, packed_small};
+use super::raw::{self, line_table, range, wire_type};
 use super::records::{RangeFields, StrField, VaField};
+use crate::varint::uleb128_prefix;
+
+/// The one-byte key of `field` (below 16) with `wire_type`.
+// Fields below 16 have keys below 0x80 (checked below), so the cast keeps every bit.
+#[allow(clippy::cast_possible_truncation)]
+const fn key(field: u32, wire_type: u8) -> u8 {
+    raw::key(field, wire_type) as u8
+}
+
+const _: () = assert!(raw::key(15, wire_type::I32) < 0x80);
+
+// The keys of the fields the fast paths read, as they appear on the wire.
+const DELTA_ELF_VA: u8 = key(range::DELTA_ELF_VA, wire_type::VARINT);
+const SET_ELF_VA: u8 = key(range::SET_ELF_VA, wire_type::VARINT);
+const LENGTH: u8 = key(range::LENGTH, wire_type::VARINT);
+const FUNC_STR: u8 = key(range::FUNC_STR, wire_type::LEN);
+const FUNC_REF: u8 = key(range::FUNC_REF, wire_type::VARINT);
+const FILE_STR: u8 = key(range::FILE_STR, wire_type::LEN);
+const FILE_REF: u8 = key(range::FILE_REF, wire_type::VARINT);
+const CALL_LINE: u8 = key(range::CALL_LINE, wire_type::VARINT);
+const CALL_FILE_STR: u8 = key(range::CALL_FILE_STR, wire_type::LEN);
+const CALL_FILE_REF: u8 = key(range::CALL_FILE_REF, wire_type::VARINT);
+const DEPTH: u8 = key(range::DEPTH, wire_type::VARINT);
+const LINE_TABLE: u8 = key(range::LINE_TABLE, wire_type::LEN);
+const OFFSETS: u8 = key(line_table::OFFSET, wire_type::LEN);
+const LINE_NUMBERS: u8 = key(line_table::LINE_NUMBER, wire_type::LEN);
+// Fields 13 to 15, unknown to `RangeV1`, of either wire type the fast path skips.
+const VARINT_13: u8 = key(13, wire_type::VARINT);
+const VARINT_14: u8 = key(14, wire_type::VARINT);
+const VARINT_15: u8 = key(15, wire_type::VARINT);
+const LEN_13: u8 = key(13, wire_type::LEN);
+const LEN_14: u8 = key(14, wire_type::LEN);
+const LEN_15: u8 = key(15, wire_type::LEN);
 
 /// [`peek`](super::records::peek) for bodies of the usual shape: one-byte keys (field
 /// numbers below 16), varint and length-delimited fields only. A range record in the
@@ -16,20 +49,20 @@ use super::records::{RangeFields, StrField, VaField};
 /// (including every malformed body), which the general field walk then reads or reports.
 /// Where it answers, it answers as that walk would.
 #[inline(always)]
-pub(super) fn peek_usual(body: &[u8], set_field: u64) -> Option<(Option<VaField>, u64)> {
-    if set_field == 12 {
+pub(super) fn peek_usual(body: &[u8], set_field: u32) -> Option<(Option<VaField>, u64)> {
+    if set_field == range::SET_ELF_VA {
         let mut c = InOrder(body);
-        let va = match c.varint(0x08) {
+        let va = match c.varint(DELTA_ELF_VA) {
             Some(v) => Some(VaField::Delta(v)),
-            None => c.varint(0x60).map(VaField::Set),
+            None => c.varint(SET_ELF_VA).map(VaField::Set),
         };
-        let length = c.varint(0x10).unwrap_or(0);
-        c.string(0x1a, 0x48);
-        c.string(0x22, 0x50);
-        c.varint(0x28);
-        c.string(0x32, 0x58);
-        c.varint(0x38);
-        c.bytes(0x42);
+        let length = c.varint(LENGTH).unwrap_or(0);
+        c.string(FUNC_STR, FUNC_REF);
+        c.string(FILE_STR, FILE_REF);
+        c.varint(CALL_LINE);
+        c.string(CALL_FILE_STR, CALL_FILE_REF);
+        c.varint(DEPTH);
+        c.bytes(LINE_TABLE);
         if c.0.is_empty() {
             return Some((va, length));
         }
@@ -39,29 +72,30 @@ pub(super) fn peek_usual(body: &[u8], set_field: u64) -> Option<(Option<VaField>
 
 /// [`peek_usual`] for fields in any order.
 #[inline(never)]
-fn peek_any_order(body: &[u8], set_field: u64) -> Option<(Option<VaField>, u64)> {
+fn peek_any_order(body: &[u8], set_field: u32) -> Option<(Option<VaField>, u64)> {
     let mut va = None;
     let mut length = 0;
     let mut rest = body;
     while let Some((&key, tail)) = rest.split_first() {
-        let number = u64::from(key >> 3);
+        let number = u32::from(key >> 3);
         if key >= 0x80 || number == 0 {
             return None;
         }
-        let (value, n) = leb128::read(tail).ok()?;
+        let (value, n) = uleb128_prefix(tail).ok()?;
         let tail = tail.get(n..)?;
         match key & 7 {
-            0 => {
+            wire_type::VARINT => {
                 rest = tail;
-                if number == 1 {
+                // `deltaElfVA` has the same number in both kinds.
+                if number == range::DELTA_ELF_VA {
                     va = Some(VaField::Delta(value));
                 } else if number == set_field {
                     va = Some(VaField::Set(value));
-                } else if number == 2 && set_field == 12 {
+                } else if number == range::LENGTH && set_field == range::SET_ELF_VA {
                     length = value;
                 }
             }
-            2 => rest = tail.get(usize::try_from(value).ok()?..)?,
+            wire_type::LEN => rest = tail.get(usize::try_from(value).ok()?..)?,
             _ => return None,
         }
     }
@@ -81,24 +115,24 @@ fn peek_any_order(body: &[u8], set_field: u64) -> Option<(Option<VaField>, u64)>
 pub(super) fn range_usual(body: &[u8]) -> Option<RangeFields<'_>> {
     let mut c = InOrder(body);
     let mut f = RangeFields::default();
-    if let Some(v) = c.varint(0x08) {
+    if let Some(v) = c.varint(DELTA_ELF_VA) {
         f.va = Some(VaField::Delta(v));
-    } else if let Some(v) = c.varint(0x60) {
+    } else if let Some(v) = c.varint(SET_ELF_VA) {
         f.va = Some(VaField::Set(v));
     }
-    if let Some(v) = c.varint(0x10) {
+    if let Some(v) = c.varint(LENGTH) {
         f.length = v;
     }
-    f.func = c.string(0x1a, 0x48);
-    f.file = c.string(0x22, 0x50);
-    if let Some(v) = c.varint(0x28) {
+    f.func = c.string(FUNC_STR, FUNC_REF);
+    f.file = c.string(FILE_STR, FILE_REF);
+    if let Some(v) = c.varint(CALL_LINE) {
         f.call_line = u32::try_from(v).ok()?;
     }
-    f.call_file = c.string(0x32, 0x58);
-    if let Some(v) = c.varint(0x38) {
+    f.call_file = c.string(CALL_FILE_STR, CALL_FILE_REF);
+    if let Some(v) = c.varint(DEPTH) {
         f.depth = u32::try_from(v).ok()?;
     }
-    if let Some(table) = c.bytes(0x42) {
+    if let Some(table) = c.bytes(LINE_TABLE) {
         let (offsets, lines, rows) = line_table_usual(table)?;
         f.packed = Some((offsets, lines));
         f.rows = rows;
@@ -121,7 +155,7 @@ impl<'a> InOrder<'a> {
         if first != key {
             return None;
         }
-        let (v, n) = leb128::read(tail).ok()?;
+        let (v, n) = uleb128_prefix(tail).ok()?;
         self.0 = tail.get(n..)?;
         Some(v)
     }
@@ -132,7 +166,7 @@ impl<'a> InOrder<'a> {
         if first != key {
             return None;
         }
-        let (len, n) = leb128::read(tail).ok()?;
+        let (len, n) = uleb128_prefix(tail).ok()?;
         let (bytes, rest) = tail
             .get(n..)?
             .split_at_checked(usize::try_from(len).ok()?)?;
@@ -160,36 +194,34 @@ fn range_any_order(body: &[u8]) -> Option<RangeFields<'_>> {
         if key >= 0x80 {
             return None;
         }
-        let (value, n) = leb128::read(tail).ok()?;
+        let (value, n) = uleb128_prefix(tail).ok()?;
         let tail = tail.get(n..)?;
         rest = tail;
         // One dispatch on the whole key (field number and wire type).
         match key {
-            0x08 => f.va = Some(VaField::Delta(value)),
-            0x60 => f.va = Some(VaField::Set(value)),
-            0x10 => f.length = value,
-            0x48 => f.func = Some(StrField::Ref(value)),
-            0x50 => f.file = Some(StrField::Ref(value)),
-            0x58 => f.call_file = Some(StrField::Ref(value)),
-            0x28 => f.call_line = u32::try_from(value).ok()?,
-            0x38 => f.depth = u32::try_from(value).ok()?,
-            // Unknown varint fields 13–15.
-            0x68 | 0x70 | 0x78 => {}
+            DELTA_ELF_VA => f.va = Some(VaField::Delta(value)),
+            SET_ELF_VA => f.va = Some(VaField::Set(value)),
+            LENGTH => f.length = value,
+            FUNC_REF => f.func = Some(StrField::Ref(value)),
+            FILE_REF => f.file = Some(StrField::Ref(value)),
+            CALL_FILE_REF => f.call_file = Some(StrField::Ref(value)),
+            CALL_LINE => f.call_line = u32::try_from(value).ok()?,
+            DEPTH => f.depth = u32::try_from(value).ok()?,
+            VARINT_13 | VARINT_14 | VARINT_15 => {}
             _ => {
                 let (bytes, after) = tail.split_at_checked(usize::try_from(value).ok()?)?;
                 rest = after;
                 match key {
-                    0x1a => f.func = Some(StrField::Inline(bytes)),
-                    0x22 => f.file = Some(StrField::Inline(bytes)),
-                    0x32 => f.call_file = Some(StrField::Inline(bytes)),
-                    0x42 => {
+                    FUNC_STR => f.func = Some(StrField::Inline(bytes)),
+                    FILE_STR => f.file = Some(StrField::Inline(bytes)),
+                    CALL_FILE_STR => f.call_file = Some(StrField::Inline(bytes)),
+                    LINE_TABLE => {
                         tables = tables.wrapping_add(1);
                         let (offsets, lines, rows) = line_table_usual(bytes)?;
                         f.packed = Some((offsets, lines));
                         f.rows = rows;
                     }
-                    // Unknown length-delimited fields 13–15.
-                    0x6a | 0x72 | 0x7a => {}
+                    LEN_13 | LEN_14 | LEN_15 => {}
                     _ => return None,
                 }
             }
@@ -205,13 +237,13 @@ fn line_table_usual(table: &[u8]) -> Option<(&[u8], &[u8], u32)> {
     let (mut offsets, mut lines) = (None, None);
     let mut rest = table;
     while let Some((&key, tail)) = rest.split_first() {
-        let (len, n) = leb128::read(tail).ok()?;
+        let (len, n) = uleb128_prefix(tail).ok()?;
         let tail = tail.get(n..)?;
         let (bytes, after) = tail.split_at_checked(usize::try_from(len).ok()?)?;
         rest = after;
         let column = match key {
-            0x0a => &mut offsets,
-            0x12 => &mut lines,
+            OFFSETS => &mut offsets,
+            LINE_NUMBERS => &mut lines,
             _ => return None,
         };
         if column.replace(bytes).is_some() {

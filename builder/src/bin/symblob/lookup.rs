@@ -9,7 +9,9 @@ use symblob::ksym::KsymBlob;
 
 use crate::common::{display_name, read_input, Failure, Outcome, Result};
 use crate::lookups::{self, LookupFlags};
-use crate::sniff::{mismatch, sniff, Kind, Want};
+use symblob::{Detected, Format};
+
+use crate::sniff::{mismatch, Want};
 use crate::{gsym, ksym_query, lidia, symbfile, symbfile_query};
 
 /// Arguments of `symblob lookup`.
@@ -32,22 +34,22 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
     lookups::check_sources(&args.file, &args.addresses)?;
     let name = display_name(&args.file);
     let bytes = read_input(&args.file)?;
-    match sniff(&bytes) {
-        Kind::Lidia => {
+    match symblob::detect(&bytes) {
+        Detected::Blob(Format::Lidia) => {
             let file = lidia::parse(&args.file, &bytes)?;
             lidia::answer_all(&file, args.flags, &args.addresses)
         }
-        Kind::Symbfile => {
+        Detected::Blob(Format::Symbfile) => {
             let file = symbfile::parse(&args.file, &bytes)?;
             symbfile_query::answer_all(&args.file, file, args.flags, &args.addresses)
         }
-        Kind::Gsym => {
+        Detected::Blob(Format::Gsym) => {
             let file = gsym::parse(&args.file, &bytes)?;
             gsym::answer_all(&file, args.flags, &args.addresses)
         }
-        // A ksym blob has no magic number: whatever is not recognised may be one, and
-        // its parser decides.
-        Kind::Unknown => {
+        // A ksym blob has no magic number: bytes whose layout is not a ksym blob's may
+        // still be one broken, and its parser says what is wrong.
+        Detected::Blob(Format::Ksym) | Detected::Unknown => {
             let blob = KsymBlob::parse(&bytes).map_err(|e| {
                 Failure::Message(format!(
                     "`{name}` is not a ksym blob, a Lidia file, a symbfile or a GSYM file (read as a ksym blob: {e})"

@@ -1,34 +1,16 @@
-//! What a file given as a blob really is, from its first bytes, so that a wrong file is
-//! named for what it is ("an ELF file, not a ksym blob") instead of failing deep inside a
-//! parser with a meaningless size.
+//! What a file given as a blob really is, so that a wrong file is named for what it is
+//! ("an ELF file, not a ksym blob") instead of failing deep inside a parser with a
+//! meaningless size. The bytes are recognised by the reader ([`symblob::detect`]); this
+//! module only words the messages.
 
 use std::path::Path;
+
+use symblob::{Detected, Format};
 
 use crate::common::{Failure, Result};
 
 /// Folders of files the kernel makes up, where no one can write a file beside an input.
 const SYSTEM_FOLDERS: [&str; 3] = ["/proc", "/sys", "/dev"];
-
-/// The kinds of files users give by mistake, and the blobs `symblob` reads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// No bytes at all.
-    Empty,
-    /// An ELF file (`\x7fELF`).
-    Elf,
-    /// A Lidia file (`.dia`).
-    Lidia,
-    /// A symbfile (`symbfile`).
-    Symbfile,
-    /// A GSYM file (magic `0x4753594D` in either byte order).
-    Gsym,
-    /// gzip data (SuperSize `.size` files among others).
-    Gzip,
-    /// `nm`, System.map or /proc/kallsyms text: `<hex> <type> <name>`.
-    SymbolText,
-    /// None of the above: possibly a ksym blob, which has no magic number.
-    Unknown,
-}
 
 /// The format a command expects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,85 +39,54 @@ impl Want {
     }
 }
 
-/// Looks at the first bytes of `bytes`.
-pub fn sniff(bytes: &[u8]) -> Kind {
-    if bytes.is_empty() {
-        Kind::Empty
-    } else if bytes.starts_with(b"\x7fELF") {
-        Kind::Elf
-    } else if bytes.starts_with(b".dia") {
-        Kind::Lidia
-    } else if bytes.starts_with(b"symbfile") {
-        Kind::Symbfile
-    } else if bytes.starts_with(b"MYSG") || bytes.starts_with(b"GSYM") {
-        Kind::Gsym
-    } else if bytes.starts_with(&[0x1f, 0x8b]) {
-        Kind::Gzip
-    } else if is_symbol_text(bytes) {
-        Kind::SymbolText
-    } else {
-        Kind::Unknown
-    }
-}
-
-/// Whether the first line reads `<hex digits> <one letter> <name>` (nm, System.map and
-/// kallsyms all start that way).
-fn is_symbol_text(bytes: &[u8]) -> bool {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
-    let Ok(line) = std::str::from_utf8(first) else {
-        return false;
-    };
-    let mut fields = line.split_ascii_whitespace();
-    let (Some(addr), Some(kind), Some(_)) = (fields.next(), fields.next(), fields.next()) else {
-        return false;
-    };
-    addr.bytes().all(|b| b.is_ascii_hexdigit())
-        && kind.len() == 1
-        && kind.bytes().all(|b| b.is_ascii_alphabetic() || b == b'?')
-}
-
 /// Fails with an actionable message when `bytes` (the file `name`) is clearly not what
 /// `want` needs; passes files of the wanted kind and files that may be it (ksym blobs and
 /// CIF streams have no magic number, so their parsers decide).
 pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
-    match (sniff(bytes), want) {
-        (Kind::Lidia, Want::Lidia | Want::Lookup)
-        | (Kind::Symbfile, Want::Symbfile | Want::Lookup)
-        | (Kind::Gsym, Want::Lookup) => Ok(()),
-        (Kind::Unknown, want) if want != Want::Symbfile => Ok(()),
+    match (symblob::detect(bytes), want) {
+        (Detected::Blob(Format::Ksym), Want::Ksym | Want::Lookup)
+        | (Detected::Blob(Format::Lidia), Want::Lidia | Want::Lookup)
+        | (Detected::Blob(Format::Symbfile), Want::Symbfile | Want::Lookup)
+        | (Detected::Blob(Format::Gsym), Want::Lookup)
+        | (Detected::Blob(Format::Cif), Want::Cif) => Ok(()),
+        (Detected::Unknown, want) if want != Want::Symbfile => Ok(()),
         // CIF streams may be base64 text, which can look like anything textual.
-        (Kind::SymbolText, Want::Cif) => Ok(()),
-        (kind, want) => Err(mismatch(kind, name, want)),
+        (Detected::SymbolText, Want::Cif) => Ok(()),
+        (found, want) => Err(mismatch(found, name, want)),
     }
 }
 
-/// The message for a file `name` of kind `kind` given where `want` is needed.
-pub fn mismatch(kind: Kind, name: &str, want: Want) -> Failure {
-    let is = match kind {
-        Kind::Empty => "empty",
-        Kind::Elf => "an ELF file",
-        Kind::Lidia => "a Lidia file",
-        Kind::Symbfile => "a symbfile",
-        Kind::Gsym => "a GSYM file",
-        Kind::Gzip => "gzip-compressed data",
-        Kind::SymbolText => "nm or kallsyms text",
-        Kind::Unknown => "not recognised",
+/// The message for a file `name` found to be `found` given where `want` is needed.
+pub fn mismatch(found: Detected, name: &str, want: Want) -> Failure {
+    let is = match found {
+        Detected::Empty => "empty",
+        Detected::Elf => "an ELF file",
+        Detected::Blob(Format::Ksym) => "a ksym blob",
+        Detected::Blob(Format::Lidia) => "a Lidia file",
+        Detected::Blob(Format::Symbfile) => "a symbfile",
+        Detected::Blob(Format::Gsym) => "a GSYM file",
+        Detected::Blob(Format::Cif) => "a CIF stream",
+        Detected::Gzip => "gzip-compressed data",
+        Detected::SymbolText => "nm or kallsyms text",
+        _ => "not recognised",
     };
     let build = |format: &str| build_command(format, name);
-    let advice = match (kind, want) {
-        (Kind::Elf, Want::Ksym) | (Kind::SymbolText, _) => {
+    let read_with =
+        |command: &str| format!(": read it with `symblob {command}` or `symblob lookup {name}`");
+    let advice = match (found, want) {
+        (Detected::Elf, Want::Ksym) | (Detected::SymbolText, _) => {
             format!(": build one with {}", build("ksym"))
         }
-        (Kind::Elf, Want::Lidia) => format!(": build one with {}", build("lidia")),
-        (Kind::Elf, Want::Symbfile) => format!(": build one with {}", build("symbfile")),
-        (Kind::Elf, Want::Lookup) => {
+        (Detected::Elf, Want::Lidia) => format!(": build one with {}", build("lidia")),
+        (Detected::Elf, Want::Symbfile) => format!(": build one with {}", build("symbfile")),
+        (Detected::Elf, Want::Lookup) => {
             format!(": build one with {} or {}", build("lidia"), build("ksym"))
         }
-        (Kind::Lidia, _) => format!(": read it with `symblob lidia` or `symblob lookup {name}`"),
-        (Kind::Symbfile, _) => {
-            format!(": read it with `symblob symbfile` or `symblob lookup {name}`")
-        }
-        (Kind::Gsym, _) => format!(": read it with `symblob gsym` or `symblob lookup {name}`"),
+        (Detected::Blob(Format::Ksym), _) => read_with("ksym"),
+        (Detected::Blob(Format::Lidia), _) => read_with("lidia"),
+        (Detected::Blob(Format::Symbfile), _) => read_with("symbfile"),
+        (Detected::Blob(Format::Gsym), _) => read_with("gsym"),
+        (Detected::Blob(Format::Cif), _) => ": read it with `symblob cif decode`".to_string(),
         _ => String::new(),
     };
     Failure::Message(format!("`{name}` is {is}, not {}{advice}", want.name()))
