@@ -14,6 +14,7 @@ use symblob::ksym::LayoutKind;
 use symblob::Detected;
 
 use crate::dwarf::DwarfOptions;
+use crate::gsym::GsymOptions;
 use crate::ksym::{BuildOptions, InputOptions};
 use crate::lidia::ElfOptions;
 use crate::model::{Contents, Model};
@@ -32,6 +33,8 @@ pub enum Format {
     Lidia,
     /// symbfile (range records, and return pads when the source has them).
     Symbfile,
+    /// GSYM v1 (written only).
+    Gsym,
 }
 
 impl Format {
@@ -43,6 +46,7 @@ impl Format {
             Detected::Elf => Some(Format::Elf),
             Detected::Blob(symblob::Format::Lidia) => Some(Format::Lidia),
             Detected::Blob(symblob::Format::Symbfile) => Some(Format::Symbfile),
+            Detected::Blob(symblob::Format::Gsym) => Some(Format::Gsym),
             // Detection checks the layout only; a ksym blob to convert must parse whole.
             Detected::Blob(symblob::Format::Ksym)
                 if symblob::ksym::KsymBlob::parse(bytes).is_ok() =>
@@ -77,6 +81,7 @@ impl Format {
                 return_pads: true,
                 ..functions
             },
+            Format::Gsym => functions,
         }
     }
 }
@@ -88,6 +93,7 @@ impl fmt::Display for Format {
             Format::Ksym => "ksym-bin",
             Format::Lidia => "Lidia",
             Format::Symbfile => "symbfile",
+            Format::Gsym => "GSYM",
         })
     }
 }
@@ -101,6 +107,8 @@ pub enum Target {
     Lidia,
     /// symbfile.
     Symbfile,
+    /// GSYM v1.
+    Gsym,
 }
 
 impl Target {
@@ -110,6 +118,7 @@ impl Target {
             Target::Ksym => Format::Ksym,
             Target::Lidia => Format::Lidia,
             Target::Symbfile => Format::Symbfile,
+            Target::Gsym => Format::Gsym,
         }
     }
 }
@@ -172,6 +181,13 @@ pub fn convert(
         }
         Format::Lidia => readback::lidia::read(bytes, &input)?,
         Format::Symbfile => readback::symbfile::read(bytes, &input)?,
+        Format::Gsym => {
+            return Err(Error::input(
+                input,
+                Location::Whole,
+                "a GSYM file: symblob reads GSYM for lookups, not yet into the other formats",
+            ))
+        }
     };
     let held = model.contents();
     let mut lost: Vec<String> = held
@@ -192,6 +208,7 @@ pub fn convert(
     let nothing = match to {
         Target::Ksym | Target::Lidia => !held.functions && !held.symbols,
         Target::Symbfile => model.is_empty(),
+        Target::Gsym => !held.functions,
     };
     if nothing {
         return Err(Error::new(
@@ -213,17 +230,17 @@ pub fn convert(
         lost,
         functions: match to {
             Target::Ksym => crate::ksym::model::symbols_of(&model).len(),
-            Target::Lidia | Target::Symbfile => model.functions.len(),
+            Target::Lidia | Target::Symbfile | Target::Gsym => model.functions.len(),
         },
         inlined: match to {
             Target::Ksym => 0,
-            Target::Lidia | Target::Symbfile => {
+            Target::Lidia | Target::Symbfile | Target::Gsym => {
                 model.functions.iter().map(|g| g.spans.len() - 1).sum()
             }
         },
         return_pads: match to {
             Target::Symbfile => model.return_pads.len(),
-            Target::Ksym | Target::Lidia => 0,
+            Target::Ksym | Target::Lidia | Target::Gsym => 0,
         },
     })
 }
@@ -240,6 +257,7 @@ fn write(model: &Model<'_>, to: Target, ksym_layout: Option<LayoutKind>) -> Resu
         }
         Target::Lidia => Ok(crate::lidia::model::write_model(model)),
         Target::Symbfile => crate::symbfile::model::write_model(model),
+        Target::Gsym => Ok(crate::gsym::write_model(model, &GsymOptions::default())?.bytes),
     }
 }
 
@@ -275,6 +293,10 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             let n = extraction.records.len();
             (writer.finish()?, top, n - top)
         }
+        Target::Gsym => {
+            let written = gsym_from_elf(path, bytes)?;
+            (written.bytes, written.functions, 0)
+        }
     };
     let held = written_contents(&bytes, to, &input)?;
     Ok(Converted {
@@ -294,5 +316,44 @@ fn written_contents(bytes: &[u8], format: Target, input: &str) -> Result<Content
         Target::Ksym => readback::ksym::read(bytes, input)?.model.contents(),
         Target::Lidia => readback::lidia::read(bytes, input)?.contents(),
         Target::Symbfile => readback::symbfile::read(bytes, input)?.contents(),
+        // What the writer was given: GSYM is not read back into the model yet.
+        Target::Gsym => Format::Gsym.can_hold(),
     })
+}
+
+/// GSYM from the ELF file `bytes` (read from `path`, whose separate debug files are found
+/// as the Lidia DWARF build finds them): the DWARF functions with their lines and inlined
+/// calls, and the symbol table's functions for code DWARF does not describe, by
+/// `llvm-gsymutil --convert`'s rules (DWARF names, no PLT entries, no rows for
+/// symbol-table functions); the header's UUID is the ELF's build ID.
+pub fn gsym_from_elf(path: &Path, bytes: &[u8]) -> Result<crate::gsym::Written> {
+    use object::Object;
+    let uuid = object::File::parse(bytes)
+        .ok()
+        .and_then(|f| f.build_id().ok().flatten())
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default();
+    let options = GsymOptions { uuid };
+    let contents = crate::dwarf::GroupContents {
+        symtab: true,
+        gsym_rules: true,
+        lines: true,
+        files: true,
+    };
+    let mut written = None;
+    crate::dwarf::build_groups(
+        path,
+        bytes,
+        &DwarfOptions::default(),
+        contents,
+        &crate::Progress::default(),
+        |functions| {
+            let model = Model {
+                functions,
+                ..Model::default()
+            };
+            written = Some(crate::gsym::write_model(&model, &options));
+        },
+    )?;
+    written.unwrap_or_else(|| Ok(crate::gsym::Written::default()))
 }

@@ -1,8 +1,9 @@
 //! Builds symbol blobs for the [`symblob`] reader.
 //!
 //! `symblob-build` is the host half of symblob: it reads ELF symbol tables, DWARF, Go
-//! pclntab and `nm` / `/proc/kallsyms` text, and writes ksym-bin, Lidia and CIF blobs
-//! that the `no_std` reader turns back into names, inline frames and source lines. It is
+//! pclntab and `nm` / `/proc/kallsyms` text, and writes ksym-bin, Lidia, symbfile, GSYM
+//! and CIF files that the `no_std` reader turns back into names, inline frames and source
+//! lines; every format it reads back converts into every other ([`convert`]). It is
 //! a library first, usable from a `build.rs` or a post-link step, with the `symblob`
 //! command line on top.
 //!
@@ -43,6 +44,7 @@
 //! | [`embed`] | `ksym` | placing a built blob into a reserved section of a linked ELF |
 //! | [`lidia`] | `lidia` | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
 //! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index, parts and return pads, the one-pass build of both files; upload with `upload` |
+//! | [`gsym`] | `gsym` | the GSYM v1 writer (LLVM's symbolization format), from the model |
 //! | [`cif`] | `cif` | process image maps: capture, CIF encoding, JSON (with `json`) |
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`readback`] | `ksym`, `lidia`, `symbfile` | sources that read symblob's own formats back into the model, one per format, each behind that format's feature |
@@ -67,9 +69,10 @@
 //! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols; [`readback::ksym`] | `text` | |
 //! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
 //! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs, return pads decoded from x86-64 code; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
+//! | `gsym` | [`gsym`]: GSYM v1 from the model | | leb128 |
 //! | `cif` | [`cif`]: process image maps and CIF | | |
 //! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
-//! | `convert` | [`convert`]: between ksym-bin, Lidia and symbfile (and from ELF) | `ksym`, `lidia`, `symbfile` | |
+//! | `convert` | [`convert`]: between ksym-bin, Lidia and symbfile (and from ELF), and to GSYM | `ksym`, `lidia`, `symbfile`, `gsym` | |
 //! | `json` | JSON forms: [`cif::ImageMap::from_json`] and [`to_json`](cif::ImageMap::to_json) (with `cif`), [`symbfile::json`] (with `symbfile`) | | serde, serde_json |
 //! | `upload` | [`symbfile::upload`]: push to a symbolization service, publish a download tree | `symbfile`, `json` | ureq, zstd |
 //! | `cli` (default) | the `symblob` command line | all of the above | clap, indicatif |
@@ -112,6 +115,7 @@
         feature = "ksym",
         feature = "lidia",
         feature = "cif",
+        feature = "gsym",
         feature = "size",
         feature = "convert",
         feature = "upload"
@@ -135,6 +139,8 @@ pub mod elf;
 pub mod embed;
 #[cfg(feature = "gopclntab")]
 pub mod gopclntab;
+#[cfg(feature = "gsym")]
+pub mod gsym;
 pub mod input;
 #[cfg(feature = "ksym")]
 pub mod ksym;

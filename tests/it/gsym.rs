@@ -7,6 +7,7 @@ mod corrupt;
 mod oracle;
 mod swap;
 mod tiny;
+mod writer;
 
 use std::path::Path;
 
@@ -56,7 +57,7 @@ fn frames(found: &Lookup<'_>) -> Vec<Frame> {
 
 /// Whether two answers agree: equal frames, or both "not in GSYM", or both another error
 /// (the messages differ in wording: ours names the section and offset).
-fn agree(ours: &Answer, theirs: &Answer) -> bool {
+pub(crate) fn agree(ours: &Answer, theirs: &Answer) -> bool {
     let not_found = |m: &str| m.ends_with("not in GSYM");
     match (ours, theirs) {
         (Ok(a), Ok(b)) => a == b,
@@ -69,7 +70,7 @@ fn agree(ours: &Answer, theirs: &Answer) -> bool {
 /// function's first and last bytes and the bytes just outside, then every byte of a
 /// function of up to `per_function` bytes, or `per_function` random ones of a larger one
 /// (a function without a size gets 64 bytes from its start).
-fn sample_addresses(file: &GsymFile<'_>, per_function: u64, seed: u64) -> Vec<u64> {
+pub(crate) fn sample_addresses(file: &GsymFile<'_>, per_function: u64, seed: u64) -> Vec<u64> {
     let mut rng = Rng::new(seed);
     let base = file.header().base_address;
     let mut addrs = vec![0, base.wrapping_sub(1), base, u64::MAX];

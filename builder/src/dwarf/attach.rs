@@ -152,6 +152,7 @@ fn split_at<'a>(span: &mut Span<'a>, at: u64) -> Span<'a> {
         file: None,
         call_file: span.call_file.clone(),
         call_line: span.call_line,
+        instance: span.instance,
         rows: Vec::new(),
     };
     span.end = at;

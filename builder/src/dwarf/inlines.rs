@@ -153,12 +153,13 @@ pub(crate) fn tree_to_groups<'a>(
                 file: root_file.clone(),
                 call_file: None,
                 call_line: 0,
+                instance: 0,
                 rows: Vec::new(),
             }],
         });
     }
     let mine = &mut groups[first..];
-    for (node, &(s0, e0)) in tree.nodes.iter().zip(&at).skip(1) {
+    for (instance, (node, &(s0, e0))) in tree.nodes.iter().zip(&at).enumerate().skip(1) {
         if s0 == e0 {
             continue;
         }
@@ -176,6 +177,7 @@ pub(crate) fn tree_to_groups<'a>(
                 file: None,
                 call_file: call_file.clone(),
                 call_line: node.call_line,
+                instance: u32::try_from(instance).unwrap_or(u32::MAX),
                 rows: Vec::new(),
             });
         }

@@ -81,6 +81,11 @@ pub(crate) struct GroupContents {
     /// Name depth-0 spans from the symbol table and add symbol-table groups for code DWARF
     /// does not describe (LLVM's symbol rules).
     pub symtab: bool,
+    /// With `symtab`, `llvm-gsymutil --convert`'s symbol rules instead of
+    /// `llvm-symbolizer`'s: DWARF's names stay on the functions it describes (rather than
+    /// the symbol table's), PLT entries get no `name@plt` functions, and symbol-table
+    /// functions get no line rows (from units without functions).
+    pub gsym_rules: bool,
     /// Attach line rows to the spans.
     pub lines: bool,
     /// Give every span the source file of its rows (needs the rows as well).
@@ -168,9 +173,19 @@ pub(crate) fn build_groups(
             if map.is_empty() && s.separate {
                 map = SymbolMap::from_elf(s.dwarf_obj);
             }
-            groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
-            let mut fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
-            if contents.need_rows() {
+            if !contents.gsym_rules {
+                groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
+            }
+            let mut fallback = symtab_fill::fallback_groups(
+                &map,
+                &exec,
+                &groups,
+                options.demangle,
+                !contents.gsym_rules,
+            );
+            // Under LLVM's GSYM rules symbol-table functions carry no rows, and rows no
+            // function covers make no nameless range.
+            if contents.need_rows() && !contents.gsym_rules {
                 let rows = orphans::as_unit_lines(orphan_rows);
                 let mut attached = Vec::with_capacity(fallback.len());
                 for g in fallback {

@@ -100,6 +100,7 @@ pub(crate) fn nameless_groups<'a>(
                     file: None,
                     call_file: None,
                     call_line: 0,
+                    instance: 0,
                     rows: Vec::new(),
                 }],
             };

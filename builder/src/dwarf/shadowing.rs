@@ -180,6 +180,7 @@ mod tests {
                 file: None,
                 call_file: None,
                 call_line: 0,
+                instance: 0,
                 rows: Vec::new(),
             }],
         }

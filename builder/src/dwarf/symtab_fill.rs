@@ -90,18 +90,21 @@ fn cut_at_symbols<'a>(
 }
 
 /// Depth-0 groups for the parts of function symbols, inside executable sections, that no
-/// DWARF group covers. `dwarf` is sorted by address and non-overlapping.
+/// DWARF group covers (PLT entries only with `plt`). `dwarf` is sorted by address and
+/// non-overlapping.
 pub(crate) fn fallback_groups<'a>(
     map: &SymbolMap<'a>,
     exec: &[(u64, u64)],
     dwarf: &[Group<'a>],
     want_demangled: bool,
+    plt: bool,
 ) -> Vec<Group<'a>> {
     let mut out = Vec::new();
     for &(sec_start, sec_end) in exec {
         for (s, e, sym) in map.regions(sec_start, sec_end) {
             // A zero-size symbol of an earlier section does not reach into this one.
-            let Some(sym) = sym.filter(|x| x.is_func && (x.size != 0 || x.addr >= sec_start))
+            let Some(sym) = sym
+                .filter(|x| x.is_func && (x.size != 0 || x.addr >= sec_start) && (plt || !x.plt))
             else {
                 continue;
             };
@@ -122,6 +125,7 @@ pub(crate) fn fallback_groups<'a>(
                             file: (!sym.file.is_empty()).then(|| Arc::from(sym.file)),
                             call_file: None,
                             call_line: 0,
+                            instance: 0,
                             rows: Vec::new(),
                         }],
                     });

@@ -73,6 +73,7 @@ impl ElfOptions {
     pub(crate) fn group_contents(&self) -> GroupContents {
         GroupContents {
             symtab: self.symbols.symtab,
+            gsym_rules: false,
             lines: self.lidia.lines,
             files: self.lidia.files,
         }

@@ -157,6 +157,7 @@ pub fn functions_of_symbols(symbols: &[Symbol], text_ranges: &[Range<u64>]) -> V
                 file: None,
                 call_file: None,
                 call_line: 0,
+                instance: 0,
                 rows: Vec::new(),
             }],
         });

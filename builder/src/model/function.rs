@@ -63,6 +63,11 @@ pub struct Span<'a> {
     pub call_file: Option<Arc<[u8]>>,
     /// Line of the call site (inline spans only).
     pub call_line: u32,
+    /// Which inlined call of its function this span is a piece of, when the source
+    /// knows (the DWARF source numbers the inlined calls of each function from 1): the
+    /// pieces of one call, cut apart by deeper calls, by clipping or where their rows
+    /// change file, share it and can be joined again. 0 when unknown (and for depth 0).
+    pub instance: u32,
     /// Line rows in ascending address order, absolute addresses.
     pub rows: Vec<Row>,
 }
@@ -92,6 +97,7 @@ impl Span<'_> {
             file: self.file.clone(),
             call_file: self.call_file.clone(),
             call_line: self.call_line,
+            instance: self.instance,
             rows: tail_rows,
         };
         self.end = at;
@@ -179,6 +185,7 @@ impl Span<'static> {
             file: None,
             call_file: None,
             call_line: 0,
+            instance: 0,
             rows: Vec::new(),
         }
     }

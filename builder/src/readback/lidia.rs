@@ -50,6 +50,7 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
             file: shared(range.file.as_bytes()),
             call_file: shared(range.call_file.as_bytes()),
             call_line,
+            instance: 0,
             rows,
         };
         if depth == 0 {

@@ -45,6 +45,7 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
                     file: shared(r.file),
                     call_file: shared(r.call_file),
                     call_line: r.call_line.unwrap_or(0),
+                    instance: 0,
                     rows: r
                         .line_table
                         .iter()

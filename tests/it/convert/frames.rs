@@ -19,6 +19,7 @@ pub fn answers(format: Target, bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
             addrs.iter().map(|&a| lidia(&file, a)).collect()
         }
         Target::Symbfile => symbfile(bytes, addrs),
+        Target::Gsym => gsym(bytes, addrs),
     }
 }
 
@@ -88,6 +89,28 @@ fn symbfile(bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
                 .collect();
             frames.reverse();
             frames
+        })
+        .collect()
+}
+
+/// GSYM: the frames of our reader (equal to `llvm-gsymutil`'s, tested in `gsym`), the
+/// path joined from directory and base name; no frames where the lookup fails.
+fn gsym(bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
+    let file = symblob::gsym::GsymFile::parse(bytes).expect("GSYM parses");
+    addrs
+        .iter()
+        .map(|&a| match file.lookup(a) {
+            Ok(Some(found)) => found
+                .frames()
+                .map(|f| {
+                    let path = match (f.dir.to_string(), f.base.to_string()) {
+                        (d, b) if d.is_empty() => b,
+                        (d, b) => format!("{d}/{b}"),
+                    };
+                    (f.name.to_string(), path, u64::from(f.line))
+                })
+                .collect(),
+            _ => Vec::new(),
         })
         .collect()
 }

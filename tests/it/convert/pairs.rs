@@ -45,6 +45,14 @@ fn disagreements(
                 Some(name) => outermost(got) == Some(name),
                 None => true,
             },
+            // GSYM keeps no line table for functions whose rows all say line 0 (as
+            // llvm-gsymutil): a line 0 is compared without its file.
+            (_, Target::Gsym) => {
+                exp.len() == got.len()
+                    && exp.iter().zip(got).all(|(e, g)| {
+                        e.0 == g.0 && (e.2 == 0 && g.2 == 0 || (e.1 == g.1 && e.2 == g.2))
+                    })
+            }
             _ => exp == got,
         };
         if !agree {
@@ -63,7 +71,7 @@ fn every_pair_answers_as_its_input_on_every_program() {
         let addrs = oracle::sample(&funcs, 600);
         for from in TARGETS {
             let input = built(&bin, from);
-            for to in TARGETS {
+            for to in TARGETS.into_iter().chain([Target::Gsym]) {
                 let output = converted(name, &input, to);
                 let bad = disagreements(from, &input, to, &output, &addrs);
                 assert!(

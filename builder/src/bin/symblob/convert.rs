@@ -18,6 +18,8 @@ enum ToArg {
     Lidia,
     /// symbfile: range records, and return pads when the input has them.
     Symbfile,
+    /// GSYM v1 (LLVM's `llvm-gsymutil` format), with inline trees and line tables.
+    Gsym,
 }
 
 /// `symblob convert`.
@@ -48,6 +50,7 @@ pub fn run(args: ConvertArgs) -> Result<Outcome> {
         ToArg::Ksym => Target::Ksym,
         ToArg::Lidia => Target::Lidia,
         ToArg::Symbfile => Target::Symbfile,
+        ToArg::Gsym => Target::Gsym,
     };
     let options = ConvertOptions {
         ksym_layout: args.layout.map(Into::into),

@@ -1,5 +1,5 @@
-//! `symblob gsym …` subcommands: lookups in, a dump of and a full check of LLVM GSYM v1
-//! files (as `llvm-gsymutil --convert` writes them).
+//! `symblob gsym …` subcommands: building LLVM GSYM v1 files from ELF/DWARF, lookups in,
+//! a dump of and a full check of them (and of those `llvm-gsymutil --convert` writes).
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use symblob::gsym::{Frame as GsymFrame, GsymFile, Str};
+use symblob_build::convert::gsym_from_elf;
+use symblob_build::output::{refuse_same_file, write_atomic};
 use symblob_build::{Error, Location};
 
 use crate::common::{display_name, print, read_input, Outcome, Result};
@@ -16,6 +18,19 @@ use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
 /// `symblob gsym` subcommands.
 #[derive(Subcommand)]
 pub enum Command {
+    /// Write a GSYM file from an ELF file's DWARF (separate debug files found by build ID
+    /// or `.gnu_debuglink`) and symbol table, by `llvm-gsymutil --convert`'s rules; the
+    /// same as `symblob convert ELF -o OUT --to gsym`.
+    Build {
+        /// The ELF file.
+        elf: PathBuf,
+        /// The GSYM file to write (written atomically; `-` for standard output).
+        #[arg(short, long)]
+        output: PathBuf,
+        /// Print nothing on success.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Print the frames covering each address (arguments, or standard input one per line),
     /// as `llvm-gsymutil --address` finds them: `0x<addr> TAB <count>` then `TAB function
     /// TAB file TAB line` per frame, innermost first. A line that is not an address is
@@ -43,6 +58,30 @@ impl LookupFormat for GsymFormat {
 /// Runs one `symblob gsym` subcommand.
 pub fn run(command: Command) -> Result<Outcome> {
     match command {
+        Command::Build { elf, output, quiet } => {
+            refuse_same_file(&output, &[&elf])?;
+            let bytes = read_input(&elf)?;
+            let started = std::time::Instant::now();
+            let written = gsym_from_elf(&elf, &bytes)?;
+            write_atomic(&output, &written.bytes)?;
+            if !quiet {
+                note!(
+                    "gsym: read {}, wrote {}: {} functions ({} with line tables, {} with \
+                     inline trees; {} without a name left out, {} merged by LLVM's rules), \
+                     {} bytes, {:.2} s",
+                    display_name(&elf),
+                    crate::common::output_name(&output),
+                    written.functions,
+                    written.with_lines,
+                    written.with_inlines,
+                    written.unnamed,
+                    written.merged,
+                    written.bytes.len(),
+                    started.elapsed().as_secs_f64()
+                );
+            }
+            Ok(Outcome::Success)
+        }
         Command::Lookup(lookup) => lookup.run(
             |path| Ok(read_input(path)?),
             |path, bytes, flags, addresses| answer_all(&parse(path, bytes)?, flags, addresses),

@@ -168,6 +168,7 @@ mod tests {
                     file: Some(files[(g % 7) as usize].clone()),
                     call_file: None,
                     call_line: 0,
+                    instance: 0,
                     rows: (0..(g % 5))
                         .map(|r| Row {
                             addr: start + r * 8,
@@ -184,6 +185,7 @@ mod tests {
                         file: Some(files[((g + 3) % 7) as usize].clone()),
                         call_file: Some(files[(g % 7) as usize].clone()),
                         call_line: 70_000 + g as u32,
+                        instance: 0,
                         rows: vec![Row {
                             addr: start + 0x10,
                             line: 9,
