@@ -22,8 +22,9 @@ const MAX_LINE_RANGE: i64 = 14;
 
 /// The rows of a function made of `pieces` (its groups, in address order): at every
 /// address where the innermost span covering it or that span's row in force changes, the
-/// span's file (through `file_index`) and line. Addresses where the innermost span has no
-/// file or no row yet keep the previous row (GSYM's file 0 would fail the whole lookup).
+/// span's file (through `file_index`) and line (0 before the span's first row). Addresses
+/// where the innermost span has no file keep the previous row (GSYM's file 0 would fail
+/// the whole lookup).
 /// A function without a row in a known file gets no table.
 pub(crate) fn rows(pieces: &[Group<'_>], file_index: &mut dyn FnMut(&[u8]) -> u32) -> Vec<Row> {
     let has_lines = |s: &Span<'_>| s.file.is_some() && !s.rows.is_empty();
