@@ -182,7 +182,8 @@ pub fn convert(
         Format::Lidia => readback::lidia::read(bytes, &input)?,
         Format::Symbfile => readback::symbfile::read(bytes, &input)?,
         Format::Gsym => {
-            return Err(Error::input(
+            return Err(Error::new(
+                ErrorKind::Unsupported,
                 input,
                 Location::Whole,
                 "a GSYM file: symblob reads GSYM for lookups, not yet into the other formats",

@@ -118,11 +118,13 @@ impl Tables {
 /// # Errors
 ///
 /// A function longer than 4 GiB or a table beyond the format's 32-bit offsets
-/// ([`Error::Limit`]), a UUID longer than 20 bytes ([`Error::Input`]).
+/// ([`ErrorKind::Limit`](crate::ErrorKind::Limit)), a UUID longer than 20 bytes
+/// ([`ErrorKind::InvalidArgument`](crate::ErrorKind::InvalidArgument)).
 pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> {
     if options.uuid.len() > MAX_UUID_SIZE {
-        return Err(Error::input(
-            "--uuid",
+        return Err(Error::new(
+            crate::ErrorKind::InvalidArgument,
+            "uuid",
             crate::Location::Whole,
             format!(
                 "a GSYM UUID holds at most {MAX_UUID_SIZE} bytes, not {}",
@@ -218,11 +220,7 @@ fn finalize<'g, 'a>(records: Vec<Record<'g, 'a>>, written: &mut Written) -> Vec<
 /// One `FunctionInfo`: size, name, then the line-table and inline chunks and the end.
 fn encode_info(r: &Record<'_, '_>, tables: &mut Tables, written: &mut Written) -> Result<Vec<u8>> {
     let (start, end) = r.range();
-    let size = u32::try_from(end.wrapping_sub(start)).map_err(|_| Error::Limit {
-        what: "GSYM function size",
-        value: end.wrapping_sub(start),
-        limit: u64::from(u32::MAX),
-    })?;
+    let size = u32_field("GSYM function size", end.wrapping_sub(start))?;
     let mut out = Vec::new();
     out.extend_from_slice(&size.to_le_bytes());
     out.extend_from_slice(&tables.string(r.name()).to_le_bytes());
@@ -257,11 +255,7 @@ fn push_chunk(out: &mut Vec<u8>, kind: u32, data: &[u8]) -> Result<()> {
 }
 
 fn u32_field(what: &'static str, value: u64) -> Result<u32> {
-    u32::try_from(value).map_err(|_| Error::Limit {
-        what,
-        value,
-        limit: u64::from(u32::MAX),
-    })
+    u32::try_from(value).map_err(|_| Error::limit(what, value, u64::from(u32::MAX)))
 }
 
 /// Pads `out` with zeros to a multiple of `align` (from the file's start).
