@@ -22,10 +22,8 @@ const MAX_LINE_RANGE: i64 = 14;
 
 /// The rows of a function made of `pieces` (its groups, in address order): at every
 /// address where the innermost span covering it or that span's row in force changes, the
-/// span's file (through `file_index`) and line (0 before the span's first row). Addresses
-/// where the innermost span has no file keep the previous row (GSYM's file 0 would fail
-/// the whole lookup).
-/// A function without a row in a known file gets no table.
+/// span's file (through `file_index`; the empty path for none) and line (0 before the
+/// span's first row). A function without a row in a known file gets no table.
 pub(crate) fn rows(pieces: &[Group<'_>], file_index: &mut dyn FnMut(&[u8]) -> u32) -> Vec<Row> {
     let has_lines = |s: &Span<'_>| s.file.is_some() && !s.rows.is_empty();
     if !pieces.iter().flat_map(|g| &g.spans).any(has_lines) {
@@ -45,21 +43,25 @@ pub(crate) fn rows(pieces: &[Group<'_>], file_index: &mut dyn FnMut(&[u8]) -> u3
             let Some(span) = innermost(&group.spans, at) else {
                 continue;
             };
-            let Some(path) = span.file.as_deref() else {
-                continue;
-            };
-            let Some(row) = span.rows.iter().take_while(|r| r.addr <= at).last() else {
-                continue;
-            };
-            let file = file_index(path);
-            let same = out
+            // No file: an entry that names none, so that the row answers line 0 without a
+            // location (file 0 would fail the whole lookup).
+            let path = span.file.as_deref().unwrap_or_default();
+            // Before the span's first row its file is known and its line is not: line 0,
+            // as the other formats answer there (a GSYM lookup before the first row of a
+            // table would fail whole).
+            let line = span
+                .rows
+                .iter()
+                .take_while(|r| r.addr <= at)
                 .last()
-                .is_some_and(|p| (p.file, p.line) == (file, row.line));
+                .map_or(0, |r| r.line);
+            let file = file_index(path);
+            let same = out.last().is_some_and(|p| (p.file, p.line) == (file, line));
             if !same {
                 out.push(Row {
                     addr: at,
                     file,
-                    line: row.line,
+                    line,
                 });
             }
         }

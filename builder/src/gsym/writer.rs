@@ -96,7 +96,8 @@ impl Tables {
 
     /// The file-table index of `path`: split at its last `/` into directory and base
     /// name, which a reader joins with `/` again (a path whose only `/` is its first byte
-    /// is kept whole as the base name).
+    /// is kept whole as the base name). The empty path gets an entry of its own that
+    /// names no file, not entry 0, which makes a lookup fail.
     fn file(&mut self, path: &[u8]) -> u32 {
         if let Some(&i) = self.file_indexes.get(path) {
             return i;
