@@ -46,7 +46,7 @@ fn build_bytes(
 }
 
 /// Our reader's frames for `addr`.
-fn frames(file: &LidiaFile<'_>, addr: u64) -> Vec<Frame> {
+pub(crate) fn frames(file: &LidiaFile<'_>, addr: u64) -> Vec<Frame> {
     file.lookup(addr)
         .map(|f| {
             (

@@ -16,7 +16,10 @@ pub fn answers(format: Target, bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
         Target::Ksym => ksym(bytes, addrs),
         Target::Lidia => {
             let file = LidiaFile::parse(bytes).expect("Lidia parses");
-            addrs.iter().map(|&a| lidia(&file, a)).collect()
+            addrs
+                .iter()
+                .map(|&a| crate::lidia_dwarf::frames(&file, a))
+                .collect()
         }
         Target::Symbfile => symbfile(bytes, addrs),
         Target::Gsym => gsym(bytes, addrs),
@@ -45,18 +48,6 @@ fn ksym(bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
                 )]
             }
             None => Vec::new(),
-        })
-        .collect()
-}
-
-fn lidia(file: &LidiaFile<'_>, addr: u64) -> Vec<Frame> {
-    file.lookup(addr)
-        .map(|f| {
-            (
-                String::from_utf8_lossy(f.function.0).into_owned(),
-                String::from_utf8_lossy(f.file.0).into_owned(),
-                f.line,
-            )
         })
         .collect()
 }
