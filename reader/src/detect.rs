@@ -4,27 +4,6 @@
 //! A program that embeds the reader and is handed "a symbol file" calls [`detect`] once
 //! and then the parser of the format found, or tells its user what the bytes really are
 //! instead of failing deep inside a parser with a meaningless offset.
-//!
-//! The rules, in the order they are tried:
-//!
-//! 1. No bytes: [`Detected::Empty`].
-//! 2. A magic number: ELF (`\x7fELF`), Lidia (`.dia`), symbfile (`symbfile`), GSYM (its
-//!    magic in either byte order: `MYSG` or `GSYM`), gzip (`1f 8b`). The magic alone
-//!    decides; the format's parser then checks the rest and reports what is wrong with a
-//!    file that only starts right.
-//! 3. ksym-bin, which has no magic number: the segment layout of either ksym layout fits
-//!    the bytes (what [`KsymBlob::parse_trusted`] checks, in O(1)). A zero-filled section,
-//!    the placeholder of a blob that was never filled, is an empty ksym blob.
-//! 4. A CIF stream in binary form, which has no magic number either: a version-0 info
-//!    byte, a platform string of printable UTF-8 (at least one byte: every encoder writes
-//!    one) and an image count the remaining bytes can hold. Streams of the older layout
-//!    without a platform field and the base64 text form are not recognised.
-//! 5. Symbol text: the first line reads `<hex digits> <one letter or ?> <name>`, as `nm`,
-//!    System.map and `/proc/kallsyms` lines do.
-//! 6. Anything else: [`Detected::Unknown`].
-//!
-//! Detection reads at most the first line of the input (rule 5) and otherwise a fixed
-//! number of bytes; it allocates nothing and never panics.
 
 use crate::cif::{DecodeOptions, Decoder};
 use crate::ksym::KsymBlob;
@@ -38,8 +17,8 @@ use crate::{gsym, lidia, symbfile, Format};
 pub enum Detected {
     /// No bytes at all.
     Empty,
-    /// A file of one of this crate's formats (see the [module documentation](self) for how
-    /// each is recognised); its parser decides whether it is whole.
+    /// A file of one of this crate's formats (see [`detect`] for how each is
+    /// recognised); its parser decides whether it is whole.
     Blob(Format),
     /// An ELF file (`\x7fELF`): an executable, library or object, from which symblob's
     /// builder makes blobs.
@@ -52,7 +31,29 @@ pub enum Detected {
     Unknown,
 }
 
-/// Tells what `bytes` hold by the rules of the [module documentation](self).
+/// Tells what `bytes` hold.
+///
+/// The rules, in the order they are tried:
+///
+/// 1. No bytes: [`Detected::Empty`].
+/// 2. A magic number: ELF (`\x7fELF`), Lidia (`.dia`), symbfile (`symbfile`), GSYM (its
+///    magic in either byte order: `MYSG` or `GSYM`), gzip (`1f 8b`). The magic alone
+///    decides; the format's parser then checks the rest and reports what is wrong with a
+///    file that only starts right.
+/// 3. ksym-bin, which has no magic number: the segment layout of either ksym layout fits
+///    the bytes (what [`KsymBlob::parse_trusted`] checks, in O(1)). A zero-filled section,
+///    the placeholder of a blob that was never filled, is an empty ksym blob.
+/// 4. A CIF stream in binary form, which has no magic number either: a version-0 info
+///    byte, a platform string of printable UTF-8 (at least one byte: every encoder writes
+///    one) and an image count the remaining bytes can hold. Streams of the older layout
+///    without a platform field and the base64 text form are not recognised.
+/// 5. Symbol text: the first line reads `<hex digits> <one letter or ?> <name>`, as `nm`,
+///    System.map and `/proc/kallsyms` lines do.
+/// 6. Anything else: [`Detected::Unknown`].
+///
+/// Detection reads at most the first line of the input (rule 5) and otherwise a fixed
+/// number of bytes; it allocates nothing and never panics.
+///
 ///
 /// ```
 /// use symblob::{detect, Detected, Format};

@@ -4,7 +4,7 @@
 //! a regular-expression filter, section checkboxes and, for a diff, growth and shrinkage
 //! coloured with the added, removed and changed counts.
 //!
-//! The numbers are those of [`report`](super::report): a `.size` page's file size is
+//! The numbers are those of [`report`]: a `.size` page's file size is
 //! `size show`'s, and its tree sums each symbol's share of its alias group as `size
 //! show`'s directory and file tables do; a `.sizediff` page lists the changes of `size
 //! diff` with the same sizes. The bytes depend only on the archive and the title.
