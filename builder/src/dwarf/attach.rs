@@ -13,40 +13,7 @@
 use std::sync::Arc;
 
 use super::lines::UnitLines;
-use crate::model::{sort_spans, Group, Row, Span};
-
-/// The innermost span of each address of a group, as maximal segments
-/// `(start, end, span index)` in address order.
-pub(crate) fn innermost(spans: &[Span<'_>]) -> Vec<(u64, u64, usize)> {
-    let mut out = Vec::new();
-    let mut stack: Vec<usize> = Vec::new();
-    let mut pos = spans.first().map_or(0, |s| s.start);
-    let emit = |out: &mut Vec<(u64, u64, usize)>, pos: &mut u64, to: u64, k: usize| {
-        if *pos < to {
-            out.push((*pos, to, k));
-            *pos = to;
-        }
-    };
-    for (i, s) in spans.iter().enumerate() {
-        while let Some(&top) = stack.last() {
-            let end = spans[top].end;
-            if end > s.start {
-                break;
-            }
-            emit(&mut out, &mut pos, end, top);
-            stack.pop();
-        }
-        if let Some(&top) = stack.last() {
-            emit(&mut out, &mut pos, s.start, top);
-        }
-        pos = pos.max(s.start);
-        stack.push(i);
-    }
-    while let Some(top) = stack.pop() {
-        emit(&mut out, &mut pos, spans[top].end, top);
-    }
-    out
-}
+use crate::model::{innermost, sort_spans, Group, Row, Span};
 
 /// What the walk over a group's segments knows about one of its original spans.
 #[derive(Clone, Copy)]

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use symblob::gsym::raw::opcode;
 
-use crate::model::{Group, Span};
+use crate::model::{innermost, Group, Span};
 
 /// One row: from `addr` on, the position is `file` (a file-table index) and `line`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,51 +30,27 @@ pub(crate) fn rows(pieces: &[Group<'_>], file_index: &mut dyn FnMut(&[u8]) -> u3
         return Vec::new();
     }
     let mut out: Vec<Row> = Vec::new();
-    for group in pieces {
-        let mut cuts: Vec<u64> = Vec::new();
-        for s in &group.spans {
-            cuts.extend([s.start, s.end]);
-            cuts.extend(s.rows.iter().map(|r| r.addr));
+    let mut push = |addr: u64, file: u32, line: u32| {
+        if out.last().is_none_or(|p| (p.file, p.line) != (file, line)) {
+            out.push(Row { addr, file, line });
         }
-        cuts.sort_unstable();
-        cuts.dedup();
-        let (start, end) = (group.start(), group.end());
-        for &at in cuts.iter().filter(|&&a| a >= start && a < end) {
-            let Some(span) = innermost(&group.spans, at) else {
-                continue;
-            };
-            // No file: an entry that names none, so that the row answers line 0 without a
-            // location (file 0 would fail the whole lookup).
-            let path = span.file.as_deref().unwrap_or_default();
-            // Before the span's first row its file is known and its line is not: line 0,
-            // as the other formats answer there (a GSYM lookup before the first row of a
-            // table would fail whole).
-            let line = span
-                .rows
-                .iter()
-                .take_while(|r| r.addr <= at)
-                .last()
-                .map_or(0, |r| r.line);
-            let file = file_index(path);
-            let same = out.last().is_some_and(|p| (p.file, p.line) == (file, line));
-            if !same {
-                out.push(Row {
-                    addr: at,
-                    file,
-                    line,
-                });
+    };
+    for group in pieces {
+        for (start, end, k) in innermost(&group.spans) {
+            let span = &group.spans[k];
+            let file = file_index(span.file.as_deref().unwrap_or_default());
+            // The row in force where the segment starts (line 0 before the span's first
+            // row: the other formats answer so there, and a GSYM lookup before a table's
+            // first row would fail whole), then the span's rows inside the segment.
+            let first = span.rows.partition_point(|r| r.addr <= start);
+            let line = first.checked_sub(1).map_or(0, |i| span.rows[i].line);
+            push(start, file, line);
+            for r in span.rows[first..].iter().take_while(|r| r.addr < end) {
+                push(r.addr, file, r.line);
             }
         }
     }
     out
-}
-
-/// The deepest span covering `addr` (the last one in (start, depth) order).
-fn innermost<'s, 'a>(spans: &'s [Span<'a>], addr: u64) -> Option<&'s Span<'a>> {
-    spans
-        .iter()
-        .filter(|s| s.start <= addr && addr < s.end)
-        .max_by_key(|s| s.depth)
 }
 
 /// The line table of rows starting at the function's address `base`, as LLVM 14's

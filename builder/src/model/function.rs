@@ -173,6 +173,39 @@ pub fn sort_spans(spans: &mut [Span<'_>]) {
     spans.sort_by_key(|s| (s.start, s.depth));
 }
 
+/// The innermost span of each address of a group, as maximal segments
+/// `(start, end, span index)` in address order.
+pub(crate) fn innermost(spans: &[Span<'_>]) -> Vec<(u64, u64, usize)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut pos = spans.first().map_or(0, |s| s.start);
+    let emit = |out: &mut Vec<(u64, u64, usize)>, pos: &mut u64, to: u64, k: usize| {
+        if *pos < to {
+            out.push((*pos, to, k));
+            *pos = to;
+        }
+    };
+    for (i, s) in spans.iter().enumerate() {
+        while let Some(&top) = stack.last() {
+            let end = spans[top].end;
+            if end > s.start {
+                break;
+            }
+            emit(&mut out, &mut pos, end, top);
+            stack.pop();
+        }
+        if let Some(&top) = stack.last() {
+            emit(&mut out, &mut pos, s.start, top);
+        }
+        pos = pos.max(s.start);
+        stack.push(i);
+    }
+    while let Some(top) = stack.pop() {
+        emit(&mut out, &mut pos, spans[top].end, top);
+    }
+    out
+}
+
 #[cfg(test)]
 impl Span<'static> {
     /// A span named `f` with no file, call site or rows, for unit tests.

@@ -21,6 +21,7 @@ mod names;
 mod symbols;
 
 pub use contents::{functions_of_symbols, Contents, Model, PadFrame, ReturnPad};
+pub(crate) use function::innermost;
 pub use function::{sort_spans, Bytes, Group, Row, Span};
 pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
 pub use names::{Demangle, NameError};

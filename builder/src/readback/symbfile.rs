@@ -9,11 +9,8 @@ use symblob::symbfile::{Record, SymbFile};
 
 use super::reader_error;
 use crate::model::{sort_spans, Bytes, Group, Model, PadFrame, ReturnPad, Row, Span};
+use crate::symbfile::record::SCRATCH_SLOTS;
 use crate::{Error, Location, Result};
-
-/// String-table slots decoded in place (larger tables are still read, by scanning past
-/// them); the size the builder's decoder uses.
-const SCRATCH_SLOTS: usize = 1 << 20;
 
 /// Reads the symbfile `bytes` (named `input` in errors) into the model.
 ///
