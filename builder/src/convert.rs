@@ -13,8 +13,9 @@ use std::path::Path;
 use symblob::ksym::LayoutKind;
 use symblob::Detected;
 
-use crate::dwarf::DwarfOptions;
+use crate::dwarf::{DebugFiles, DwarfOptions};
 use crate::gsym::GsymOptions;
+use crate::input::FilesRead;
 use crate::ksym::{BuildOptions, InputOptions};
 use crate::lidia::ElfOptions;
 use crate::model::{Contents, Model};
@@ -128,6 +129,10 @@ impl Target {
 pub struct ConvertOptions {
     /// The ksym-bin layout to write; by default the input blob's own, or the sized layout.
     pub ksym_layout: Option<LayoutKind>,
+    /// For an ELF input: the files beside it to read the DWARF from, when named (debug
+    /// file, split DWARF package, supplementary file); found as each build finds them
+    /// otherwise.
+    pub debug_files: DebugFiles,
 }
 
 /// What a conversion produced.
@@ -147,6 +152,10 @@ pub struct Converted {
     pub inlined: usize,
     /// Return pads written.
     pub return_pads: usize,
+    /// For an ELF input, the files the build read (the ELF, and the debug, split DWARF
+    /// and supplementary files it found): an output must not be one of them
+    /// ([`crate::output::refuse_files_read`]). Empty for other inputs.
+    pub files_read: FilesRead,
 }
 
 /// Converts the file `bytes` (read from `path`, which names it in errors and is read
@@ -243,6 +252,7 @@ pub fn convert(
             Target::Symbfile => model.return_pads.len(),
             Target::Ksym | Target::Lidia | Target::Gsym => 0,
         },
+        files_read: FilesRead::default(),
     })
 }
 
@@ -265,7 +275,7 @@ fn write(model: &Model<'_>, to: Target, ksym_layout: Option<LayoutKind>) -> Resu
 /// Builds `to` from an ELF file as its own build command does by default.
 fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> Result<Converted> {
     let input = path.display().to_string();
-    let (bytes, functions, inlined) = match to {
+    let (bytes, functions, inlined, files_read) = match to {
         Target::Ksym => {
             let build = BuildOptions {
                 layout: options.ksym_layout.unwrap_or(LayoutKind::Sized),
@@ -274,29 +284,38 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             let built =
                 crate::ksym::build_from_elf(bytes, &input, &InputOptions::default(), &build)?;
             let n = built.blob.stats.symbols as usize;
-            (built.blob.bytes, n, 0)
+            (built.blob.bytes, n, 0, FilesRead::of_elf(path))
         }
         Target::Lidia => {
-            let elf = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
-            let lidia = crate::lidia::build_from_elf(path, &elf)?;
+            let elf = ElfOptions::dwarf_with_files_and_lines(DwarfOptions {
+                debug_files: options.debug_files.clone(),
+                ..DwarfOptions::default()
+            });
+            let (writer, report) = crate::lidia::collect_with_report(path, bytes, &elf)?;
+            let lidia = writer.finish();
             let file = symblob::lidia::LidiaFile::parse(&lidia)?;
             let top = file.ranges().filter(|r| r.depth == 0).count();
             let all = file.len();
-            (lidia, top, all - top)
+            (lidia, top, all - top, report.files_read)
         }
         Target::Symbfile => {
-            let extraction = extract::ranges(path, &ExtractOptions::default())?;
+            let extract_options = ExtractOptions {
+                debug_files: options.debug_files.clone(),
+                ..ExtractOptions::default()
+            };
+            let extraction = extract::ranges(path, &extract_options)?;
             let mut writer = SymbfileWriter::new();
             for record in &extraction.records {
                 writer.add_range(record)?;
             }
             let top = extraction.records.iter().filter(|r| r.depth == 0).count();
             let n = extraction.records.len();
-            (writer.finish()?, top, n - top)
+            let files_read = extraction.stats.files_read;
+            (writer.finish()?, top, n - top, files_read)
         }
         Target::Gsym => {
-            let written = gsym_from_elf(path, bytes)?;
-            (written.bytes, written.functions, 0)
+            let (written, files_read) = gsym_from_elf(path, bytes, &options.debug_files)?;
+            (written.bytes, written.functions, 0, files_read)
         }
     };
     let held = written_contents(&bytes, to, &input)?;
@@ -308,6 +327,7 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
         functions,
         inlined,
         return_pads: 0,
+        files_read,
     })
 }
 
@@ -322,12 +342,16 @@ fn written_contents(bytes: &[u8], format: Target, input: &str) -> Result<Content
     })
 }
 
-/// GSYM from the ELF file `bytes` (read from `path`, whose separate debug files are found
-/// as the Lidia DWARF build finds them): the DWARF functions with their lines and inlined
+/// GSYM from the ELF file `bytes` (read from `path`, whose separate debug files are
+/// `debug_files` or found as the Lidia DWARF build finds them): the DWARF functions with their lines and inlined
 /// calls, and the symbol table's functions for code DWARF does not describe, by
 /// `llvm-gsymutil --convert`'s rules (DWARF names, no PLT entries, no rows for
 /// symbol-table functions); the header's UUID is the ELF's build ID.
-pub fn gsym_from_elf(path: &Path, bytes: &[u8]) -> Result<crate::gsym::Written> {
+pub fn gsym_from_elf(
+    path: &Path,
+    bytes: &[u8],
+    debug_files: &DebugFiles,
+) -> Result<(crate::gsym::Written, FilesRead)> {
     use object::Object;
     let uuid = object::File::parse(bytes)
         .ok()
@@ -342,10 +366,13 @@ pub fn gsym_from_elf(path: &Path, bytes: &[u8]) -> Result<crate::gsym::Written> 
         files: true,
     };
     let mut written = None;
-    crate::dwarf::build_groups(
+    let stats = crate::dwarf::build_groups(
         path,
         bytes,
-        &DwarfOptions::default(),
+        &DwarfOptions {
+            debug_files: debug_files.clone(),
+            ..DwarfOptions::default()
+        },
         contents,
         &crate::Progress::default(),
         |functions| {
@@ -356,5 +383,6 @@ pub fn gsym_from_elf(path: &Path, bytes: &[u8]) -> Result<crate::gsym::Written> 
             written = Some(crate::gsym::write_model(&model, &options));
         },
     )?;
-    written.unwrap_or_else(|| Ok(crate::gsym::Written::default()))
+    let written = written.unwrap_or_else(|| Ok(crate::gsym::Written::default()))?;
+    Ok((written, stats.files_read))
 }

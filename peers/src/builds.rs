@@ -47,6 +47,14 @@ pub fn run(args: &Args) -> Result<(), String> {
             .to_owned_command(),
         },
         Builder {
+            name: "symblob gsym build",
+            extension: "symblob.gsym",
+            command: cmd(&symblob, &["gsym", "build", "-q"], &elf)
+                .arg("-o")
+                .arg(out("symblob.gsym"))
+                .to_owned_command(),
+        },
+        Builder {
             name: "llvm-gsymutil --convert",
             extension: "gsym",
             command: cmd(Path::new(&gsymutil), &["--convert"], &elf)

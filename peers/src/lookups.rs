@@ -18,6 +18,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         &[
             "symblob-lidia",
             "symblob-lidia-batch",
+            "symblob-gsym",
             "addr2line",
             "blazesym-dwarf",
             "blazesym-gsym",
@@ -78,7 +79,7 @@ impl Inputs {
             | "symblob-lidia-names"
             | "symblob-lidia-names-batch" => self.lidia.is_some(),
             "symblob-ksym" | "symblob-ksym-name" | "symblob-ksym-name-plain" => self.ksym.is_some(),
-            "blazesym-gsym" => self.gsym.is_some(),
+            "symblob-gsym" | "blazesym-gsym" => self.gsym.is_some(),
             "symcache" => self.symcache.is_some(),
             _ => true,
         }
@@ -298,6 +299,7 @@ pub fn run_child(tool: &str, args: &Args) -> Result<(), String> {
             let batched = tool.ends_with("-batch");
             ours::lidia_frames(&need(&inputs.lidia, "lidia")?, work(batched))?
         }
+        "symblob-gsym" => ours::gsym_frames(&need(&inputs.gsym, "gsym")?, work(false))?,
         "symblob-lidia-names" | "symblob-lidia-names-batch" => {
             let batched = tool.ends_with("-batch");
             ours::lidia_names(&need(&inputs.lidia, "lidia")?, work(batched))?

@@ -1,11 +1,13 @@
-//! symblob's readers on the workload: Lidia (every frame with file and line, or the
-//! innermost function name only) and ksym-bin (name, offset and size; name → address).
+//! symblob's readers on the workload: Lidia and GSYM (every frame with file and line),
+//! Lidia's innermost function name only, and ksym-bin (name, offset and size; name →
+//! address).
 
 use std::fmt::Display;
 use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use symblob::gsym::GsymFile;
 use symblob::ksym::{KsymBlob, Ksyms, NameIndex, Symbol, TextRanges};
 use symblob::lidia::{Frames, LidiaFile, Str};
 
@@ -112,6 +114,30 @@ pub fn lidia_frames(lidia: &Path, work: Workload<'_>) -> Result<Measurement, Str
         |tally, a| tally.frames(file.lookup(a)),
         |tally, addrs| file.lookup_each(addrs, |_, lookup| tally.frames(lookup)),
     ))
+}
+
+/// GSYM, every frame as `llvm-gsymutil --address` prints it (function, directory, file,
+/// line), on the file `llvm-gsymutil --convert` wrote. GSYM has no batched entry point, so
+/// the batched workload is not offered.
+pub fn gsym_frames(gsym: &Path, work: Workload<'_>) -> Result<Measurement, String> {
+    let bytes = map(gsym)?;
+    let (file, open) = timed_open(gsym, &bytes, GsymFile::parse)?;
+    let each_frame = |tally: &mut Tally, a: u64| {
+        let Ok(Some(lookup)) = file.lookup(a) else {
+            return;
+        };
+        tally.found += 1;
+        for f in lookup.frames() {
+            tally.frames += 1;
+            let value = u64::from(f.line) + f.name.len() as u64 + f.base.len() as u64;
+            tally.acc = tally.acc.wrapping_add(value + f.dir.len() as u64);
+        }
+    };
+    Ok(work.measure(open, each_frame, |tally, addrs| {
+        for &a in addrs {
+            each_frame(tally, a);
+        }
+    }))
 }
 
 /// Lidia, the innermost function name only. Batched through

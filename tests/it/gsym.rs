@@ -4,6 +4,7 @@
 //! copy; then damaged files, each class with its error.
 
 mod corrupt;
+mod debug_files;
 mod oracle;
 mod swap;
 mod tiny;

@@ -43,6 +43,7 @@ mod shadowing;
 mod split;
 mod sup;
 mod symtab_fill;
+mod symtab_gsym;
 mod units;
 
 use std::path::Path;
@@ -169,35 +170,28 @@ pub(crate) fn build_groups(
         );
         let mut groups = shadowing::remove_overlaps(groups);
         if contents.symtab {
-            let mut map = SymbolMap::from_elf(s.obj);
-            if map.is_empty() && s.separate {
-                map = SymbolMap::from_elf(s.dwarf_obj);
-            }
-            if !contents.gsym_rules {
-                groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
-            }
-            let mut fallback = symtab_fill::fallback_groups(
-                &map,
-                &exec,
-                &groups,
-                options.demangle,
-                !contents.gsym_rules,
-            );
-            // Under LLVM's GSYM rules symbol-table functions carry no rows, and rows no
-            // function covers make no nameless range.
-            if contents.need_rows() && !contents.gsym_rules {
-                let rows = orphans::as_unit_lines(orphan_rows);
-                let mut attached = Vec::with_capacity(fallback.len());
-                for g in fallback {
-                    attach::attach_rows(g, &rows, contents.files, &mut attached);
+            let fallback = if contents.gsym_rules {
+                // LLVM reads the symbol table of the file it was given; a stripped ELF's
+                // is in its debug file.
+                let table = if object::Object::symbols(s.obj).next().is_none() && s.separate {
+                    s.dwarf_obj
+                } else {
+                    s.obj
+                };
+                symtab_gsym::symbol_groups(table, &exec, &groups)
+            } else {
+                let mut map = SymbolMap::from_elf(s.obj);
+                if map.is_empty() && s.separate {
+                    map = SymbolMap::from_elf(s.dwarf_obj);
                 }
-                fallback = attached;
-                // Rows no function and no symbol covers: a range with no name.
-                let covered = groups.iter().chain(&fallback).map(|g| (g.start(), g.end()));
-                let nameless =
-                    orphans::nameless_groups(&rows, covered.collect(), &exec, contents.files);
-                fallback.extend(nameless);
-            }
+                groups = symtab_fill::apply_symbol_names(groups, &map, options.demangle);
+                let fallback = symtab_fill::fallback_groups(&map, &exec, &groups, options.demangle);
+                if contents.need_rows() {
+                    with_orphan_rows(fallback, &groups, orphan_rows, &exec, contents.files)
+                } else {
+                    fallback
+                }
+            };
             stats.fallback_ranges = fallback.len();
             groups.extend(fallback);
             groups.sort_by_key(Group::start);
@@ -210,6 +204,26 @@ pub(crate) fn build_groups(
         finish(groups);
         Ok(stats)
     })
+}
+
+/// The symbol-table groups `fallback` with the line rows no DWARF function covers, and a
+/// nameless range for rows no function and no symbol covers.
+fn with_orphan_rows<'a>(
+    fallback: Vec<Group<'a>>,
+    groups: &[Group<'a>],
+    orphan_rows: Vec<orphans::OrphanRow>,
+    exec: &[(u64, u64)],
+    files: bool,
+) -> Vec<Group<'a>> {
+    let rows = orphans::as_unit_lines(orphan_rows);
+    let mut attached = Vec::with_capacity(fallback.len());
+    for g in fallback {
+        attach::attach_rows(g, &rows, files, &mut attached);
+    }
+    let covered = groups.iter().chain(&attached).map(|g| (g.start(), g.end()));
+    let nameless = orphans::nameless_groups(&rows, covered.collect(), exec, files);
+    attached.extend(nameless);
+    attached
 }
 
 /// Reads every unit in parallel; the groups come back in unit order.

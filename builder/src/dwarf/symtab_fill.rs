@@ -90,21 +90,19 @@ fn cut_at_symbols<'a>(
 }
 
 /// Depth-0 groups for the parts of function symbols, inside executable sections, that no
-/// DWARF group covers (PLT entries only with `plt`). `dwarf` is sorted by address and
+/// DWARF group covers (PLT entries included). `dwarf` is sorted by address and
 /// non-overlapping.
 pub(crate) fn fallback_groups<'a>(
     map: &SymbolMap<'a>,
     exec: &[(u64, u64)],
     dwarf: &[Group<'a>],
     want_demangled: bool,
-    plt: bool,
 ) -> Vec<Group<'a>> {
     let mut out = Vec::new();
     for &(sec_start, sec_end) in exec {
         for (s, e, sym) in map.regions(sec_start, sec_end) {
             // A zero-size symbol of an earlier section does not reach into this one.
-            let Some(sym) = sym
-                .filter(|x| x.is_func && (x.size != 0 || x.addr >= sec_start) && (plt || !x.plt))
+            let Some(sym) = sym.filter(|x| x.is_func && (x.size != 0 || x.addr >= sec_start))
             else {
                 continue;
             };

@@ -109,7 +109,10 @@ fn first_row_differences(elf: &Path, differing: &[(u64, &Answer, &Answer)]) -> V
         .collect()
 }
 
-/// The programs: the committed ELF files and those the GSYM reader tests compile.
+/// The programs: the committed ELF files, those the GSYM reader tests compile, and a
+/// Rust program of the DWARF tests (whose symbol table has aliases of identical-code-folded
+/// functions without DWARF: LLVM keeps the first in table order, which symblob's
+/// `symtab_gsym` rule follows).
 fn programs() -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = ["inl", "simple", "libdemo.so", "gohello"]
         .iter()
@@ -118,18 +121,32 @@ fn programs() -> Vec<(String, PathBuf)> {
     for (name, gsym) in gsym_fixtures() {
         out.push((name.to_string(), gsym.with_extension("")));
     }
+    if let Some(rust) = crate::lidia_dwarf::fixtures::fixtures().get("rust") {
+        out.push(("rust".to_owned(), rust.to_path_buf()));
+    }
     out
 }
 
 /// Converts `elf` with both tools into `dir`; (ours, theirs).
 fn both(name: &str, elf: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    (ours(name, elf, dir), llvm_convert(name, elf, dir))
+}
+
+/// Converts `elf` (its debug files found as the builder finds them) with `symblob
+/// convert --to gsym` into `dir`.
+pub(super) fn ours(name: &str, elf: &Path, dir: &Path) -> PathBuf {
     let bytes = std::fs::read(elf).expect("read program");
     let ours = convert(elf, &bytes, Target::Gsym, &ConvertOptions::default())
         .unwrap_or_else(|e| panic!("{name}: {e}"))
         .bytes;
-    let ours_path = dir.join(format!("{name}.ours.gsym"));
+    let ours_path = dir.join(format!("{}.ours.gsym", name.replace('/', "-")));
     std::fs::write(&ours_path, &ours).expect("write ours");
-    let theirs = dir.join(format!("{name}.llvm.gsym"));
+    ours_path
+}
+
+/// Converts `elf` with `llvm-gsymutil-14 --convert` into `dir`.
+pub(super) fn llvm_convert(name: &str, elf: &Path, dir: &Path) -> PathBuf {
+    let theirs = dir.join(format!("{}.llvm.gsym", name.replace('/', "-")));
     let status = std::process::Command::new(GSYMUTIL)
         .arg("--quiet")
         .arg(format!("--convert={}", elf.display()))
@@ -140,7 +157,7 @@ fn both(name: &str, elf: &Path, dir: &Path) -> (PathBuf, PathBuf) {
         status.status.success(),
         "{name}: llvm-gsymutil --convert failed"
     );
-    (ours_path, theirs)
+    theirs
 }
 
 #[test]
@@ -152,37 +169,51 @@ fn gsym_written_from_dwarf_answers_as_llvm_gsymutil_s_own() {
     let mut compared = 0;
     for (name, elf) in programs() {
         let (ours, theirs) = both(&name, &elf, &dir);
-        let ours_bytes = std::fs::read(&ours).unwrap();
-        let file = GsymFile::parse(&ours_bytes).expect("our reader opens our file");
-        file.validate().expect("our file validates");
-        let theirs_bytes = std::fs::read(&theirs).unwrap();
-        let reference = GsymFile::parse(&theirs_bytes).expect("LLVM's file parses");
-        let addrs = sample_addresses(&reference, 200, 0x5752_4954);
-        let a = lookups(&ours, &addrs);
-        let b = lookups(&theirs, &addrs);
-        let b: Vec<Answer> = a.iter().zip(b).map(|(o, t)| unqualified(o, t)).collect();
-        let differing: Vec<(u64, &Answer, &Answer)> = addrs
-            .iter()
-            .zip(a.iter().zip(&b))
-            .filter(|(_, (o, t))| !agree(o, t) && !known_difference(&name, o, t))
-            .map(|(&addr, (o, t))| (addr, o, t))
-            .collect();
-        let first_row = first_row_differences(&elf, &differing);
-        let bad: Vec<String> = differing
-            .iter()
-            .filter(|(addr, _, _)| !first_row.contains(addr))
-            .map(|(addr, o, t)| format!("{addr:#x}:\n  ours   {o:?}\n  theirs {t:?}"))
-            .collect();
-        assert!(
-            bad.is_empty(),
-            "{name}: {} of {} addresses answer differently:\n{}",
-            bad.len(),
-            addrs.len(),
-            bad.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
-        );
-        compared += addrs.len();
+        compared += compare_with_llvm(&name, &elf, &ours, &theirs, 200);
     }
     eprintln!("{compared} addresses answered alike");
+}
+
+/// Looks up the sampled addresses of `theirs` (a file `llvm-gsymutil-14 --convert` wrote
+/// from `elf`, or from a twin with the same code) in both files with `llvm-gsymutil-14`
+/// and asserts that every answer agrees, but for the differences this module names;
+/// `ours` must also pass our reader's `validate`. Returns the number of addresses.
+pub(super) fn compare_with_llvm(
+    name: &str,
+    elf: &Path,
+    ours: &Path,
+    theirs: &Path,
+    per_function: u64,
+) -> usize {
+    let ours_bytes = std::fs::read(ours).unwrap();
+    let file = GsymFile::parse(&ours_bytes).expect("our reader opens our file");
+    file.validate().expect("our file validates");
+    let theirs_bytes = std::fs::read(theirs).unwrap();
+    let reference = GsymFile::parse(&theirs_bytes).expect("LLVM's file parses");
+    let addrs = sample_addresses(&reference, per_function, 0x5752_4954);
+    let a = lookups(ours, &addrs);
+    let b = lookups(theirs, &addrs);
+    let b: Vec<Answer> = a.iter().zip(b).map(|(o, t)| unqualified(o, t)).collect();
+    let differing: Vec<(u64, &Answer, &Answer)> = addrs
+        .iter()
+        .zip(a.iter().zip(&b))
+        .filter(|(_, (o, t))| !agree(o, t) && !known_difference(name, o, t))
+        .map(|(&addr, (o, t))| (addr, o, t))
+        .collect();
+    let first_row = first_row_differences(elf, &differing);
+    let bad: Vec<String> = differing
+        .iter()
+        .filter(|(addr, _, _)| !first_row.contains(addr))
+        .map(|(addr, o, t)| format!("{addr:#x}:\n  ours   {o:?}\n  theirs {t:?}"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{name}: {} of {} addresses answer differently:\n{}",
+        bad.len(),
+        addrs.len(),
+        bad.iter().take(10).cloned().collect::<Vec<_>>().join("\n")
+    );
+    addrs.len()
 }
 
 #[test]

@@ -4,9 +4,10 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use symblob_build::convert::{self, ConvertOptions, Converted, Target};
-use symblob_build::output::{refuse_same_file, write_atomic};
+use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 
 use crate::common::{self, display_name, Outcome, Result};
+use crate::dwarf_args::DwarfArgs;
 use crate::ksym::LayoutArg;
 
 /// The formats `--to` names.
@@ -40,11 +41,16 @@ pub struct ConvertArgs {
     /// Print nothing on success.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    debug_files: DwarfArgs,
 }
 
 /// Runs `symblob convert`.
 pub fn run(args: ConvertArgs) -> Result<Outcome> {
-    refuse_same_file(&args.output, &[&args.input])?;
+    let debug_files = args.debug_files.debug_files();
+    let mut inputs = vec![args.input.as_path()];
+    inputs.extend(debug_files.paths());
+    refuse_same_file(&args.output, &inputs)?;
     let bytes = common::read_input(&args.input)?;
     let to = match args.to {
         ToArg::Ksym => Target::Ksym,
@@ -54,9 +60,13 @@ pub fn run(args: ConvertArgs) -> Result<Outcome> {
     };
     let options = ConvertOptions {
         ksym_layout: args.layout.map(Into::into),
+        debug_files,
     };
     let name = display_name(&args.input);
     let converted = convert::convert(std::path::Path::new(&name), &bytes, to, &options)?;
+    // An ELF build may have found files by itself (a debug file, `<ELF>.dwp`, a
+    // supplementary file): never written over.
+    refuse_files_read(&args.output, &converted.files_read)?;
     write_atomic(&args.output, &converted.bytes)?;
     if !args.quiet {
         note!("{}", summary(&name, to, &converted));

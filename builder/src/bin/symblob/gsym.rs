@@ -8,10 +8,11 @@ use std::path::{Path, PathBuf};
 use clap::Subcommand;
 use symblob::gsym::{Frame as GsymFrame, GsymFile, Str};
 use symblob_build::convert::gsym_from_elf;
-use symblob_build::output::{refuse_same_file, write_atomic};
+use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 use symblob_build::{Error, Location};
 
 use crate::common::{display_name, print, read_input, Outcome, Result};
+use crate::dwarf_args::DwarfArgs;
 use crate::frames::{self, Frame};
 use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
 
@@ -19,8 +20,9 @@ use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
 #[derive(Subcommand)]
 pub enum Command {
     /// Write a GSYM file from an ELF file's DWARF (separate debug files found by build ID
-    /// or `.gnu_debuglink`) and symbol table, by `llvm-gsymutil --convert`'s rules; the
-    /// same as `symblob convert ELF -o OUT --to gsym`.
+    /// or `.gnu_debuglink`, split DWARF, `dwz` supplementary files), Go table and symbol
+    /// table, by `llvm-gsymutil --convert`'s rules; the same as `symblob convert ELF -o
+    /// OUT --to gsym`.
     Build {
         /// The ELF file.
         elf: PathBuf,
@@ -30,6 +32,8 @@ pub enum Command {
         /// Print nothing on success.
         #[arg(long)]
         quiet: bool,
+        #[command(flatten)]
+        debug_files: DwarfArgs,
     },
     /// Print the frames covering each address (arguments, or standard input one per line),
     /// as `llvm-gsymutil --address` finds them: `0x<addr> TAB <count>` then `TAB function
@@ -58,11 +62,22 @@ impl LookupFormat for GsymFormat {
 /// Runs one `symblob gsym` subcommand.
 pub fn run(command: Command) -> Result<Outcome> {
     match command {
-        Command::Build { elf, output, quiet } => {
-            refuse_same_file(&output, &[&elf])?;
+        Command::Build {
+            elf,
+            output,
+            quiet,
+            debug_files,
+        } => {
+            let debug_files = debug_files.debug_files();
+            let mut inputs = vec![elf.as_path()];
+            inputs.extend(debug_files.paths());
+            refuse_same_file(&output, &inputs)?;
             let bytes = read_input(&elf)?;
             let started = std::time::Instant::now();
-            let written = gsym_from_elf(&elf, &bytes)?;
+            let (written, files_read) = gsym_from_elf(&elf, &bytes, &debug_files)?;
+            // The build may have found files by itself (a debug file, `<ELF>.dwp`, a
+            // supplementary file): never written over.
+            refuse_files_read(&output, &files_read)?;
             write_atomic(&output, &written.bytes)?;
             if !quiet {
                 note!(
