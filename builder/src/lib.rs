@@ -124,6 +124,8 @@
 )]
 
 mod error;
+#[cfg(any(feature = "dwarf", feature = "gsym", feature = "symbfile"))]
+mod fast_hash;
 mod progress;
 mod warning;
 

@@ -49,7 +49,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         Builder {
             name: "symblob gsym build",
             extension: "symblob.gsym",
-            command: cmd(&symblob, &["gsym", "build", "-q"], &elf)
+            command: cmd(&symblob, &["gsym", "build", "--quiet"], &elf)
                 .arg("-o")
                 .arg(out("symblob.gsym"))
                 .to_owned_command(),

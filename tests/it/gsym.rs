@@ -3,6 +3,7 @@
 //! and our reader at thousands of addresses, frame by frame; the same on a big-endian
 //! copy; then damaged files, each class with its error.
 
+mod blazesym;
 mod corrupt;
 mod debug_files;
 mod oracle;

@@ -31,7 +31,6 @@
 
 mod attach;
 mod debug_files;
-pub(crate) mod fast_hash;
 mod inlines;
 mod lines;
 pub(crate) mod load;

@@ -8,9 +8,9 @@ use std::sync::Arc;
 
 use gimli::{AttributeValue, UnitOffset};
 
-use super::fast_hash::{fast_map, FastMap};
 use super::{Slice, UnitRef};
 use crate::demangle::{demangle_bytes, Language};
+use crate::fast_hash::{fast_map, FastMap};
 use crate::model::Bytes;
 
 /// A DIE as the unit walk holds it.

@@ -14,13 +14,13 @@ struct Node {
 /// address order) into `out`, with `name` and `file_index` giving the string offset of a
 /// name and the file-table index of a path. Spans of zero length, which no lookup can
 /// meet, are left out. Returns false (writing nothing) when there is no inlined span.
-pub(crate) fn encode(
-    pieces: &[Group<'_>],
-    name: &mut dyn FnMut(&[u8]) -> u32,
-    file_index: &mut dyn FnMut(&[u8]) -> u32,
+pub(crate) fn encode<'m>(
+    pieces: &'m [Group<'_>],
+    name: &mut dyn FnMut(&'m [u8]) -> u32,
+    file_index: &mut dyn FnMut(&'m [u8]) -> u32,
     out: &mut Vec<u8>,
 ) -> bool {
-    let spans: Vec<&Span<'_>> = pieces.iter().flat_map(|g| &g.spans).collect();
+    let spans: Vec<&'m Span<'_>> = pieces.iter().flat_map(|g| &g.spans).collect();
     let nodes = tree(&spans);
     if nodes[0].children.is_empty() {
         return false;
@@ -110,12 +110,12 @@ struct Writer<'w, 's, 'a> {
     nodes: &'w [Node],
     /// The function's whole range, the root's one range.
     root: (u64, u64),
-    name: &'w mut dyn FnMut(&[u8]) -> u32,
-    file_index: &'w mut dyn FnMut(&[u8]) -> u32,
+    name: &'w mut dyn FnMut(&'s [u8]) -> u32,
+    file_index: &'w mut dyn FnMut(&'s [u8]) -> u32,
     out: &'w mut Vec<u8>,
 }
 
-impl Writer<'_, '_, '_> {
+impl<'s> Writer<'_, 's, '_> {
     /// Node `n`: its ranges relative to `base`, the children flag, name, call file and
     /// line, then its children relative to its first range's start and a terminating 0.
     fn write(&mut self, n: usize, base: u64) {

@@ -24,7 +24,10 @@ const MAX_LINE_RANGE: i64 = 14;
 /// address where the innermost span covering it or that span's row in force changes, the
 /// span's file (through `file_index`; the empty path for none) and line (0 before the
 /// span's first row). A function without a row in a known file gets no table.
-pub(crate) fn rows(pieces: &[Group<'_>], file_index: &mut dyn FnMut(&[u8]) -> u32) -> Vec<Row> {
+pub(crate) fn rows<'m>(
+    pieces: &'m [Group<'_>],
+    file_index: &mut dyn FnMut(&'m [u8]) -> u32,
+) -> Vec<Row> {
     let has_lines = |s: &Span<'_>| s.file.is_some() && !s.rows.is_empty();
     if !pieces.iter().flat_map(|g| &g.spans).any(has_lines) {
         return Vec::new();

@@ -1,13 +1,13 @@
 //! Laying out a GSYM v1 file: header, address table, address-info offsets, file table,
 //! string table and the function records, in LLVM's order and alignment.
 
-use std::collections::HashMap;
-
+use rayon::prelude::*;
 use symblob::gsym::raw::{info_type, Header, HEADER_SIZE, MAGIC, MAX_UUID_SIZE, VERSION};
 use zerocopy::byteorder::little_endian::{U16, U32, U64};
 use zerocopy::IntoBytes;
 
 use super::{inline, line_table};
+use crate::fast_hash::{fast_map, FastMap};
 use crate::model::{Group, Model};
 use crate::{Error, Result};
 
@@ -44,13 +44,13 @@ struct Record<'g, 'a> {
     has_inlines: bool,
 }
 
-impl Record<'_, '_> {
+impl<'g> Record<'g, '_> {
     fn range(&self) -> (u64, u64) {
         let start = self.pieces.first().map_or(0, Group::start);
         (start, self.pieces.last().map_or(start, Group::end))
     }
 
-    fn name(&self) -> &[u8] {
+    fn name(&self) -> &'g [u8] {
         self.pieces
             .first()
             .and_then(|g| g.spans.first())
@@ -62,25 +62,25 @@ impl Record<'_, '_> {
     }
 }
 
-/// Strings and files, interned in first-use order.
-#[derive(Default)]
-struct Tables {
+/// Strings and files, interned in first-use order; keyed by the model's own bytes.
+struct Tables<'m> {
     strings: Vec<u8>,
-    string_offsets: HashMap<Vec<u8>, u32>,
+    string_offsets: FastMap<&'m [u8], u32>,
     files: Vec<(u32, u32)>,
-    file_indexes: HashMap<Vec<u8>, u32>,
+    file_indexes: FastMap<&'m [u8], u32>,
 }
 
-impl Tables {
+impl<'m> Tables<'m> {
     fn new() -> Self {
         Tables {
             strings: vec![0],
+            string_offsets: fast_map(),
             files: vec![(0, 0)],
-            ..Tables::default()
+            file_indexes: fast_map(),
         }
     }
 
-    fn string(&mut self, s: &[u8]) -> u32 {
+    fn string(&mut self, s: &'m [u8]) -> u32 {
         if s.is_empty() {
             return 0;
         }
@@ -90,15 +90,25 @@ impl Tables {
         let offset = self.strings.len() as u32;
         self.strings.extend_from_slice(s);
         self.strings.push(0);
-        self.string_offsets.insert(s.to_vec(), offset);
+        self.string_offsets.insert(s, offset);
         offset
+    }
+
+    /// The offset of a string interned before (0 for the empty string).
+    fn string_id(&self, s: &[u8]) -> u32 {
+        self.string_offsets.get(s).copied().unwrap_or(0)
+    }
+
+    /// The index of a file interned before.
+    fn file_id(&self, path: &[u8]) -> u32 {
+        self.file_indexes.get(path).copied().unwrap_or(0)
     }
 
     /// The file-table index of `path`: split at its last `/` into directory and base
     /// name, which a reader joins with `/` again (a path whose only `/` is its first byte
     /// is kept whole as the base name). The empty path gets an entry of its own that
     /// names no file, not entry 0, which makes a lookup fail.
-    fn file(&mut self, path: &[u8]) -> u32 {
+    fn file(&mut self, path: &'m [u8]) -> u32 {
         if let Some(&i) = self.file_indexes.get(path) {
             return i;
         }
@@ -109,7 +119,7 @@ impl Tables {
         let entry = (self.string(dir), self.string(base));
         let index = self.files.len() as u32;
         self.files.push(entry);
-        self.file_indexes.insert(path.to_vec(), index);
+        self.file_indexes.insert(path, index);
         index
     }
 }
@@ -155,11 +165,24 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
     records.sort_by_key(|r| (r.range(), r.has_inlines, r.has_lines));
     let records = finalize(records, &mut written);
 
+    // Records are planned and encoded in parallel; strings and files are interned in
+    // between, serially in record order, so that the bytes do not depend on the number
+    // of threads.
+    let plans: Vec<Plan<'_>> = records.par_iter().map(plan).collect();
     let mut tables = Tables::new();
+    let file_ids: Vec<Vec<u32>> = plans.iter().map(|p| p.intern(&mut tables)).collect();
+    let encoded: Vec<Result<Encoded>> = records
+        .par_iter()
+        .zip(&plans)
+        .zip(&file_ids)
+        .map(|((r, p), ids)| encode_info(r, p, ids, &tables))
+        .collect();
     let mut infos: Vec<Vec<u8>> = Vec::with_capacity(records.len());
-    for r in &records {
-        let info = encode_info(r, &mut tables, &mut written)?;
-        infos.push(info);
+    for e in encoded {
+        let e = e?;
+        written.with_lines += usize::from(e.lines);
+        written.with_inlines += usize::from(e.inlines);
+        infos.push(e.bytes);
     }
     written.functions = records.len();
     written.bytes = layout(&records, &infos, &tables, &options.uuid)?;
@@ -172,7 +195,7 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
 /// function, whose line table carries a file per row and whose inlined calls are counted
 /// from its start (two functions of one name that touch are taken for one).
 fn functions<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<&'g [Group<'a>]> {
-    let name = |g: &Group<'_>| g.spans.first().map(|s| s.name.to_vec());
+    let name = |g: &'g Group<'a>| g.spans.first().map(|s| &*s.name);
     let mut out: Vec<&'g [Group<'a>]> = Vec::new();
     let mut from = 0;
     for i in 1..=groups.len() {
@@ -218,34 +241,117 @@ fn finalize<'g, 'a>(records: Vec<Record<'g, 'a>>, written: &mut Written) -> Vec<
     out
 }
 
-/// One `FunctionInfo`: size, name, then the line-table and inline chunks and the end.
-fn encode_info(r: &Record<'_, '_>, tables: &mut Tables, written: &mut Written) -> Result<Vec<u8>> {
+/// What a record needs from the string and file tables (name, the files of its line
+/// rows, then its inline tree's names and call files), and its line rows with files
+/// numbered in that record alone.
+struct Plan<'g> {
+    uses: Vec<Use<'g>>,
+    rows: Vec<line_table::Row>,
+    /// How many files the rows use: the rows' file numbers index the first `files` file
+    /// uses.
+    files: usize,
+}
+
+/// A string or a file path a record's encoding interns.
+#[derive(Clone, Copy)]
+enum Use<'g> {
+    String(&'g [u8]),
+    File(&'g [u8]),
+}
+
+impl<'g> Plan<'g> {
+    /// Interns the uses in order; the global index of each of the record's files.
+    fn intern(&self, tables: &mut Tables<'g>) -> Vec<u32> {
+        let mut files = Vec::with_capacity(self.files);
+        for u in &self.uses {
+            match *u {
+                Use::String(s) => {
+                    tables.string(s);
+                }
+                Use::File(p) => files.push(tables.file(p)),
+            }
+        }
+        files
+    }
+}
+
+/// The plan of record `r`: its line rows and what its encoding will intern.
+fn plan<'g>(r: &Record<'g, '_>) -> Plan<'g> {
+    let mut uses = vec![Use::String(r.name())];
+    let mut files: Vec<&'g [u8]> = Vec::new();
+    let rows = line_table::rows(r.pieces, &mut |p| {
+        // Paths are shared: the same allocation is the common case.
+        let known = files.iter().position(|f| std::ptr::eq(*f, p) || *f == p);
+        let index = known.unwrap_or_else(|| {
+            files.push(p);
+            uses.push(Use::File(p));
+            files.len() - 1
+        });
+        index as u32
+    });
+    // The inline tree's names and call files: those of its inlined spans (the pieces of
+    // one call share both), in span order.
+    let inlined = r.pieces.iter().flat_map(|g| &g.spans);
+    for span in inlined.filter(|s| s.depth > 0 && s.start < s.end) {
+        uses.push(Use::String(&span.name));
+        if let Some(call_file) = span.call_file.as_deref() {
+            uses.push(Use::File(call_file));
+        }
+    }
+    let files = files.len();
+    Plan { uses, rows, files }
+}
+
+/// An encoded `FunctionInfo`, and which chunks it has.
+struct Encoded {
+    bytes: Vec<u8>,
+    lines: bool,
+    inlines: bool,
+}
+
+/// One `FunctionInfo`: size, name, then the line-table and inline chunks and the end;
+/// `file_ids` are the global indexes of the plan's files.
+fn encode_info(
+    r: &Record<'_, '_>,
+    plan: &Plan<'_>,
+    file_ids: &[u32],
+    tables: &Tables<'_>,
+) -> Result<Encoded> {
     let (start, end) = r.range();
     let size = u32_field("GSYM function size", end.wrapping_sub(start))?;
     let mut out = Vec::new();
     out.extend_from_slice(&size.to_le_bytes());
-    out.extend_from_slice(&tables.string(r.name()).to_le_bytes());
-    let rows = line_table::rows(r.pieces, &mut |p| tables.file(p));
-    if !rows.is_empty() {
+    out.extend_from_slice(&tables.string_id(r.name()).to_le_bytes());
+    let lines = !plan.rows.is_empty();
+    if lines {
+        let rows: Vec<line_table::Row> = plan
+            .rows
+            .iter()
+            .map(|row| line_table::Row {
+                file: file_ids.get(row.file as usize).copied().unwrap_or(0),
+                ..*row
+            })
+            .collect();
         let mut chunk = Vec::new();
         line_table::encode(&rows, start, &mut chunk);
         push_chunk(&mut out, info_type::LINE_TABLE, &chunk)?;
-        written.with_lines += 1;
     }
     let mut chunk = Vec::new();
-    let strings = std::cell::RefCell::new(&mut *tables);
-    let wrote = inline::encode(
+    let inlines = inline::encode(
         r.pieces,
-        &mut |s| strings.borrow_mut().string(s),
-        &mut |p| strings.borrow_mut().file(p),
+        &mut |s| tables.string_id(s),
+        &mut |p| tables.file_id(p),
         &mut chunk,
     );
-    if wrote {
+    if inlines {
         push_chunk(&mut out, info_type::INLINE_INFO, &chunk)?;
-        written.with_inlines += 1;
     }
     push_chunk(&mut out, info_type::END_OF_LIST, &[])?;
-    Ok(out)
+    Ok(Encoded {
+        bytes: out,
+        lines,
+        inlines,
+    })
 }
 
 fn push_chunk(out: &mut Vec<u8>, kind: u32, data: &[u8]) -> Result<()> {
@@ -268,7 +374,7 @@ fn align(out: &mut Vec<u8>, align: usize) {
 fn layout(
     records: &[Record<'_, '_>],
     infos: &[Vec<u8>],
-    tables: &Tables,
+    tables: &Tables<'_>,
     uuid: &[u8],
 ) -> Result<Vec<u8>> {
     let base = records.first().map_or(0, |r| r.range().0);

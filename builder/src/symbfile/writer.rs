@@ -13,7 +13,7 @@ use symblob::symbfile::raw::{
     self, line_table, message_type, range, return_pad, string_table, wire_type, MAGIC,
 };
 
-use crate::dwarf::fast_hash::{fast_map, FastMap};
+use crate::fast_hash::{fast_map, FastMap};
 use crate::{Error, ErrorKind, Location, Result};
 
 use super::record::{LineRow, RangeRecord, Record, ReturnPadRecord};

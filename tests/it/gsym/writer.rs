@@ -113,7 +113,7 @@ fn first_row_differences(elf: &Path, differing: &[(u64, &Answer, &Answer)]) -> V
 /// Rust program of the DWARF tests (whose symbol table has aliases of identical-code-folded
 /// functions without DWARF: LLVM keeps the first in table order, which symblob's
 /// `symtab_gsym` rule follows).
-fn programs() -> Vec<(String, PathBuf)> {
+pub(super) fn programs() -> Vec<(String, PathBuf)> {
     let mut out: Vec<(String, PathBuf)> = ["inl", "simple", "libdemo.so", "gohello"]
         .iter()
         .map(|n| (n.to_string(), testdata(&format!("lidia/elf/{n}"))))

@@ -51,7 +51,7 @@ pub fn run(args: ConvertArgs) -> Result<Outcome> {
     let mut inputs = vec![args.input.as_path()];
     inputs.extend(debug_files.paths());
     refuse_same_file(&args.output, &inputs)?;
-    let bytes = common::read_input(&args.input)?;
+    let bytes = common::map_input(&args.input)?;
     let to = match args.to {
         ToArg::Ksym => Target::Ksym,
         ToArg::Lidia => Target::Lidia,

@@ -11,7 +11,7 @@ use symblob_build::convert::gsym_from_elf;
 use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 use symblob_build::{Error, Location};
 
-use crate::common::{display_name, print, read_input, Outcome, Result};
+use crate::common::{display_name, map_input, print, read_input, Outcome, Result};
 use crate::dwarf_args::DwarfArgs;
 use crate::frames::{self, Frame};
 use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
@@ -72,7 +72,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             let mut inputs = vec![elf.as_path()];
             inputs.extend(debug_files.paths());
             refuse_same_file(&output, &inputs)?;
-            let bytes = read_input(&elf)?;
+            let bytes = map_input(&elf)?;
             let started = std::time::Instant::now();
             let (written, files_read) = gsym_from_elf(&elf, &bytes, &debug_files)?;
             // The build may have found files by itself (a debug file, `<ELF>.dwp`, a

@@ -8,9 +8,9 @@ use super::lines::{read_lines, UnitError, UnitFiles};
 use super::unit_out::{ReusedRecord, UnitRecords};
 use super::walk::{Function, Sources, UnitIndex, Walker};
 use super::DwarfInput;
-use crate::dwarf::fast_hash::fast_map;
 use crate::dwarf::session::split_unit;
 use crate::dwarf::Slice;
+use crate::fast_hash::fast_map;
 use crate::symbfile::record::RangeRecord;
 
 /// What the DWARF pass found.

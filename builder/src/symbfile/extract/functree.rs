@@ -12,8 +12,8 @@ use super::demangle::demangle;
 use super::lines::{overlapping, LineEntry, UnitError, UnitFiles};
 use super::unit_out::{CompactRange, UnitRecords, NO_STRING};
 use super::walk::{Function, Instance, MAX_FUNCTION_DEPTH};
-use crate::dwarf::fast_hash::FastMap;
 use crate::dwarf::Slice;
+use crate::fast_hash::FastMap;
 use crate::symbfile::record::LineRow;
 
 const NO_INSTANCE: usize = usize::MAX;

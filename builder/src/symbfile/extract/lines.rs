@@ -1,8 +1,8 @@
 //! A unit's line program as symblib reads it (spec §5.1): one entry per run of rows with
 //! the same file index and line, files named `"<dir>/<name>"`.
 
-use crate::dwarf::fast_hash::FastMap;
 use crate::dwarf::Slice;
+use crate::fast_hash::FastMap;
 
 /// Why a unit is abandoned (spec §5: the unit counts as broken).
 pub(crate) type UnitError = String;

@@ -13,8 +13,8 @@ use gimli::constants::*;
 use gimli::AttributeValue as AV;
 
 use super::lines::UnitError;
-use crate::dwarf::fast_hash::{fast_map, FastMap};
 use crate::dwarf::Slice;
+use crate::fast_hash::{fast_map, FastMap};
 
 type Unit<'a> = gimli::Unit<Slice<'a>>;
 

@@ -1,4 +1,5 @@
-//! A fast hasher for the builder's integer-keyed maps (DIE offsets, string addresses).
+//! A fast hasher for the builder's maps keyed by integers (DIE offsets, string addresses)
+//! and by the input's strings.
 //!
 //! std's default SipHash resists hash flooding, which these maps do not need: their keys
 //! are offsets into the input, and the worst a hostile file can do is slow its own build
