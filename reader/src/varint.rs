@@ -87,10 +87,15 @@ pub(crate) fn zigzag(n: u64) -> i64 {
 ///
 /// Fails if the data ends inside it, if it runs longer than ten bytes, or if set bits
 /// fall outside 64 bits.
+#[inline]
 pub(crate) fn read_uleb128(
     cursor: &mut Cursor<'_>,
     section: &'static str,
 ) -> Result<u64, crate::Error> {
+    // One byte is the common case (opcodes' operands, small deltas): no checks beyond it.
+    if let Some(b) = single_byte(cursor) {
+        return Ok(u64::from(b));
+    }
     // The tenth byte holds bit 63 only.
     read_leb128(cursor, section, |group| group <= 1).map(|(value, _)| value)
 }
@@ -98,10 +103,15 @@ pub(crate) fn read_uleb128(
 /// Reads a signed LEB128 value for `section` (sign-extended from its last group).
 ///
 /// Fails like [`read_uleb128`]; a tenth byte must only repeat the sign.
+#[inline]
 pub(crate) fn read_sleb128(
     cursor: &mut Cursor<'_>,
     section: &'static str,
 ) -> Result<i64, crate::Error> {
+    if let Some(b) = single_byte(cursor) {
+        // Seven bits, sign-extended from bit 6.
+        return Ok(i64::from(b).wrapping_sub(if b & 0x40 != 0 { 0x80 } else { 0 }));
+    }
     // The tenth byte holds bit 63 only; its other bits must be copies of the sign.
     let (mut value, len) = read_leb128(cursor, section, |group| group == 0 || group == 0x7f)?;
     let shift = u32::try_from(len).unwrap_or(u32::MAX).saturating_mul(7);
@@ -112,8 +122,20 @@ pub(crate) fn read_sleb128(
     Ok(i64::from_ne_bytes(value.to_ne_bytes()))
 }
 
+/// The byte at the cursor, taken, if it is a whole LEB128 value (below 0x80).
+#[inline(always)]
+fn single_byte(cursor: &mut Cursor<'_>) -> Option<u8> {
+    let b = *cursor.data().get(cursor.pos())?;
+    if b >= 0x80 {
+        return None;
+    }
+    cursor.take_opt(1);
+    Some(b)
+}
+
 /// One LEB128 value by [`uleb128_prefix`] at the cursor: `(bits, bytes read)`.
 /// `tenth_fits` says whether the tenth byte's group fits the 64-bit result.
+#[inline]
 fn read_leb128(
     cursor: &mut Cursor<'_>,
     section: &'static str,

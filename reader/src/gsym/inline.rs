@@ -159,10 +159,11 @@ pub(crate) fn chain(
     len: usize,
     start: u64,
     addr: u64,
-) -> Result<Chain, Error> {
+    chain: &mut Chain,
+) -> Result<(), Error> {
     let end = offset.saturating_add(u64::try_from(len).unwrap_or(u64::MAX));
     let mut cursor = cursor_at(bytes, offset, end, INLINE)?;
-    let mut chain = Chain::EMPTY;
+    chain.len = 0;
     let mut base = start;
     let mut root = true;
     loop {
@@ -170,12 +171,12 @@ pub(crate) fn chain(
         let ranges = read_ranges(&mut cursor, base, addr)?;
         if ranges.count == 0 {
             // An empty root, or the end of the children: the chain ends at the parent.
-            return Ok(chain);
+            return Ok(());
         }
         if !ranges.covers {
             skip_node(&mut cursor, endian)?;
             if root {
-                return Ok(chain);
+                return Ok(());
             }
             continue;
         }
@@ -195,7 +196,7 @@ pub(crate) fn chain(
         };
         chain.len = chain.len.saturating_add(1);
         if !fields.has_children {
-            return Ok(chain);
+            return Ok(());
         }
         base = ranges.first_start;
         root = false;

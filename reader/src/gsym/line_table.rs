@@ -34,6 +34,11 @@ pub(crate) struct LineProgram<'a> {
     /// `max_delta - min_delta + 1`; `None` when that is not a positive `i64`, which
     /// only a special opcode needs (LLVM would divide by it).
     line_range: Option<i64>,
+    /// For a line range of at most 255: the range and ⌈2¹⁶ / range⌉, whose product
+    /// with an adjusted opcode (below 256), shifted right by 16, is the exact quotient
+    /// (the error a·(m − 2¹⁶/r)/2¹⁶ stays below 1/256, less than the gap 1/r to the next
+    /// integer); a division per row costs several times as much.
+    reciprocal: Option<(u32, u32)>,
     row: LineRow,
 }
 
@@ -51,10 +56,15 @@ impl<'a> LineProgram<'a> {
             .checked_sub(min_delta)
             .and_then(|d| d.checked_add(1))
             .filter(|&r| r > 0);
+        let reciprocal = line_range
+            .and_then(|r| u32::try_from(r).ok())
+            .filter(|&r| r <= 255)
+            .and_then(|r| Some((r, 0xffffu32.checked_div(r)?.wrapping_add(1))));
         Ok(LineProgram {
             cursor,
             min_delta,
             line_range,
+            reciprocal,
             row: LineRow {
                 address: start,
                 file: 1,
@@ -67,6 +77,17 @@ impl<'a> LineProgram<'a> {
     /// out of bytes before it, a bad LEB128, or a special opcode with an empty line range
     /// (minimum delta above the maximum) is an error at the opcode.
     pub(crate) fn next_row(&mut self) -> Result<Option<LineRow>, Error> {
+        let mut row = self.row;
+        let next = self.step(&mut row);
+        self.row = row;
+        next
+    }
+
+    /// [`next_row`](Self::next_row) on a row state the caller keeps: in a loop of its
+    /// own, in registers (written back to the program after each row, the state's
+    /// fields are stored and reloaded at different widths, which stalls every row).
+    #[inline(always)]
+    fn step(&mut self, row: &mut LineRow) -> Result<Option<LineRow>, Error> {
         // Every opcode consumes at least one byte, so a caller's loop ends.
         loop {
             let at = self.cursor.offset();
@@ -74,37 +95,39 @@ impl<'a> LineProgram<'a> {
             match op {
                 opcode::END_SEQUENCE => return Ok(None),
                 opcode::SET_FILE => {
-                    self.row.file = low32(read_uleb128(&mut self.cursor, LINE_TABLE)?);
+                    row.file = low32(read_uleb128(&mut self.cursor, LINE_TABLE)?);
                 }
                 opcode::ADVANCE_PC => {
                     let delta = read_uleb128(&mut self.cursor, LINE_TABLE)?;
-                    self.row.address = self.row.address.wrapping_add(delta);
-                    return Ok(Some(self.row));
+                    row.address = row.address.wrapping_add(delta);
+                    return Ok(Some(*row));
                 }
                 opcode::ADVANCE_LINE => {
                     let delta = read_sleb128(&mut self.cursor, LINE_TABLE)?;
-                    self.row.line = self.row.line.wrapping_add(low32(delta.cast_unsigned()));
+                    row.line = row.line.wrapping_add(low32(delta.cast_unsigned()));
                 }
                 special => {
-                    let Some(range) = self.line_range else {
+                    if self.line_range.is_none() {
                         return Err(error(
                             LINE_TABLE,
                             at,
                             ErrorKind::Malformed("special opcode with an empty line range"),
                         ));
+                    }
+                    let adjusted = u32::from(special.saturating_sub(opcode::FIRST_SPECIAL));
+                    let (addr_delta, line_offset) = match self.reciprocal {
+                        Some((r, m)) => {
+                            let q = adjusted.wrapping_mul(m) >> 16;
+                            (q, adjusted.wrapping_sub(q.wrapping_mul(r)))
+                        }
+                        // A range above 255 exceeds every adjusted opcode.
+                        None => (0, adjusted),
                     };
-                    let adjusted = i64::from(special.saturating_sub(opcode::FIRST_SPECIAL));
-                    // range > 0 and adjusted < 256: neither division fails.
-                    let line_delta = self
-                        .min_delta
-                        .wrapping_add(adjusted.checked_rem(range).unwrap_or(0));
-                    let addr_delta = adjusted.checked_div(range).unwrap_or(0);
-                    self.row.line = self
-                        .row
-                        .line
-                        .wrapping_add(low32(line_delta.cast_unsigned()));
-                    self.row.address = self.row.address.wrapping_add(addr_delta.cast_unsigned());
-                    return Ok(Some(self.row));
+                    let (addr_delta, line_offset) = (i64::from(addr_delta), i64::from(line_offset));
+                    let line_delta = self.min_delta.wrapping_add(line_offset);
+                    row.line = row.line.wrapping_add(low32(line_delta.cast_unsigned()));
+                    row.address = row.address.wrapping_add(addr_delta.cast_unsigned());
+                    return Ok(Some(*row));
                 }
             }
         }
@@ -118,7 +141,8 @@ impl<'a> LineProgram<'a> {
     /// "address is not in the line table"). Rows after the answer are not read.
     pub(crate) fn row_for(mut self, addr: u64) -> Result<Option<LineRow>, Error> {
         let mut found = None;
-        while let Some(row) = self.next_row()? {
+        let mut state = self.row;
+        while let Some(row) = self.step(&mut state)? {
             if addr < row.address {
                 break;
             }
@@ -172,5 +196,21 @@ impl<'a> super::GsymFile<'a> {
         Ok(Some(LineRows {
             program: Some(program),
         }))
+    }
+}
+
+#[cfg(test)]
+mod reciprocal_tests {
+    /// The quotient by multiplication equals the division for every range a reciprocal
+    /// is used for and every adjusted opcode.
+    #[test]
+    fn reciprocal_quotients_are_exact() {
+        for r in 1u32..=255 {
+            let m = 0xffff / r + 1;
+            assert_eq!(m, 0x1_0000u32.div_ceil(r));
+            for a in 0u32..256 {
+                assert_eq!(a.wrapping_mul(m) >> 16, a / r, "{a} / {r}");
+            }
+        }
     }
 }

@@ -190,12 +190,11 @@ impl<'a> GsymFile<'a> {
         self.check_file(row.file, section::LINE_TABLE, row_at)?;
         lookup.row = Some(row);
         if let Some((offset, len)) = inline_chunk {
-            let chain =
-                inline::chain(self.bytes, self.endian, offset, len, function.address, addr)?;
-            for node in chain.nodes().iter().rev() {
+            let (bytes, endian, start) = (self.bytes, self.endian, function.address);
+            inline::chain(bytes, endian, offset, len, start, addr, &mut lookup.chain)?;
+            for node in lookup.chain.nodes().iter().rev() {
                 self.check_file(node.call_file, section::INLINE, offset)?;
             }
-            lookup.chain = chain;
         }
         Ok(Some(lookup))
     }

@@ -390,7 +390,7 @@ impl<'a> GsymFile<'a> {
         if rest.is_empty() {
             return None;
         }
-        let end = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+        let end = crate::slice::nul_terminated_len(rest);
         rest.get(..end).map(Str)
     }
 
