@@ -2,11 +2,6 @@
 
 use std::process::ExitCode;
 
-/// The builds allocate millions of small vectors on every core; mimalloc's per-thread
-/// heaps spend a fraction of glibc's time on them.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use clap::{Parser, Subcommand};
 
 /// `eprintln!` that never panics: a closed or broken standard error (a reader that went
