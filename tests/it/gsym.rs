@@ -6,6 +6,7 @@
 mod blazesym;
 mod corrupt;
 mod debug_files;
+mod go;
 mod oracle;
 mod swap;
 mod tiny;

@@ -5,12 +5,14 @@
 //! access by returning no functions at all; here every access is checked and any failure
 //! gives the same "no functions".
 
+mod groups;
 mod pcvalue;
 
 use crate::elf::file::{ElfFile, SectionData};
 use crate::error::{Error, ErrorKind};
 
-pub(crate) use pcvalue::{LineSpan, PcTables};
+pub(crate) use groups::groups;
+pub(crate) use pcvalue::{LineSpan, PcTables, Position};
 
 /// One function of the table: `[entry, end)` and its name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

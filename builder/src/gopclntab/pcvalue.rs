@@ -78,6 +78,55 @@ impl<'a> GoFunc<'a> {
     }
 }
 
+impl<'a> GoFunc<'a> {
+    /// The function's source positions from its pc-file and pc-line tables: `(start,
+    /// end, file, line)` pieces, one wherever the file or the line changes, in address
+    /// order (a line of 0 or below is 0, "unknown"). `None` for tables older than Go 1.16,
+    /// a record out of range or a malformed table.
+    pub(crate) fn positions(&self) -> Option<Vec<Position<'a>>> {
+        let t = self.tables?;
+        let field = |at: usize| uint(t.big_endian, self.record.get(at..)?, 4);
+        let (pcfile, pcln, cu) = (field(PCFILE)?, field(PCLN)?, field(CU_OFFSET)?);
+        let lines: Vec<(u64, u64, i64)> =
+            PcValues::new(&t, pcln, self.entry).collect::<Option<_>>()?;
+        let files: Vec<(u64, u64, i64)> =
+            PcValues::new(&t, pcfile, self.entry).collect::<Option<_>>()?;
+        let mut out: Vec<Position<'a>> = Vec::new();
+        let mut next_file = 0;
+        for (start, end, line) in lines {
+            let line = u32::try_from(line).unwrap_or(0);
+            let mut at = start;
+            while at < end {
+                while files.get(next_file).is_some_and(|f| f.1 <= at) {
+                    next_file += 1;
+                }
+                let (file, until) = match files.get(next_file) {
+                    Some(&(s, e, index)) if s <= at => (file_name(&t, cu, index), e.min(end)),
+                    Some(&(s, _, _)) => (None, s.min(end)),
+                    None => (None, end),
+                };
+                out.push(Position {
+                    start: at,
+                    end: until,
+                    file,
+                    line,
+                });
+                at = until;
+            }
+        }
+        Some(out)
+    }
+}
+
+/// A piece of a function at one source position; see [`GoFunc::positions`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Position<'a> {
+    pub start: u64,
+    pub end: u64,
+    pub file: Option<&'a str>,
+    pub line: u32,
+}
+
 /// The name of file `index` of compilation unit `cu`; `None` for −1, an invalid entry or a
 /// name that is not UTF-8.
 fn file_name<'a>(t: &PcTables<'a>, cu: u64, index: i64) -> Option<&'a str> {

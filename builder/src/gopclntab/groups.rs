@@ -1,0 +1,80 @@
+//! Go functions with their lines as model groups, for builds that read no DWARF (a Go
+//! program built with `-ldflags=-w`, or stripped of its debug sections): each function
+//! of `.gopclntab` becomes depth-0 spans, one per run of code in one file, with a line
+//! row wherever the line changes. Go's table has no inline tree here: inlined code keeps
+//! the position Go records for it (the callee's file and line) under the caller's name.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::{for_each_function, Position};
+use crate::elf::file::ElfFile;
+use crate::model::{Bytes, Group, Row, Span};
+
+/// The groups of the Go functions of the ELF file `bytes`, in address order; none when
+/// it has no readable `.gopclntab`. A function whose line table cannot be read keeps its
+/// extent and name, without rows.
+pub(crate) fn groups(bytes: &[u8]) -> Vec<Group<'static>> {
+    let Ok(elf) = ElfFile::parse(bytes) else {
+        return Vec::new();
+    };
+    // The table may be a decompressed copy that does not outlive the walk: the names and
+    // files are shared copies.
+    let mut files: HashMap<Vec<u8>, Arc<[u8]>> = HashMap::new();
+    let mut out: Vec<Group<'static>> = Vec::new();
+    let _ = for_each_function(&elf, |f| {
+        let name: Arc<[u8]> = Arc::from(f.name);
+        let positions = f.positions().unwrap_or_default();
+        if positions.is_empty() {
+            if f.entry < f.end {
+                out.push(Group {
+                    spans: vec![span(f.entry, f.end, name.clone(), None, Vec::new())],
+                });
+            }
+            return;
+        }
+        for run in positions.chunk_by(|a: &Position<'_>, b| a.file == b.file && a.end == b.start) {
+            let (Some(first), Some(last)) = (run.first(), run.last()) else {
+                continue;
+            };
+            let file = first.file.map(|f| {
+                let shared = files.entry(f.as_bytes().to_vec());
+                shared.or_insert_with(|| Arc::from(f.as_bytes())).clone()
+            });
+            let mut rows: Vec<Row> = Vec::new();
+            for p in run {
+                if rows.last().is_none_or(|r| r.line != p.line) {
+                    rows.push(Row {
+                        addr: p.start,
+                        line: p.line,
+                    });
+                }
+            }
+            out.push(Group {
+                spans: vec![span(first.start, last.end, name.clone(), file, rows)],
+            });
+        }
+    });
+    out.sort_by_key(Group::start);
+    out
+}
+
+fn span(
+    start: u64,
+    end: u64,
+    name: Arc<[u8]>,
+    file: Option<Arc<[u8]>>,
+    rows: Vec<Row>,
+) -> Span<'static> {
+    Span {
+        start,
+        end,
+        depth: 0,
+        name: Bytes::Shared(name),
+        file,
+        call_file: None,
+        call_line: 0,
+        instance: 0,
+        rows,
+    }
+}
