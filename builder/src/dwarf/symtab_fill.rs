@@ -116,15 +116,8 @@ pub(crate) fn fallback_groups<'a>(
                 if pos < gap_end {
                     out.push(Group {
                         spans: vec![Span {
-                            start: pos,
-                            end: gap_end,
-                            depth: 0,
-                            name: symbol_name(sym, want_demangled),
                             file: (!sym.file.is_empty()).then(|| Arc::from(sym.file)),
-                            call_file: None,
-                            call_line: 0,
-                            instance: 0,
-                            rows: Vec::new(),
+                            ..Span::function(pos, gap_end, symbol_name(sym, want_demangled))
                         }],
                     });
                 }

@@ -111,17 +111,7 @@ pub(crate) fn symbol_groups<'a>(
                 start.saturating_add(size)
             };
             (start < end).then(|| Group {
-                spans: vec![Span {
-                    start,
-                    end,
-                    depth: 0,
-                    name: Bytes::Borrowed(name),
-                    file: None,
-                    call_file: None,
-                    call_line: 0,
-                    instance: 0,
-                    rows: Vec::new(),
-                }],
+                spans: vec![Span::function(start, end, Bytes::Borrowed(name))],
             })
         })
         .collect();

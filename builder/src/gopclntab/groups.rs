@@ -28,7 +28,7 @@ pub(crate) fn groups(bytes: &[u8]) -> Vec<Group<'static>> {
         if positions.is_empty() {
             if f.entry < f.end {
                 out.push(Group {
-                    spans: vec![span(f.entry, f.end, name.clone(), None, Vec::new())],
+                    spans: vec![Span::function(f.entry, f.end, Bytes::Shared(name.clone()))],
                 });
             }
             return;
@@ -51,30 +51,14 @@ pub(crate) fn groups(bytes: &[u8]) -> Vec<Group<'static>> {
                 }
             }
             out.push(Group {
-                spans: vec![span(first.start, last.end, name.clone(), file, rows)],
+                spans: vec![Span {
+                    file,
+                    rows,
+                    ..Span::function(first.start, last.end, Bytes::Shared(name.clone()))
+                }],
             });
         }
     });
     out.sort_by_key(Group::start);
     out
-}
-
-fn span(
-    start: u64,
-    end: u64,
-    name: Arc<[u8]>,
-    file: Option<Arc<[u8]>>,
-    rows: Vec<Row>,
-) -> Span<'static> {
-    Span {
-        start,
-        end,
-        depth: 0,
-        name: Bytes::Shared(name),
-        file,
-        call_file: None,
-        call_line: 0,
-        instance: 0,
-        rows,
-    }
 }

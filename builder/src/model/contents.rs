@@ -149,17 +149,11 @@ pub fn functions_of_symbols(symbols: &[Symbol], text_ranges: &[Range<u64>]) -> V
             .unwrap_or(u64::MAX);
         let end = next.min(range.end);
         out.push(Group {
-            spans: vec![Span {
-                start: sym.address,
+            spans: vec![Span::function(
+                sym.address,
                 end,
-                depth: 0,
-                name: Bytes::Shared(sym.name.as_bytes().into()),
-                file: None,
-                call_file: None,
-                call_line: 0,
-                instance: 0,
-                rows: Vec::new(),
-            }],
+                Bytes::Shared(sym.name.as_bytes().into()),
+            )],
         });
     }
     out

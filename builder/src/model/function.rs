@@ -72,7 +72,23 @@ pub struct Span<'a> {
     pub rows: Vec<Row>,
 }
 
-impl Span<'_> {
+impl<'a> Span<'a> {
+    /// A function's span `[start, end)` named `name`, without file, call site or rows
+    /// (a symbol-table function; set the other fields with struct update syntax).
+    pub fn function(start: u64, end: u64, name: Bytes<'a>) -> Self {
+        Span {
+            start,
+            end,
+            depth: 0,
+            name,
+            file: None,
+            call_file: None,
+            call_line: 0,
+            instance: 0,
+            rows: Vec::new(),
+        }
+    }
+
     /// Splits off and returns the part `[at, end)`; `self` keeps `[start, at)`. The second
     /// part starts with the row in force at `at`, so every address keeps its line.
     fn split_off(&mut self, at: u64) -> Self {
