@@ -7,6 +7,7 @@ mod blazesym;
 mod corrupt;
 mod debug_files;
 mod go;
+mod nodes;
 mod oracle;
 mod swap;
 mod tiny;
