@@ -8,7 +8,7 @@ mod corrupt;
 mod debug_files;
 mod go;
 mod nodes;
-mod oracle;
+pub(crate) mod oracle;
 mod swap;
 mod tiny;
 mod writer;

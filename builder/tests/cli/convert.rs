@@ -82,7 +82,8 @@ fn an_input_in_no_format_is_named() {
         b"",
     ));
     assert!(
-        err.contains("notes.txt") && err.contains("not a ksym-bin, Lidia, symbfile or ELF file"),
+        err.contains("notes.txt")
+            && err.contains("not a ksym-bin, Lidia, symbfile, GSYM or ELF file"),
         "{err}"
     );
     assert!(!out.exists());
