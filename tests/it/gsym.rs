@@ -10,7 +10,7 @@ mod go;
 mod nodes;
 pub(crate) mod oracle;
 mod swap;
-mod tiny;
+pub(crate) mod tiny;
 mod writer;
 
 use std::path::Path;
