@@ -280,6 +280,9 @@ fn write(
 /// Builds `to` from an ELF file as its own build command does by default.
 fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> Result<Converted> {
     let input = path.display().to_string();
+    // What the GSYM writer wrote, from its counts (reading a large file back would cost
+    // as much as writing it).
+    let mut gsym_held = None;
     let (bytes, functions, inlined, files_read) = match to {
         Target::Ksym => {
             let build = BuildOptions {
@@ -320,10 +323,20 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
         }
         Target::Gsym => {
             let (written, files_read) = gsym_from_elf(path, bytes, &options.debug_files)?;
+            gsym_held = Some(Contents {
+                functions: written.functions > 0,
+                inline: written.with_inlines > 0,
+                files: written.with_lines > 0 || written.with_inlines > 0,
+                lines: written.with_lines > 0,
+                ..Contents::default()
+            });
             (written.bytes, written.functions, 0, files_read)
         }
     };
-    let held = written_contents(&bytes, to, &input)?;
+    let held = match gsym_held {
+        Some(held) => held,
+        None => written_contents(&bytes, to, &input)?,
+    };
     Ok(Converted {
         bytes,
         from: Format::Elf,
@@ -342,7 +355,8 @@ fn written_contents(bytes: &[u8], format: Target, input: &str) -> Result<Content
         Target::Ksym => readback::ksym::read(bytes, input)?.model.contents(),
         Target::Lidia => readback::lidia::read(bytes, input)?.contents(),
         Target::Symbfile => readback::symbfile::read(bytes, input)?.contents(),
-        Target::Gsym => readback::gsym::read(bytes, input)?.contents(),
+        // `from_elf` takes the GSYM writer's counts instead.
+        Target::Gsym => Format::Gsym.can_hold(),
     })
 }
 
