@@ -39,7 +39,7 @@ bin_dir="$here/target/$triple/release"
 all_targets=(
   ksym_parse lidia_parse cif_decode symbfile_parse gsym_parse gsym_lookup detect
   ksym_mutated ksym_roundtrip lidia_mutated lidia_roundtrip cif_roundtrip
-  symbfile_mutated symbfile_roundtrip
+  symbfile_mutated symbfile_roundtrip gsym_roundtrip
   build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf build_lidia_dwarf_companion
   size_load
 )
@@ -55,7 +55,7 @@ flags_for() {
     gsym_parse | gsym_lookup) echo "${common[*]} -dict=$here/dicts/gsym.dict -max_len=8192" ;;
     cif_decode | cif_roundtrip) echo "${common[*]} -dict=$here/dicts/cif.dict -max_len=4096" ;;
     symbfile_parse | symbfile_mutated) echo "${common[*]} -dict=$here/dicts/symbfile.dict -max_len=8192" ;;
-    ksym_roundtrip | lidia_roundtrip | symbfile_roundtrip) echo "${common[*]} -max_len=8192" ;;
+    ksym_roundtrip | lidia_roundtrip | symbfile_roundtrip | gsym_roundtrip) echo "${common[*]} -max_len=8192" ;;
     detect) echo "${common[*]} -dict=$here/dicts/detect.dict -max_len=8192" ;;
     size_load) echo "${common[*]} -max_len=16384 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_text)

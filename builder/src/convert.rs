@@ -1,7 +1,7 @@
 //! `symblob convert`: one source, the model, one writer.
 //!
-//! The input's format is recognised from its bytes; a symblob format is read back into
-//! the [model](crate::model) ([`crate::readback`]) and written by the target's writer,
+//! The input's format is recognised from its bytes; a symblob format or a GSYM file is
+//! read back into the [model](crate::model) ([`crate::readback`]) and written by the target's writer,
 //! which reads only the model. An ELF file is built from as the format's own `build`
 //! command does (ksym from its symbol table, Lidia from DWARF with files and lines,
 //! symbfile by symblib's rules). What the source holds and the target cannot is
@@ -34,7 +34,7 @@ pub enum Format {
     Lidia,
     /// symbfile (range records, and return pads when the source has them).
     Symbfile,
-    /// GSYM v1 (written only).
+    /// GSYM v1 (LLVM's `llvm-gsymutil` files and symblob's).
     Gsym,
 }
 
@@ -77,12 +77,12 @@ impl Format {
                 symbols: true,
                 ..Contents::default()
             },
-            Format::Lidia => functions,
+            // Functions, inlined calls, files and lines; no symbol types or aliases.
+            Format::Lidia | Format::Gsym => functions,
             Format::Symbfile => Contents {
                 return_pads: true,
                 ..functions
             },
-            Format::Gsym => functions,
         }
     }
 }
@@ -177,10 +177,12 @@ pub fn convert(
             ErrorKind::Unsupported,
             input,
             Location::Whole,
-            "not a ksym-bin, Lidia, symbfile or ELF file",
+            "not a ksym-bin, Lidia, symbfile, GSYM or ELF file",
         ));
     };
     let mut ksym_layout = options.ksym_layout;
+    // A GSYM input's UUID (the executable's build ID) goes to a GSYM output.
+    let mut gsym = GsymOptions::default();
     let model = match from {
         Format::Elf => return from_elf(path, bytes, to, options),
         Format::Ksym => {
@@ -191,12 +193,10 @@ pub fn convert(
         Format::Lidia => readback::lidia::read(bytes, &input)?,
         Format::Symbfile => readback::symbfile::read(bytes, &input)?,
         Format::Gsym => {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                input,
-                Location::Whole,
-                "a GSYM file: symblob reads GSYM for lookups, not yet into the other formats",
-            ))
+            let model = readback::gsym::read(bytes, &input)?;
+            let header = symblob::gsym::GsymFile::parse(bytes).map(|f| f.header());
+            gsym.uuid = header.map_or_else(|_| Vec::new(), |h| h.uuid.to_vec());
+            model
         }
     };
     let held = model.contents();
@@ -232,7 +232,7 @@ pub fn convert(
         ));
     }
     // The writers number what they refuse as the model's entries: name the input.
-    let bytes = write(&model, to, ksym_layout).map_err(|e| e.with_input(&input))?;
+    let bytes = write(&model, to, ksym_layout, &gsym).map_err(|e| e.with_input(&input))?;
     Ok(Converted {
         bytes,
         from,
@@ -257,7 +257,12 @@ pub fn convert(
 }
 
 /// Writes `model` as `to`.
-fn write(model: &Model<'_>, to: Target, ksym_layout: Option<LayoutKind>) -> Result<Vec<u8>> {
+fn write(
+    model: &Model<'_>,
+    to: Target,
+    ksym_layout: Option<LayoutKind>,
+    gsym: &GsymOptions,
+) -> Result<Vec<u8>> {
     match to {
         Target::Ksym => {
             let options = BuildOptions {
@@ -268,13 +273,16 @@ fn write(model: &Model<'_>, to: Target, ksym_layout: Option<LayoutKind>) -> Resu
         }
         Target::Lidia => Ok(crate::lidia::model::write_model(model)),
         Target::Symbfile => crate::symbfile::model::write_model(model),
-        Target::Gsym => Ok(crate::gsym::write_model(model, &GsymOptions::default())?.bytes),
+        Target::Gsym => Ok(crate::gsym::write_model(model, gsym)?.bytes),
     }
 }
 
 /// Builds `to` from an ELF file as its own build command does by default.
 fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> Result<Converted> {
     let input = path.display().to_string();
+    // What the GSYM writer wrote, from its counts (reading a large file back would cost
+    // as much as writing it).
+    let mut gsym_held = None;
     let (bytes, functions, inlined, files_read) = match to {
         Target::Ksym => {
             let build = BuildOptions {
@@ -315,10 +323,20 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
         }
         Target::Gsym => {
             let (written, files_read) = gsym_from_elf(path, bytes, &options.debug_files)?;
+            gsym_held = Some(Contents {
+                functions: written.functions > 0,
+                inline: written.with_inlines > 0,
+                files: written.with_lines > 0 || written.with_inlines > 0,
+                lines: written.with_lines > 0,
+                ..Contents::default()
+            });
             (written.bytes, written.functions, 0, files_read)
         }
     };
-    let held = written_contents(&bytes, to, &input)?;
+    let held = match gsym_held {
+        Some(held) => held,
+        None => written_contents(&bytes, to, &input)?,
+    };
     Ok(Converted {
         bytes,
         from: Format::Elf,
@@ -337,7 +355,7 @@ fn written_contents(bytes: &[u8], format: Target, input: &str) -> Result<Content
         Target::Ksym => readback::ksym::read(bytes, input)?.model.contents(),
         Target::Lidia => readback::lidia::read(bytes, input)?.contents(),
         Target::Symbfile => readback::symbfile::read(bytes, input)?.contents(),
-        // What the writer was given: GSYM is not read back into the model yet.
+        // `from_elf` takes the GSYM writer's counts instead.
         Target::Gsym => Format::Gsym.can_hold(),
     })
 }

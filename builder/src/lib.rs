@@ -47,7 +47,7 @@
 //! | [`gsym`] | `gsym` | the GSYM v1 writer (LLVM's symbolization format), from the model |
 //! | [`cif`] | `cif` | process image maps: capture, CIF encoding, JSON (with `json`) |
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
-//! | [`readback`] | `ksym`, `lidia`, `symbfile` | sources that read symblob's own formats back into the model, one per format, each behind that format's feature |
+//! | [`readback`] | `ksym`, `lidia`, `symbfile`, `gsym` | sources that read symblob's own formats (and GSYM files LLVM writes) back into the model, one per format, each behind that format's feature |
 //! | [`convert`] | `convert` | `symblob convert`: one source, the model, one writer |
 //! | [`input`], [`output`] | always | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
 //!
@@ -69,10 +69,10 @@
 //! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols; [`readback::ksym`] | `text` | |
 //! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
 //! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs, return pads decoded from x86-64 code; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
-//! | `gsym` | [`gsym`]: GSYM v1 from the model | | leb128 |
+//! | `gsym` | [`gsym`]: GSYM v1 from the model; [`readback::gsym`] | | leb128 |
 //! | `cif` | [`cif`]: process image maps and CIF | | |
 //! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
-//! | `convert` | [`convert`]: between ksym-bin, Lidia and symbfile (and from ELF), and to GSYM | `ksym`, `lidia`, `symbfile`, `gsym` | |
+//! | `convert` | [`convert`]: between ksym-bin, Lidia, symbfile and GSYM (and from ELF) | `ksym`, `lidia`, `symbfile`, `gsym` | |
 //! | `json` | JSON forms: [`cif::ImageMap::from_json`] and [`to_json`](cif::ImageMap::to_json) (with `cif`), [`symbfile::json`] (with `symbfile`) | | serde, serde_json |
 //! | `upload` | [`symbfile::upload`]: push to a symbolization service, publish a download tree | `symbfile`, `json` | ureq, zstd |
 //! | `cli` (default) | the `symblob` command line | all of the above | clap, indicatif |

@@ -2,7 +2,7 @@
 //! whatever the bytes are, and [`template`], a valid file around fuzzer-chosen chunk
 //! bytes so that the lookup target spends its time inside line programs and inline trees.
 
-use symblob::gsym::{GsymFile, MAX_INLINE_DEPTH};
+use symblob::gsym::{Function, GsymFile, MAX_INLINE_DEPTH};
 
 /// How many functions get the per-function checks; iteration always covers all of them.
 const PER_FUNCTION_LIMIT: usize = 256;
@@ -47,6 +47,7 @@ pub fn gsym(bytes: &[u8], probes: &[u64]) {
                     Ok(None) => {}
                     Err(e) => assert!(!validated, "a validated record decodes: {e}"),
                 }
+                inline_nodes(&file, &f, validated);
                 let end = f.address.wrapping_add(u64::from(f.size));
                 queries.extend([
                     f.address,
@@ -60,6 +61,57 @@ pub fn gsym(bytes: &[u8], probes: &[u64]) {
     }
     for addr in queries {
         lookup(&file, addr, validated);
+    }
+}
+
+/// The walk of `function`'s whole inline tree: depth first (each node at most one level
+/// below the one before, and below it only when that one has children), every depth
+/// under the limit, each node's ranges as many as it says; on a validated file the walk
+/// succeeds and every child's ranges lie inside its parent's extent.
+fn inline_nodes(file: &GsymFile<'_>, function: &Function<'_>, validated: bool) {
+    let nodes = match file.inline_nodes(function) {
+        Ok(Some(nodes)) => nodes,
+        Ok(None) => return,
+        Err(e) => {
+            assert!(!validated, "a validated record has chunks: {e}");
+            return;
+        }
+    };
+    // The extent (lowest start, highest end) of the open node at each depth.
+    let mut extents = [(0u64, 0u64); MAX_INLINE_DEPTH];
+    let mut previous: Option<(usize, bool)> = None;
+    for node in nodes {
+        let node = match node {
+            Ok(node) => node,
+            Err(e) => {
+                assert!(!validated, "a validated tree walks: {e}");
+                break;
+            }
+        };
+        assert!(node.depth < MAX_INLINE_DEPTH);
+        match previous {
+            None => assert_eq!(node.depth, 0),
+            Some((depth, children)) => {
+                assert!(node.depth >= 1, "one root");
+                assert!(node.depth <= depth + usize::from(children));
+            }
+        }
+        previous = Some((node.depth, node.has_children));
+        assert!(node.range_count > 0);
+        let ranges: Vec<_> = node.ranges.clone().collect();
+        assert_eq!(ranges.len() as u64, node.range_count);
+        assert_eq!(ranges[0].start, node.first_start);
+        let low = ranges.iter().map(|r| r.start).min().unwrap_or(0);
+        let high = ranges.iter().map(|r| r.end).max().unwrap_or(0);
+        if validated {
+            if let Some(&(l, h)) = node.depth.checked_sub(1).and_then(|d| extents.get(d)) {
+                assert!(
+                    l <= low && high <= h,
+                    "a validated child lies in its parent"
+                );
+            }
+        }
+        extents[node.depth] = (low, high);
     }
 }
 

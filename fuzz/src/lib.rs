@@ -7,9 +7,11 @@
 //! * [`mutate`]: a few byte edits applied to a valid blob, the structure-aware targets'
 //!   way to get past the header checks that random bytes rarely pass.
 //! * [`gen`]: generators of symbol sets and ranges for the builder.
+//! * [`functions`]: generated model functions with inlined calls, and their answers.
 //! * [`model`]: the simple models that the round-trip targets compare the reader with.
 
 pub mod compat;
+pub mod functions;
 pub mod gen;
 pub mod gsym;
 pub mod model;

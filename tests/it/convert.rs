@@ -1,15 +1,18 @@
-//! `symblob convert` (`symblob_build::convert`): every pair of ksym-bin, Lidia and
-//! symbfile, from sources built from the C, C++, Rust and Go test programs.
+//! `symblob convert` (`symblob_build::convert`): every pair of ksym-bin, Lidia, symbfile
+//! and GSYM, from sources built from the C, C++, Rust and Go test programs, and from the
+//! GSYM files `llvm-gsymutil-14 --convert` writes of them.
 //!
 //! The independent expectation is the input itself: at about 600 addresses spread over
 //! every function `nm` lists, the frames the output answers equal the input's, for the
 //! facts both formats hold (names only when ksym-bin is one of them; names, inline
-//! chains, files and lines between Lidia and symbfile). Where the input was built from
+//! chains, files and lines between Lidia, symbfile and GSYM); for LLVM's GSYM files, the
+//! answers of `llvm-gsymutil-14 --address` on the original. Where the input was built from
 //! DWARF, the Lidia and symbfile outputs also equal `llvm-symbolizer-14`'s frames (with the
 //! Lidia DWARF tests' named disagreements). Round trips A → B → A give A's bytes back
 //! wherever B holds every fact of A.
 
 mod frames;
+mod llvm_gsym;
 mod pairs;
 mod round_trips;
 
@@ -20,8 +23,8 @@ use symblob_build::convert::{convert, ConvertOptions, Target};
 use crate::common::testdata;
 use crate::lidia_dwarf::fixtures::fixtures;
 
-/// The three formats convert writes.
-pub const TARGETS: [Target; 3] = [Target::Ksym, Target::Lidia, Target::Symbfile];
+/// The formats convert reads and writes.
+pub const TARGETS: [Target; 4] = [Target::Ksym, Target::Lidia, Target::Symbfile, Target::Gsym];
 
 /// A test program: its name and ELF file. The committed ones always; the compiled ones
 /// when their toolchain is installed (otherwise reported as a missing oracle).

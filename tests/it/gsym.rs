@@ -7,9 +7,10 @@ mod blazesym;
 mod corrupt;
 mod debug_files;
 mod go;
-mod oracle;
+mod nodes;
+pub(crate) mod oracle;
 mod swap;
-mod tiny;
+pub(crate) mod tiny;
 mod writer;
 
 use std::path::Path;

@@ -9,7 +9,10 @@
 //! | ksym-bin ([`ksym`]) | typed symbols with aliases, the blob's text ranges, and functions that end where the next symbol starts |
 //! | Lidia ([`lidia`]) | functions with inlined calls, files and line rows, borrowed from the file |
 //! | symbfile ([`symbfile`]) | the same from range records, and return pads |
+//! | GSYM ([`gsym`]) | functions with inlined calls, files and line rows, that answer as LLVM 14's lookups |
 
+#[cfg(feature = "gsym")]
+pub mod gsym;
 #[cfg(feature = "ksym")]
 pub mod ksym;
 #[cfg(feature = "lidia")]

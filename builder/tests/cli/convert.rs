@@ -82,8 +82,82 @@ fn an_input_in_no_format_is_named() {
         b"",
     ));
     assert!(
-        err.contains("notes.txt") && err.contains("not a ksym-bin, Lidia, symbfile or ELF file"),
+        err.contains("notes.txt")
+            && err.contains("not a ksym-bin, Lidia, symbfile, GSYM or ELF file"),
         "{err}"
     );
     assert!(!out.exists());
+}
+
+/// The GSYM file `llvm-gsymutil` wrote of the `inl` test program (a fuzzing seed).
+fn llvm_gsym() -> std::path::PathBuf {
+    crate::common::root().join("fuzz/seeds/gsym_parse/inline.gsym")
+}
+
+#[test]
+fn a_gsym_input_converts_and_the_summary_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // Addresses of both programs (LLVM's file was made of an older `inl`), with inlined
+    // calls in each.
+    let addrs = b"0x1000\n0x1041\n0x1090\n0x10c5\n0x1140\n0x1141\n0x1144\n0x1150\n0x1225\n";
+    // LLVM's file and ours (`gsym build`) as the input.
+    let ours = dir.path().join("ours.gsym");
+    ok(&run(
+        &[
+            "gsym",
+            "build",
+            s(&testdata("lidia/elf/inl")),
+            "-o",
+            s(&ours),
+        ],
+        b"",
+    ));
+    for gsym in [llvm_gsym(), ours] {
+        let lidia = dir.path().join("inl.lidia");
+        let out = run(
+            &["convert", s(&gsym), "-o", s(&lidia), "--to", "lidia"],
+            b"",
+        );
+        ok(&out);
+        let err = stderr_text(&out);
+        assert!(
+            err.contains("GSYM (functions, inlined calls, source files, line numbers) to Lidia"),
+            "{err}"
+        );
+        // `gsym lookup` answers in the Lidia format: the two files answer alike.
+        let from_gsym = ok(&run(&["gsym", "lookup", s(&gsym)], addrs));
+        let from_lidia = ok(&run(&["lidia", "lookup", s(&lidia)], addrs));
+        assert_eq!(from_lidia, from_gsym);
+        let inlined = from_gsym.lines().any(|l| {
+            l.split('\t')
+                .nth(1)
+                .is_some_and(|n| n.parse::<u32>().unwrap() > 1)
+        });
+        assert!(inlined, "{from_gsym}");
+    }
+}
+
+#[test]
+fn a_damaged_gsym_input_is_named_with_its_offset_and_nothing_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = std::fs::read(llvm_gsym()).unwrap();
+    // The first record's name offset, zeroed: LLVM refuses such a record.
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let count = u32_at(&bytes, 16) as usize;
+    let infos = (48 + count * usize::from(bytes[6])).next_multiple_of(4);
+    let record = u32_at(&bytes, infos) as usize;
+    bytes[record + 4..record + 8].fill(0);
+    let damaged = dir.path().join("damaged.gsym");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let out = dir.path().join("out.lidia");
+    let err = failed(&run(
+        &["convert", s(&damaged), "-o", s(&out), "--to", "lidia"],
+        b"",
+    ));
+    let at = format!("offset {:#x}", record + 4);
+    assert!(
+        err.contains("damaged.gsym") && err.contains(&at) && err.contains("name offset 0"),
+        "{err}"
+    );
+    assert!(!out.exists(), "a failed conversion wrote {}", out.display());
 }

@@ -41,6 +41,23 @@ pub fn check(input: &[u8], out: &mut Console) {
                 digest.number(row.address ^ u64::from(row.line) ^ u64::from(row.file));
             }
         }
+        if let Ok(Some(nodes)) = file.inline_nodes(&function) {
+            for node in nodes {
+                match node {
+                    Ok(node) => {
+                        digest.number(node.depth as u64 ^ node.range_count);
+                        digest.bytes(node.name.0);
+                        digest.number(u64::from(node.call_file) ^ u64::from(node.call_line));
+                        for range in node.ranges {
+                            digest.number(range.start ^ range.end);
+                        }
+                    }
+                    Err(e) => {
+                        let _ = write!(digest, "{e}");
+                    }
+                }
+            }
+        }
         let end = function.address.wrapping_add(u64::from(function.size));
         for addr in [function.address, end.wrapping_sub(1), end] {
             if let Ok(Some(f)) = file.function_at(addr) {

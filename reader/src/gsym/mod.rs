@@ -32,7 +32,9 @@
 //! subtrees that do not cover the address are skipped without being decoded. Nothing is
 //! decoded ahead and nothing is cached. Damage that a lookup meets is an [`Error`] with
 //! the offset; damage elsewhere is found by [`validate`](GsymFile::validate), which
-//! decodes every function in O(file size).
+//! decodes every function in O(file size). [`GsymFile::line_rows`] and
+//! [`GsymFile::inline_nodes`] give a function's whole line table and inline tree, decoded
+//! as they are iterated.
 //!
 //! # Example
 //!
@@ -65,6 +67,7 @@ mod function;
 mod inline;
 mod line_table;
 mod lookup;
+mod nodes;
 pub mod raw;
 mod validate;
 mod words;
@@ -82,6 +85,7 @@ pub use function::{Function, Functions};
 pub use inline::MAX_INLINE_DEPTH;
 pub use line_table::{LineRow, LineRows};
 pub use lookup::{Frame, Frames, Lookup};
+pub use nodes::{InlineNode, InlineNodes, InlineRange, InlineRanges};
 pub use words::Endian;
 
 /// The section names that [`Error::section`] carries for GSYM errors.
@@ -375,8 +379,10 @@ impl<'a> GsymFile<'a> {
         })
     }
 
-    /// The raw string offsets of file-table entry `index`.
-    fn file_offsets(&self, index: u32) -> Option<(u32, u32)> {
+    /// The string offsets (directory, base name) of file-table entry `index`, as stored,
+    /// or `None` past the end. An entry of two zero offsets names no file: a lookup adds
+    /// no frame for an inlined call whose call file is such an entry, as LLVM.
+    pub fn file_offsets(&self, index: u32) -> Option<(u32, u32)> {
         let i = usize::try_from(index).ok()?.checked_mul(2)?;
         let dir = u32::try_from(self.files.get(i)?).ok()?;
         let base = u32::try_from(self.files.get(i.checked_add(1)?)?).ok()?;

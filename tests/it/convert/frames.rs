@@ -85,7 +85,8 @@ fn symbfile(bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
 }
 
 /// GSYM: the frames of our reader (equal to `llvm-gsymutil`'s, tested in `gsym`), the
-/// path joined from directory and base name; no frames where the lookup fails.
+/// path joined from directory and base name as `llvm-gsymutil` prints it; no frames where
+/// the lookup fails.
 fn gsym(bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
     let file = symblob::gsym::GsymFile::parse(bytes).expect("GSYM parses");
     addrs
@@ -94,9 +95,15 @@ fn gsym(bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
             Ok(Some(found)) => found
                 .frames()
                 .map(|f| {
-                    let path = match (f.dir.to_string(), f.base.to_string()) {
-                        (d, b) if d.is_empty() => b,
-                        (d, b) => format!("{d}/{b}"),
+                    let (dir, base) = (f.dir.to_string(), f.base.to_string());
+                    let base = match base.is_empty() {
+                        true if !dir.is_empty() => "<invalid-file>".to_owned(),
+                        _ => base,
+                    };
+                    let path = match dir.as_str() {
+                        "" => base,
+                        d if d.contains('\\') && !d.contains('/') => format!("{d}\\{base}"),
+                        d => format!("{d}/{base}"),
                     };
                     (f.name.to_string(), path, u64::from(f.line))
                 })
@@ -104,4 +111,11 @@ fn gsym(bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
             _ => Vec::new(),
         })
         .collect()
+}
+
+/// For each of `addrs`, whether the lookup in the GSYM file `bytes` fails with an error
+/// (not merely finding no function).
+pub fn gsym_failures(bytes: &[u8], addrs: &[u64]) -> Vec<bool> {
+    let file = symblob::gsym::GsymFile::parse(bytes).expect("GSYM parses");
+    addrs.iter().map(|&a| file.lookup(a).is_err()).collect()
 }

@@ -53,8 +53,8 @@ enum Command {
     /// from its bytes), as `symblob ksym lookup`, `symblob lidia lookup`, `symblob symbfile
     /// lookup` or `symblob gsym lookup` would.
     Lookup(lookup::LookupArgs),
-    /// Rewrite a ksym-bin, Lidia, symbfile or ELF file as ksym-bin, Lidia or symbfile,
-    /// saying what the target format cannot hold.
+    /// Rewrite a ksym-bin, Lidia, symbfile, GSYM or ELF file as ksym-bin, Lidia, symbfile
+    /// or GSYM, saying what the target format cannot hold.
     Convert(convert::ConvertArgs),
     /// ksym-bin v1: kallsyms-style symbol blobs for kernels and bootloaders.
     #[command(subcommand)]
