@@ -247,9 +247,6 @@ fn finalize<'g, 'a>(records: Vec<Record<'g, 'a>>, written: &mut Written) -> Vec<
 struct Plan<'g> {
     uses: Vec<Use<'g>>,
     rows: Vec<line_table::Row>,
-    /// How many files the rows use: the rows' file numbers index the first `files` file
-    /// uses.
-    files: usize,
 }
 
 /// A string or a file path a record's encoding interns.
@@ -262,7 +259,8 @@ enum Use<'g> {
 impl<'g> Plan<'g> {
     /// Interns the uses in order; the global index of each of the record's files.
     fn intern(&self, tables: &mut Tables<'g>) -> Vec<u32> {
-        let mut files = Vec::with_capacity(self.files);
+        // The rows' file numbers index the first file uses (the rows' files come first).
+        let mut files = Vec::new();
         for u in &self.uses {
             match *u {
                 Use::String(s) => {
@@ -298,8 +296,7 @@ fn plan<'g>(r: &Record<'g, '_>) -> Plan<'g> {
             uses.push(Use::File(call_file));
         }
     }
-    let files = files.len();
-    Plan { uses, rows, files }
+    Plan { uses, rows }
 }
 
 /// An encoded `FunctionInfo`, and which chunks it has.

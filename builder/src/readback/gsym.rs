@@ -174,17 +174,7 @@ fn groups<'a>(
         Some(rows) => Some(rows.collect::<std::result::Result<Vec<_>, _>>()?),
         None => None,
     };
-    let mut spans = vec![Span {
-        start,
-        end,
-        depth: 0,
-        name,
-        file: None,
-        call_file: None,
-        call_line: 0,
-        instance: 0,
-        rows: Vec::new(),
-    }];
+    let mut spans = vec![Span::function(start, end, name)];
     if rows.is_some() {
         inline::spans(file, function, end, paths, &mut spans)?;
     }

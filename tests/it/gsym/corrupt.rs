@@ -5,7 +5,7 @@ use symblob::gsym::{section, GsymFile};
 use symblob::{Error, ErrorKind};
 
 use super::oracle::{gsym_fixture, lookups, GSYMUTIL};
-use super::tiny::{gsym, line_table, node, uleb, Func, INL, MAIN};
+use super::tiny::{gsym, line_table, nested_calls, node, uleb, Func, INL, MAIN};
 use super::{agree, our_answer};
 use crate::common::{run_scratch_dir, tool};
 
@@ -151,19 +151,12 @@ fn gsym_offsets_out_of_range() {
 /// fails validation.
 #[test]
 fn gsym_deep_inline_trees() {
-    let tree = |depth: usize| {
-        let mut inner = None;
-        for level in (1..depth).rev() {
-            inner = Some(node(1, 0x100 - level as u64, INL, level as u64, inner));
-        }
-        node(0, 0x100, MAIN, 0, inner)
-    };
     let file = |depth| {
         gsym(&[Func {
             start: 0x1000,
             size: 0x100,
             name: MAIN,
-            chunks: vec![simple_lines(0x40), (2, tree(depth))],
+            chunks: vec![simple_lines(0x40), (2, nested_calls(depth))],
         }])
     };
     let within = file(symblob::gsym::MAX_INLINE_DEPTH);

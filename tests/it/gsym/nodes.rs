@@ -10,7 +10,7 @@ use symblob::ErrorKind;
 
 use super::oracle::gsym_fixture;
 use super::sample_addresses;
-use super::tiny::{gsym, node, uleb, Func, INL, MAIN};
+use super::tiny::{gsym, nested_calls, node, uleb, Func, INL, MAIN};
 
 /// A walked node: depth, ranges, name, call file, call line, has children.
 type Walked = (usize, Vec<InlineRange>, String, u32, u32, bool);
@@ -97,19 +97,12 @@ fn gsym_inline_nodes_walk_every_node_in_order() {
 
 #[test]
 fn gsym_inline_nodes_stop_at_the_depth_limit_with_the_offset() {
-    let tree = |depth: usize| {
-        let mut inner = None;
-        for level in (1..depth).rev() {
-            inner = Some(node(1, 0x100 - level as u64, INL, level as u64, inner));
-        }
-        node(0, 0x100, MAIN, 0, inner)
-    };
     let file = |depth| {
         gsym(&[Func {
             start: 0x1000,
             size: 0x100,
             name: MAIN,
-            chunks: vec![(2, tree(depth))],
+            chunks: vec![(2, nested_calls(depth))],
         }])
     };
     let within = file(MAX_INLINE_DEPTH);
@@ -140,7 +133,7 @@ fn gsym_inline_nodes_stop_at_the_depth_limit_with_the_offset() {
     assert!(nodes.next().is_none(), "the walk ends after its error");
 
     // A cut tree: an error, then the end.
-    let mut cut = tree(3);
+    let mut cut = nested_calls(3);
     cut.truncate(cut.len() - 4);
     let bytes = gsym(&[Func {
         start: 0x1000,

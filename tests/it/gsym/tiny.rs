@@ -79,6 +79,16 @@ pub fn node(
     out
 }
 
+/// The inline tree of a function at 0x1000 of size 0x100: `main` as the root, then a
+/// chain of nested calls down to `depth` nodes in all.
+pub fn nested_calls(depth: usize) -> Vec<u8> {
+    let mut inner = None;
+    for level in (1..depth).rev() {
+        inner = Some(node(1, 0x100 - level as u64, INL, level as u64, inner));
+    }
+    node(0, 0x100, MAIN, 0, inner)
+}
+
 /// The file: header, 8-byte address table, info offsets, file table, strings, records.
 pub fn gsym(funcs: &[Func]) -> Vec<u8> {
     let n = funcs.len();
