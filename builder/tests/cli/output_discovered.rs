@@ -172,8 +172,9 @@ impl Fixture {
         assert_eq!(listing(&self.dir), names, "{args:?} left a file behind");
     }
 
-    /// The three builds that write a file, each refused with its spelling in `spelled` as
-    /// an output: the range file, the return-pad file, the Lidia file of a DWARF build.
+    /// The builds that write a file, each refused with its spelling in `spelled` as an
+    /// output: the range file, the return-pad file, and the Lidia or GSYM file of a DWARF
+    /// build (`lidia build`, `gsym build`, `convert --to gsym`).
     fn refuses_every_output(&self, spelled: [&Path; 3]) {
         let elf = s(&self.elf);
         let fresh = self.dir.join("fresh.sym");
@@ -197,6 +198,11 @@ impl Fixture {
         );
         self.refuses(
             &["lidia", "build", "--dwarf", elf, "-o", s(lidia), "--quiet"],
+            lidia,
+        );
+        self.refuses(&["gsym", "build", elf, "-o", s(lidia), "--quiet"], lidia);
+        self.refuses(
+            &["convert", elf, "-o", s(lidia), "--to", "gsym", "--quiet"],
             lidia,
         );
     }
@@ -322,7 +328,9 @@ fn builds_beside_the_files_found_still_write() {
             &["lidia", "build", "--dwarf", elf, "-o", s(&lidia), "--quiet"],
             b"",
         ));
-        for out in [&ranges, &pads, &lidia, &d.join("out.sym.0")] {
+        let gsym = d.join("out.gsym");
+        success(run(&["gsym", "build", elf, "-o", s(&gsym), "--quiet"], b""));
+        for out in [&ranges, &pads, &lidia, &gsym, &d.join("out.sym.0")] {
             assert!(fs::metadata(out).unwrap().len() > 0, "{}", out.display());
         }
         assert!(
