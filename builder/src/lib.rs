@@ -45,6 +45,7 @@
 //! | [`lidia`] | `lidia` | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
 //! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index, parts and return pads, the one-pass build of both files; upload with `upload` |
 //! | [`gsym`] | `gsym` | the GSYM v1 writer (LLVM's symbolization format), from the model |
+//! | [`breakpad`] | `breakpad` | Breakpad `.sym` files: the writer from the model, unwind rules (`STACK CFI`) from `.eh_frame` and `.debug_frame`, the module identity of an ELF file |
 //! | [`cif`] | `cif` | process image maps: capture, CIF encoding, JSON (with `json`) |
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`readback`] | `ksym`, `lidia`, `symbfile`, `gsym` | sources that read symblob's own formats (and GSYM files LLVM writes) back into the model, one per format, each behind that format's feature |
@@ -70,6 +71,7 @@
 //! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
 //! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs, return pads decoded from x86-64 code; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
 //! | `gsym` | [`gsym`]: GSYM v1 from the model; [`readback::gsym`] | | leb128 |
+//! | `breakpad` | [`breakpad`]: Breakpad `.sym` files from ELF/DWARF, with unwind rules; [`readback::breakpad`] | `dwarf`, `gopclntab` | |
 //! | `cif` | [`cif`]: process image maps and CIF | | |
 //! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
 //! | `convert` | [`convert`]: between ksym-bin, Lidia, symbfile and GSYM (and from ELF) | `ksym`, `lidia`, `symbfile`, `gsym` | |
@@ -129,6 +131,8 @@ mod fast_hash;
 mod progress;
 mod warning;
 
+#[cfg(feature = "breakpad")]
+pub mod breakpad;
 #[cfg(feature = "cif")]
 pub mod cif;
 #[cfg(feature = "convert")]

@@ -117,3 +117,18 @@ pub fn c_library() -> Option<PathBuf> {
     }
     libc.canonicalize().ok()
 }
+
+/// A tool `.ci/install-oracles` installs with `cargo install` (`dump_syms`,
+/// `minidump-stackwalk`): `$SYMBLOB_CARGO_ORACLES/bin/<name>`, by default under
+/// `target/oracles`, or else on `PATH`. `None` after [`missing_oracle`] when it is in
+/// neither place.
+pub fn cargo_oracle(name: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("SYMBLOB_CARGO_ORACLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| super::root().join("target/oracles"));
+    let installed = dir.join("bin").join(name);
+    if installed.is_file() {
+        return Some(installed);
+    }
+    tool(name)
+}

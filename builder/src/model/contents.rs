@@ -5,7 +5,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::{Bytes, Group, Span, Symbol};
+use super::{Bytes, CfiRecord, Group, Span, Symbol};
 
 /// Everything a source read from one input.
 ///
@@ -23,6 +23,8 @@ pub struct Model<'a> {
     pub text_ranges: Vec<Range<u64>>,
     /// Inline chains at return addresses (symbfile return-pad records).
     pub return_pads: Vec<ReturnPad>,
+    /// Unwind rules (Breakpad `STACK CFI`), sorted by start address.
+    pub unwind: Vec<CfiRecord>,
 }
 
 /// The inline chain of one return address, outermost frame first.
@@ -62,6 +64,8 @@ pub struct Contents {
     pub symbols: bool,
     /// Return pads.
     pub return_pads: bool,
+    /// Unwind rules.
+    pub unwind: bool,
 }
 
 impl Contents {
@@ -73,6 +77,7 @@ impl Contents {
             (self.lines, target.lines, "line numbers"),
             (self.symbols, target.symbols, "symbol types and aliases"),
             (self.return_pads, target.return_pads, "return pads"),
+            (self.unwind, target.unwind, "unwind rules"),
         ];
         pairs
             .iter()
@@ -92,6 +97,7 @@ impl fmt::Display for Contents {
             (self.lines, "line numbers"),
             (self.symbols, "typed symbols"),
             (self.return_pads, "return pads"),
+            (self.unwind, "unwind rules"),
         ];
         let held: Vec<&str> = names.iter().filter(|(h, _)| *h).map(|&(_, n)| n).collect();
         if held.is_empty() {
@@ -113,12 +119,16 @@ impl Model<'_> {
             lines: spans().any(|s| !s.rows.is_empty()),
             symbols: !self.symbols.is_empty(),
             return_pads: !self.return_pads.is_empty(),
+            unwind: !self.unwind.is_empty(),
         }
     }
 
     /// Whether the model holds nothing at all.
     pub fn is_empty(&self) -> bool {
-        self.functions.is_empty() && self.symbols.is_empty() && self.return_pads.is_empty()
+        self.functions.is_empty()
+            && self.symbols.is_empty()
+            && self.return_pads.is_empty()
+            && self.unwind.is_empty()
     }
 
     /// The depth-0 spans as functions: the piece of each name, in address order.
@@ -200,6 +210,7 @@ mod tests {
             lines: true,
             symbols: false,
             return_pads: true,
+            unwind: false,
         };
         let ksym = Contents {
             functions: true,

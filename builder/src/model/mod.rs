@@ -14,11 +14,13 @@
 //! * [`Model`]: one input's whole content (functions, symbols, text ranges, return pads)
 //!   and [`Contents`], the kinds of facts it holds, which `symblob convert` compares with
 //!   what its target can hold.
+//! * [`CfiRecord`] / [`CfiRow`]: unwind rules of address ranges (Breakpad `STACK CFI`).
 
 mod contents;
 mod function;
 mod names;
 mod symbols;
+mod unwind;
 
 pub use contents::{functions_of_symbols, Contents, Model, PadFrame, ReturnPad};
 pub(crate) use function::innermost;
@@ -27,3 +29,4 @@ pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
 pub use names::{Demangle, NameError};
 pub(crate) use symbols::accept;
 pub use symbols::{InputOptions, Symbol, SymbolList, TypeFilter};
+pub use unwind::{CfiRecord, CfiRow};

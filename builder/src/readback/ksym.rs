@@ -37,7 +37,7 @@ pub fn read(bytes: &[u8], input: &str) -> Result<KsymSource> {
             functions,
             symbols,
             text_ranges,
-            return_pads: Vec::new(),
+            ..Model::default()
         },
         layout: blob.layout_kind(),
     })

@@ -11,6 +11,8 @@
 //! | symbfile ([`symbfile`]) | the same from range records, and return pads |
 //! | GSYM ([`gsym`]) | functions with inlined calls, files and line rows, that answer as LLVM 14's lookups |
 
+#[cfg(feature = "breakpad")]
+pub mod breakpad;
 #[cfg(feature = "gsym")]
 pub mod gsym;
 #[cfg(feature = "ksym")]

@@ -1,0 +1,16 @@
+//! Breakpad symbol files (`docs/formats/breakpad.md`): the text `.sym` format of crash
+//! reporting, with functions, line records, inlined calls, public symbols and unwind rules
+//! (`STACK CFI`), written as Mozilla's `dump_syms` writes them.
+//!
+//! * [`cfi`]: unwind rules from `.eh_frame` and `.debug_frame` (gimli parses the CIEs and
+//!   FDEs; the translation into Breakpad's postfix rules is ours).
+//! * [`module`]: the `MODULE` and `INFO CODE_ID` identity of an ELF file.
+//! * [`writer`]: the `.sym` text from the [model](crate::model).
+//!
+//! Reading `.sym` files back into the model is [`crate::readback::breakpad`].
+
+pub mod cfi;
+pub mod module;
+pub mod writer;
+
+pub use module::Module;

@@ -1,0 +1,1 @@
+//! The Breakpad `.sym` writer.

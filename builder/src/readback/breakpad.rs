@@ -1,0 +1,1 @@
+//! Breakpad `.sym` files as a source.
