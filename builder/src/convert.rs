@@ -18,7 +18,7 @@ use crate::gsym::GsymOptions;
 use crate::input::FilesRead;
 use crate::ksym::{BuildOptions, InputOptions};
 use crate::lidia::ElfOptions;
-use crate::model::{Contents, Group, Model};
+use crate::model::{Contents, Model};
 use crate::symbfile::extract::{self, ExtractOptions};
 use crate::symbfile::SymbfileWriter;
 use crate::{readback, Error, ErrorKind, Location, Result};
@@ -395,7 +395,7 @@ pub fn gsym_from_elf(
         &crate::Progress::default(),
         |functions| {
             let model = Model {
-                functions: with_go_lines(bytes, functions),
+                functions: crate::gopclntab::with_go_lines(bytes, functions),
                 ..Model::default()
             };
             written = Some(crate::gsym::write_model(&model, &options));
@@ -403,27 +403,4 @@ pub fn gsym_from_elf(
     )?;
     let written = written.unwrap_or_else(|| Ok(crate::gsym::Written::default()))?;
     Ok((written, stats.files_read))
-}
-
-/// A Go program without DWARF (built with `-ldflags=-w`, or stripped of its debug
-/// sections) still has its functions' lines in `.gopclntab`: when the DWARF build found
-/// no line and no inlined call, the Go table's functions replace the symbol table's
-/// where both describe the code (the symbol table keeps what the Go table lacks).
-fn with_go_lines<'g>(bytes: &'g [u8], functions: Vec<Group<'g>>) -> Vec<Group<'g>> {
-    let spans = || functions.iter().flat_map(|g| &g.spans);
-    if spans().any(|s| !s.rows.is_empty() || s.depth > 0) {
-        return functions;
-    }
-    let mut out = crate::gopclntab::groups(bytes);
-    if out.is_empty() {
-        return functions;
-    }
-    let covered: Vec<(u64, u64)> = out.iter().map(|g| (g.start(), g.end())).collect();
-    let inside = |addr: u64| {
-        let i = covered.partition_point(|&(start, _)| start <= addr);
-        i.checked_sub(1).is_some_and(|i| addr < covered[i].1)
-    };
-    out.extend(functions.into_iter().filter(|g| !inside(g.start())));
-    out.sort_by_key(Group::start);
-    out
 }

@@ -6,11 +6,16 @@
 //!   FDEs; the translation into Breakpad's postfix rules is ours).
 //! * [`module`]: the `MODULE` and `INFO CODE_ID` identity of an ELF file.
 //! * [`writer`]: the `.sym` text from the [model](crate::model).
+//! * [`elf`]: an ELF file's `.sym` by dump_syms's rules (DWARF functions, symbol-table
+//!   publics, section markers, unwind rules).
 //!
 //! Reading `.sym` files back into the model is [`crate::readback::breakpad`].
 
 pub mod cfi;
+pub mod elf;
 pub mod module;
 pub mod writer;
 
+pub use elf::{from_elf, Built};
 pub use module::Module;
+pub use writer::{write_model, Written};

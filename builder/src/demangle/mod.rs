@@ -15,8 +15,14 @@
 //!   linked).
 //!
 //! A name no demangler accepts is kept as it is.
+//!
+//! Breakpad symbol files carry names in the form Mozilla's `dump_syms` gives them
+//! ([`breakpad_name`]): compiler suffixes dropped, C++ without the return type.
 
+mod breakpad;
 mod cpp;
+
+pub use breakpad::{breakpad_name, without_compiler_suffixes};
 
 pub use cpp::GNU_COMPATIBLE;
 

@@ -62,3 +62,26 @@ pub(crate) fn groups(bytes: &[u8]) -> Vec<Group<'static>> {
     out.sort_by_key(Group::start);
     out
 }
+
+/// A Go program without DWARF (built with `-ldflags=-w`, or stripped of its debug
+/// sections) still has its functions' lines in `.gopclntab`: when the DWARF build found
+/// no line and no inlined call, the Go table's functions replace the symbol table's
+/// where both describe the code (the symbol table keeps what the Go table lacks).
+pub(crate) fn with_go_lines<'g>(bytes: &'g [u8], functions: Vec<Group<'g>>) -> Vec<Group<'g>> {
+    let spans = || functions.iter().flat_map(|g| &g.spans);
+    if spans().any(|s| !s.rows.is_empty() || s.depth > 0) {
+        return functions;
+    }
+    let mut out = groups(bytes);
+    if out.is_empty() {
+        return functions;
+    }
+    let covered: Vec<(u64, u64)> = out.iter().map(|g| (g.start(), g.end())).collect();
+    let inside = |addr: u64| {
+        let i = covered.partition_point(|&(start, _)| start <= addr);
+        i.checked_sub(1).is_some_and(|i| addr < covered[i].1)
+    };
+    out.extend(functions.into_iter().filter(|g| !inside(g.start())));
+    out.sort_by_key(Group::start);
+    out
+}

@@ -11,7 +11,7 @@ mod pcvalue;
 use crate::elf::file::{ElfFile, SectionData};
 use crate::error::{Error, ErrorKind};
 
-pub(crate) use groups::groups;
+pub(crate) use groups::with_go_lines;
 pub(crate) use pcvalue::{LineSpan, PcTables, Position};
 
 /// One function of the table: `[entry, end)` and its name.

@@ -8,7 +8,7 @@ use zerocopy::IntoBytes;
 
 use super::{inline, line_table};
 use crate::fast_hash::{fast_map, FastMap};
-use crate::model::{Group, Model};
+use crate::model::{function_runs, Group, Model};
 use crate::{Error, Result};
 
 /// Options of the GSYM writer.
@@ -145,7 +145,7 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
     }
     let mut written = Written::default();
     let mut records: Vec<Record<'_, '_>> = Vec::with_capacity(model.functions.len());
-    for pieces in functions(&model.functions) {
+    for pieces in function_runs(&model.functions) {
         let Some(first) = pieces.first().and_then(|g| g.spans.first()) else {
             continue;
         };
@@ -187,28 +187,6 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
     written.functions = records.len();
     written.bytes = layout(&records, &infos, &tables, &options.uuid)?;
     Ok(written)
-}
-
-/// The model's functions cut into GSYM functions: runs of groups where each starts
-/// where the previous ends and has its name. The DWARF source cuts a function where the
-/// file of its rows changes (a Lidia range has one file), while a GSYM record is one
-/// function, whose line table carries a file per row and whose inlined calls are counted
-/// from its start (two functions of one name that touch are taken for one).
-fn functions<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<&'g [Group<'a>]> {
-    let name = |g: &'g Group<'a>| g.spans.first().map(|s| &*s.name);
-    let mut out: Vec<&'g [Group<'a>]> = Vec::new();
-    let mut from = 0;
-    for i in 1..=groups.len() {
-        let continues = groups.get(i).is_some_and(|g| {
-            let prev = &groups[i - 1];
-            prev.end() == g.start() && prev.start() < prev.end() && name(prev) == name(g)
-        });
-        if !continues {
-            out.push(&groups[from..i]);
-            from = i;
-        }
-    }
-    out
 }
 
 /// LLVM 14's `GsymCreator::finalize` on sorted records: of two with the same range, the

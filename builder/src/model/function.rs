@@ -184,6 +184,28 @@ impl<'a> Group<'a> {
     }
 }
 
+/// The model's groups joined into whole functions: runs of groups where each starts
+/// where the previous ends and has its name. The DWARF source cuts a function where the
+/// file of its rows changes (a Lidia range has one file), while formats whose line tables
+/// carry a file per row (GSYM, Breakpad) write one record per function, and count its
+/// inlined calls from its start (two functions of one name that touch are taken for one).
+pub fn function_runs<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<&'g [Group<'a>]> {
+    let name = |g: &'g Group<'a>| g.spans.first().map(|s| &*s.name);
+    let mut out: Vec<&'g [Group<'a>]> = Vec::new();
+    let mut from = 0;
+    for i in 1..=groups.len() {
+        let continues = groups.get(i).is_some_and(|g| {
+            let prev = &groups[i - 1];
+            prev.end() == g.start() && prev.start() < prev.end() && name(prev) == name(g)
+        });
+        if !continues {
+            out.push(&groups[from..i]);
+            from = i;
+        }
+    }
+    out
+}
+
 /// Sorts spans by (start, depth): the order of a laminar family's pre-order walk.
 pub fn sort_spans(spans: &mut [Span<'_>]) {
     spans.sort_by_key(|s| (s.start, s.depth));

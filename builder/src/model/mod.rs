@@ -24,7 +24,7 @@ mod unwind;
 
 pub use contents::{functions_of_symbols, Contents, Model, PadFrame, ReturnPad};
 pub(crate) use function::innermost;
-pub use function::{sort_spans, Bytes, Group, Row, Span};
+pub use function::{function_runs, sort_spans, Bytes, Group, Row, Span};
 pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
 pub use names::{Demangle, NameError};
 pub(crate) use symbols::accept;

@@ -13,6 +13,7 @@ macro_rules! note {
     }};
 }
 
+mod breakpad;
 mod cif;
 mod common;
 mod convert;
@@ -74,6 +75,10 @@ enum Command {
     /// GSYM v1: LLVM's symbolization files (`llvm-gsymutil --convert`), with inline frames.
     #[command(subcommand)]
     Gsym(gsym::Command),
+    /// Breakpad symbol files (`.sym`): functions, lines, inlined calls and unwind rules
+    /// for crash reporting, as Mozilla's `dump_syms` writes them.
+    #[command(subcommand)]
+    Breakpad(breakpad::Command),
 }
 
 fn main() -> ExitCode {
@@ -86,6 +91,7 @@ fn main() -> ExitCode {
         Command::Cif(c) => cif::run(c),
         Command::Symbfile(c) => symbfile::run(c),
         Command::Gsym(c) => gsym::run(c),
+        Command::Breakpad(c) => breakpad::run(c),
         Command::Size(c) => size::run(c)
             .map(|()| Outcome::Success)
             .map_err(common::Failure::from),

@@ -1,0 +1,127 @@
+//! A Breakpad symbol file from an ELF file, by Mozilla's `dump_syms --inlines` rules: the
+//! DWARF source's functions (split DWARF, dwz and separate debug files included; Go's
+//! `.gopclntab` for a Go program without DWARF), the symbol table's functions as public
+//! symbols, a marker at each executable section, and the unwind rules of `.eh_frame` and
+//! `.debug_frame`.
+
+use std::path::Path;
+
+use object::{Object, ObjectSection, SectionFlags};
+
+use super::writer::{write_entries, Entries, Written};
+use super::{cfi, Module};
+use crate::dwarf::{DebugFiles, DwarfOptions, GroupContents};
+use crate::elf::read_elf;
+use crate::input::FilesRead;
+use crate::model::{Bytes, Group, InputOptions, Model, TypeFilter};
+use crate::{Progress, Result};
+
+/// What [`from_elf`] built.
+#[derive(Clone, Debug)]
+pub struct Built {
+    /// The module's identity (its `MODULE` line, and the store path of the file).
+    pub module: Module,
+    /// The `.sym` text and its record counts.
+    pub written: Written,
+    /// Every file the build read (the ELF, and the debug, split DWARF and supplementary
+    /// files it found): an output must not be one of them.
+    pub files_read: FilesRead,
+}
+
+/// The Breakpad symbol file of the ELF file `bytes`, read from `path`, whose separate
+/// debug files are `debug_files` or found as the other DWARF builds find them.
+///
+/// Names take dump_syms's form ([`crate::demangle::breakpad_name`]). The functions are the
+/// DWARF's (each range of a function its own `FUNC`, as dump_syms writes them); the
+/// public symbols are the symbol table's functions (`.symtab`, else `.dynsym`); each
+/// executable section without a record at its address gets a `<NAME ELF section in
+/// MODULE>` public symbol, as dump_syms adds them.
+///
+/// # Errors
+///
+/// A malformed ELF file or DWARF, a separate debug file that does not belong to the ELF,
+/// and malformed unwind tables, each naming the file and the place.
+pub fn from_elf(
+    path: &Path,
+    bytes: &[u8],
+    debug_files: &DebugFiles,
+    progress: &Progress,
+) -> Result<Built> {
+    let input = path.display().to_string();
+    let module = Module::of_elf(bytes, path)?;
+    let unwind = cfi::from_elf(bytes, &input)?;
+    let mut symbols = read_elf(
+        bytes,
+        &input,
+        &InputOptions {
+            types: TypeFilter::input_default(),
+            ..InputOptions::default()
+        },
+    )?
+    .symbols
+    .symbols;
+    for symbol in &mut symbols {
+        symbol.name = crate::demangle::breakpad_name(&symbol.name);
+    }
+    let markers = section_markers(bytes, &module.name);
+    let contents = GroupContents {
+        symtab: false,
+        gsym_rules: false,
+        lines: true,
+        files: true,
+    };
+    let options = DwarfOptions {
+        debug_files: debug_files.clone(),
+        demangle: false,
+    };
+    let mut written = None;
+    let stats =
+        crate::dwarf::build_groups(path, bytes, &options, contents, progress, |functions| {
+            let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
+            for span in functions
+                .iter_mut()
+                .flat_map(|g: &mut Group<'_>| &mut g.spans)
+            {
+                let name = String::from_utf8_lossy(&span.name);
+                let fixed = crate::demangle::breakpad_name(&name);
+                if fixed != name {
+                    span.name = Bytes::Shared(fixed.into_bytes().into());
+                }
+            }
+            let model = Model {
+                functions,
+                unwind,
+                ..Model::default()
+            };
+            let mut entries = Entries::of_model(&model, module.base, &Default::default());
+            entries.add_publics(&symbols);
+            for (rva, name) in &markers {
+                entries.add_marker(*rva, name);
+            }
+            written = Some(write_entries(&entries, &model, &module));
+        })?;
+    Ok(Built {
+        module,
+        written: written.unwrap_or_default(),
+        files_read: stats.files_read,
+    })
+}
+
+/// `(address, "<NAME ELF section in MODULE>")` for every executable section. dump_syms
+/// places them at the section's address itself, not relative to the module's base.
+fn section_markers(bytes: &[u8], module: &str) -> Vec<(u64, String)> {
+    let Ok(obj) = object::File::parse(bytes) else {
+        return Vec::new();
+    };
+    let module = if module.is_empty() { "unknown" } else { module };
+    obj.sections()
+        .filter(|s| {
+            matches!(s.flags(), SectionFlags::Elf { sh_flags, .. }
+                if sh_flags.contains(object::elf::SHF_EXECINSTR))
+        })
+        .map(|s| {
+            let name = s.name().unwrap_or("unknown");
+            (s.address(), format!("<{name} ELF section in {module}>"))
+        })
+        .collect()
+}
