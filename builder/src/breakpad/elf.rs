@@ -5,6 +5,7 @@
 //! `.debug_frame`.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use object::{Object, ObjectSection, SectionFlags};
 
@@ -13,7 +14,7 @@ use super::{cfi, Module};
 use crate::dwarf::{DebugFiles, DwarfOptions, GroupContents};
 use crate::elf::read_elf;
 use crate::input::FilesRead;
-use crate::model::{Bytes, Group, InputOptions, Model, TypeFilter};
+use crate::model::{Bytes, Group, InputOptions, Model, Symbol, TypeFilter};
 use crate::{Progress, Result};
 
 /// What [`from_elf`] built.
@@ -78,16 +79,7 @@ pub fn from_elf(
     let stats =
         crate::dwarf::build_groups(path, bytes, &options, contents, progress, |functions| {
             let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
-            for span in functions
-                .iter_mut()
-                .flat_map(|g: &mut Group<'_>| &mut g.spans)
-            {
-                let name = String::from_utf8_lossy(&span.name);
-                let fixed = crate::demangle::breakpad_name(&name);
-                if fixed != name {
-                    span.name = Bytes::Shared(fixed.into_bytes().into());
-                }
-            }
+            name_functions(&mut functions, &symbols);
             let model = Model {
                 functions,
                 unwind,
@@ -105,6 +97,50 @@ pub fn from_elf(
         written: written.unwrap_or_default(),
         files_read: stats.files_read,
     })
+}
+
+/// Gives the model's spans dump_syms's names. A function is named by the symbol-table
+/// function at its start (symbolic looks the symbol table up first, as DWARF names can be
+/// less complete: GCC gives no linkage name to functions of local types), else by its
+/// DWARF name; the pieces the DWARF source cut from one function (touching, with the same
+/// DWARF name) keep the first piece's name. Inlined calls keep their DWARF names. Every
+/// name takes dump_syms's form ([`crate::demangle::breakpad_name`]).
+fn name_functions(functions: &mut [Group<'_>], symbols: &[Symbol]) {
+    let mut by_address: Vec<(u64, &str)> = symbols
+        .iter()
+        .map(|s| (s.address, s.name.as_str()))
+        .collect();
+    // Stable: of several symbols at one address, the first in table order names it.
+    by_address.sort_by_key(|&(address, _)| address);
+    let symbol_at = |address: u64| {
+        let i = by_address.partition_point(|&(a, _)| a < address);
+        by_address.get(i).filter(|(a, _)| *a == address).map(|(_, n)| *n)
+    };
+    // (end, DWARF name, name given) of the previous function piece.
+    let mut previous: Option<(u64, Vec<u8>, Arc<[u8]>)> = None;
+    for group in functions.iter_mut() {
+        let Some((head, inlined)) = group.spans.split_first_mut() else {
+            continue;
+        };
+        let dwarf_name = head.name.to_vec();
+        let given: Arc<[u8]> = match &previous {
+            Some((end, name, given)) if *end == head.start && *name == dwarf_name => given.clone(),
+            _ => match symbol_at(head.start) {
+                Some(symbol) => symbol.as_bytes().into(),
+                None => breakpad_form(&dwarf_name).into(),
+            },
+        };
+        head.name = Bytes::Shared(given.clone());
+        previous = Some((head.end, dwarf_name, given));
+        for span in inlined {
+            span.name = Bytes::Shared(breakpad_form(&span.name).into());
+        }
+    }
+}
+
+/// The Breakpad form of a name read as bytes.
+fn breakpad_form(name: &[u8]) -> Vec<u8> {
+    crate::demangle::breakpad_name(&String::from_utf8_lossy(name)).into_bytes()
 }
 
 /// `(address, "<NAME ELF section in MODULE>")` for every executable section. dump_syms
