@@ -382,6 +382,7 @@ pub fn gsym_from_elf(
         gsym_rules: true,
         lines: true,
         files: true,
+        touching_apart: false,
     };
     let mut written = None;
     let stats = crate::dwarf::build_groups(

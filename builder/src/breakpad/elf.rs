@@ -4,6 +4,7 @@
 //! symbols, a marker at each executable section, and the unwind rules of `.eh_frame` and
 //! `.debug_frame`.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -70,6 +71,7 @@ pub fn from_elf(
         gsym_rules: false,
         lines: true,
         files: true,
+        touching_apart: true,
     };
     let options = DwarfOptions {
         debug_files: debug_files.clone(),
@@ -80,6 +82,7 @@ pub fn from_elf(
         crate::dwarf::build_groups(path, bytes, &options, contents, progress, |functions| {
             let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
             name_functions(&mut functions, &symbols);
+            normalise_paths(&mut functions);
             let model = Model {
                 functions,
                 unwind,
@@ -138,6 +141,48 @@ fn name_functions(functions: &mut [Group<'_>], symbols: &[Symbol]) {
     }
 }
 
+/// Gives every file path dump_syms's lexical form: `.` components and repeated `/`
+/// dropped, `..` removing the component before it. (dump_syms first tries the path on the
+/// machine it runs on and resolves symbolic links when the file exists there; symblob's
+/// output does not depend on the machine, so it stops at the lexical form.)
+fn normalise_paths(functions: &mut [Group<'_>]) {
+    let mut done: HashMap<Arc<[u8]>, Arc<[u8]>> = HashMap::new();
+    let mut normalise = |path: &mut Option<Arc<[u8]>>| {
+        if let Some(p) = path {
+            let normal = done
+                .entry(p.clone())
+                .or_insert_with(|| lexical_path(p).into())
+                .clone();
+            *p = normal;
+        }
+    };
+    for span in functions.iter_mut().flat_map(|g| &mut g.spans) {
+        normalise(&mut span.file);
+        normalise(&mut span.call_file);
+    }
+}
+
+/// The lexical normal form of a Unix path (see [`normalise_paths`]).
+fn lexical_path(path: &[u8]) -> Vec<u8> {
+    let absolute = path.first() == Some(&b'/');
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for part in path.split(|&b| b == b'/') {
+        match part {
+            b"" | b"." => {}
+            b".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    let mut out = Vec::with_capacity(path.len());
+    if absolute {
+        out.push(b'/');
+    }
+    out.extend_from_slice(&parts.join(&b'/'));
+    out
+}
+
 /// The Breakpad form of a name read as bytes.
 fn breakpad_form(name: &[u8]) -> Vec<u8> {
     crate::demangle::breakpad_name(&String::from_utf8_lossy(name)).into_bytes()
@@ -160,4 +205,24 @@ fn section_markers(bytes: &[u8], module: &str) -> Vec<(u64, String)> {
             (s.address(), format!("<{name} ELF section in {module}>"))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexical_path;
+
+    /// Cargo's `normalize_path`, which dump_syms uses, on the same inputs.
+    #[test]
+    fn paths_lose_dot_components() {
+        let cases: [(&str, &str); 5] = [
+            ("/rustc/x/library/std/src/../../backtrace/src/lib.rs", "/rustc/x/library/backtrace/src/lib.rs"),
+            ("/a/./b//c.h", "/a/b/c.h"),
+            ("rel/../x.c", "x.c"),
+            ("/../x.c", "/x.c"),
+            ("/usr/include/stdio.h", "/usr/include/stdio.h"),
+        ];
+        for (path, want) in cases {
+            assert_eq!(lexical_path(path.as_bytes()), want.as_bytes(), "{path}");
+        }
+    }
 }

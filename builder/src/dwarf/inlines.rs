@@ -24,6 +24,12 @@ pub(crate) fn normalize(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
 
 /// [`normalize`] without a new allocation.
 fn normalize_in_place(v: &mut Vec<(u64, u64)>) {
+    merge_in_place(v, true);
+}
+
+/// Sorts `v`, drops empty intervals and merges overlapping ones, and touching ones when
+/// `touching` is set.
+fn merge_in_place(v: &mut Vec<(u64, u64)>, touching: bool) {
     v.retain(|r| r.0 < r.1);
     if v.len() < 2 {
         return;
@@ -32,7 +38,7 @@ fn normalize_in_place(v: &mut Vec<(u64, u64)>) {
     let mut w = 0;
     for i in 1..v.len() {
         let (s, e) = v[i];
-        if s <= v[w].1 {
+        if s < v[w].1 || (touching && s == v[w].1) {
             v[w].1 = v[w].1.max(e);
         } else {
             w += 1;
@@ -102,10 +108,12 @@ fn subtract_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) 
 }
 
 /// Turns one function tree into groups (one per depth-0 piece), spans without rows yet,
-/// appended to `groups`.
+/// appended to `groups`. With `touching_apart`, an inlined call's touching ranges stay
+/// separate spans (the depth-0 pieces are merged either way).
 pub(crate) fn tree_to_groups<'a>(
     mut tree: FuncTree<'a>,
     lines: &UnitLines,
+    touching_apart: bool,
     groups: &mut Vec<Group<'a>>,
 ) {
     let n = tree.nodes.len();
@@ -118,7 +126,7 @@ pub(crate) fn tree_to_groups<'a>(
     let mut inside: Vec<(u64, u64)> = Vec::new();
     for i in 0..n {
         let own = &mut tree.nodes[i].ranges;
-        normalize_in_place(own);
+        merge_in_place(own, i == 0 || !touching_apart);
         let parent = tree.nodes[i].parent;
         let start = flat.len();
         if parent == ROOT || parent >= i {

@@ -90,6 +90,9 @@ pub(crate) struct GroupContents {
     pub lines: bool,
     /// Give every span the source file of its rows (needs the rows as well).
     pub files: bool,
+    /// Keep an inlined call's touching ranges apart (one span each), as symbolic (and so
+    /// dump_syms) reads them: its line records restart at each range.
+    pub touching_apart: bool,
 }
 
 impl GroupContents {
@@ -362,9 +365,9 @@ fn read_unit<'a>(
     let mut pending = Vec::new();
     for (t, tree) in trees.into_iter().enumerate() {
         if !need_rows {
-            inlines::tree_to_groups(tree, &lines, &mut out);
+            inlines::tree_to_groups(tree, &lines, contents.touching_apart, &mut out);
         } else {
-            inlines::tree_to_groups(tree, &lines, &mut pending);
+            inlines::tree_to_groups(tree, &lines, contents.touching_apart, &mut pending);
             for g in pending.drain(..) {
                 attach::attach_rows(g, &lines, contents.files, &mut out);
             }

@@ -76,6 +76,7 @@ impl ElfOptions {
             gsym_rules: false,
             lines: self.lidia.lines,
             files: self.lidia.files,
+            touching_apart: false,
         }
     }
 }
