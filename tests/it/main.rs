@@ -1,5 +1,6 @@
 //! End-to-end tests of symblob: one test binary, a module per area.
 
+mod breakpad;
 mod cif;
 mod common;
 mod convert;

@@ -117,7 +117,10 @@ fn name_functions(functions: &mut [Group<'_>], symbols: &[Symbol]) {
     by_address.sort_by_key(|&(address, _)| address);
     let symbol_at = |address: u64| {
         let i = by_address.partition_point(|&(a, _)| a < address);
-        by_address.get(i).filter(|(a, _)| *a == address).map(|(_, n)| *n)
+        by_address
+            .get(i)
+            .filter(|(a, _)| *a == address)
+            .map(|(_, n)| *n)
     };
     // (end, DWARF name, name given) of the previous function piece.
     let mut previous: Option<(u64, Vec<u8>, Arc<[u8]>)> = None;
@@ -215,7 +218,10 @@ mod tests {
     #[test]
     fn paths_lose_dot_components() {
         let cases: [(&str, &str); 5] = [
-            ("/rustc/x/library/std/src/../../backtrace/src/lib.rs", "/rustc/x/library/backtrace/src/lib.rs"),
+            (
+                "/rustc/x/library/std/src/../../backtrace/src/lib.rs",
+                "/rustc/x/library/backtrace/src/lib.rs",
+            ),
             ("/a/./b//c.h", "/a/b/c.h"),
             ("rel/../x.c", "x.c"),
             ("/../x.c", "/x.c"),

@@ -1,0 +1,5 @@
+//! Breakpad symbol files: symblob's `.sym` writer against Mozilla's `dump_syms`, record by
+//! record.
+
+mod records;
+mod writer;
