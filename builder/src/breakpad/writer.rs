@@ -271,6 +271,10 @@ pub fn write_entries(entries: &Entries<'_, '_>, model: &Model<'_>, module: &Modu
     written
 }
 
+/// An inlined call's site as dump_syms keys it: (origin number, depth, call line, call
+/// file number).
+type Site = (usize, u32, u32, usize);
+
 /// The `INLINE` records of one function; returns how many.
 fn write_inlines<'s>(
     out: &mut String,
@@ -279,8 +283,7 @@ fn write_inlines<'s>(
     files: &mut Numbering<'s>,
     origins: &mut Numbering<'s>,
 ) -> usize {
-    // (origin, depth, call line, call file) → ranges.
-    let mut sites: BTreeMap<(usize, u32, u32, usize), Vec<(u64, u64)>> = BTreeMap::new();
+    let mut sites: BTreeMap<Site, Vec<(u64, u64)>> = BTreeMap::new();
     for span in pieces.iter().flat_map(|g| &g.spans).filter(|s| s.depth > 0) {
         let origin = origins.id(&span.name);
         let call_file = files.id(span.call_file.as_deref().unwrap_or(b""));
