@@ -4,6 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// An inlined call's site in one function: (function address, depth, call line, call
+/// file, origin name).
+pub type Site = (u64, u32, u32, String, String);
+
 /// The comparable records of one `.sym` file, by kind.
 #[derive(Debug, Default)]
 pub struct Records {
@@ -19,7 +23,7 @@ pub struct Records {
     /// one per site: the ranges of records with the same site are joined (dump_syms
     /// numbers origins by mangled name, so instances with one demangled name get records
     /// of their own).
-    pub inlines: BTreeSet<(u64, u32, u32, String, String, Vec<(u64, u64)>)>,
+    pub inlines: BTreeSet<(Site, Vec<(u64, u64)>)>,
     /// `STACK CFI` lines as written.
     pub cfi: BTreeSet<String>,
     /// Every path the `FILE` records name.
@@ -98,7 +102,7 @@ impl Records {
                 }
             }
         }
-        for ((f, depth, line, file, origin), mut ranges) in sites {
+        for (site, mut ranges) in sites {
             ranges.sort_unstable();
             let mut merged: Vec<(u64, u64)> = Vec::new();
             for (s, e) in ranges {
@@ -107,7 +111,7 @@ impl Records {
                     _ => merged.push((s, e)),
                 }
             }
-            out.inlines.insert((f, depth, line, file, origin, merged));
+            out.inlines.insert((site, merged));
         }
         out
     }
