@@ -53,7 +53,7 @@ impl Records {
             files: files.values().cloned().collect(),
             ..Records::default()
         };
-        let mut sites: BTreeMap<(u64, u32, u32, String, String), Vec<(u64, u64)>> = BTreeMap::new();
+        let mut sites: BTreeMap<Site, Vec<(u64, u64)>> = BTreeMap::new();
         let mut func = 0;
         for line in text.lines() {
             let mut t: Vec<&str> = line.split(' ').collect();
