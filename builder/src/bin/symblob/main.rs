@@ -35,8 +35,8 @@ mod symbfile_query;
 
 use common::{is_closed_pipe, Outcome};
 
-/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF, symbfile, GSYM) and size
-/// reports (SuperSize).
+/// Build, inspect and query symbol blobs (ksym-bin, Lidia, CIF, symbfile, GSYM), Breakpad
+/// symbol files and size reports (SuperSize).
 ///
 /// Exit status: 0 on success (also when standard output is a pipe closed early, as by
 /// `| head`), 1 on an error or when a lookup was given a line that is not an address
@@ -75,8 +75,8 @@ enum Command {
     /// GSYM v1: LLVM's symbolization files (`llvm-gsymutil --convert`), with inline frames.
     #[command(subcommand)]
     Gsym(gsym::Command),
-    /// Breakpad symbol files (`.sym`): functions, lines, inlined calls and unwind rules
-    /// for crash reporting, as Mozilla's `dump_syms` writes them.
+    /// Breakpad: crash reporting's `.sym` symbol files (functions, lines, inlined calls and
+    /// unwind rules), as Mozilla's `dump_syms` writes them.
     #[command(subcommand)]
     Breakpad(breakpad::Command),
 }
