@@ -186,3 +186,63 @@ fn non_pie_addresses_are_relative_to_the_first_segment() {
     assert!(ok, "gcc -no-pie");
     compare("c-no-pie", &elf);
 }
+
+/// The line and file at each address where a record of `records` starts, by the record
+/// covering it.
+fn position_at(records: &Records, address: u64) -> Option<(u32, &str)> {
+    let below = records
+        .lines
+        .range(..=(address, u64::MAX, u32::MAX, String::new()));
+    below
+        .last()
+        .filter(|(start, size, ..)| address < start + size.max(&1))
+        .map(|(_, _, line, file)| (*line, file.as_str()))
+}
+
+/// A Go program without DWARF: its functions and lines come from `.gopclntab`. dump_syms
+/// writes only `PUBLIC` records for it, so the expectation is dump_syms's file of the
+/// same program before `objcopy --strip-debug`: the same `FUNC` records, and at every
+/// address where one of its line records starts, the same line and file (Go's DWARF line
+/// table is made from the same table; the records themselves differ where dump_syms cuts
+/// at inlined calls, which the Go table does not describe).
+#[test]
+fn go_without_dwarf_reads_the_go_table() {
+    let (Some(elf), Some(objcopy)) = (fixtures().get("go"), tool("objcopy")) else {
+        return;
+    };
+    let Some(their_text) = dump_syms(elf) else {
+        return;
+    };
+    let stripped = run_scratch_dir("breakpad-go").join("go-nodwarf");
+    let ok = Command::new(objcopy)
+        .arg("--strip-debug")
+        .arg(elf)
+        .arg(&stripped)
+        .status()
+        .expect("run objcopy")
+        .success();
+    assert!(ok, "objcopy --strip-debug");
+    let ours = Records::parse(&self::ours(&stripped), &BTreeMap::new());
+    let unmapped = Records::parse(&their_text, &BTreeMap::new());
+    let (map, _) = path_map(&ours, &unmapped);
+    let theirs = Records::parse(&their_text, &map);
+    at_least(
+        "FUNC",
+        "go-nodwarf",
+        agreement(&ours.funcs, &theirs.funcs),
+        99.9,
+    );
+    let starts: Vec<u64> = theirs.lines.iter().map(|r| r.0).collect();
+    let same = starts
+        .iter()
+        .filter(|&&a| {
+            position_at(&ours, a).is_some() && position_at(&ours, a) == position_at(&theirs, a)
+        })
+        .count();
+    at_least(
+        "positions",
+        "go-nodwarf",
+        (same, starts.len(), starts.len()),
+        99.5,
+    );
+}
