@@ -1,0 +1,340 @@
+//! `STACK CFI` records from `.eh_frame` and `.debug_frame` against Mozilla's
+//! `dump_syms` 2.3.9 (`SYMBLOB_CARGO_ORACLES`): the C, C++, Rust and Go test programs,
+//! AArch64, programs whose own code has only `.debug_frame`, compressed sections, copies
+//! relabelled as other machines (each family's register names), and damaged sections.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use object::{Object, ObjectSection, ObjectSegment};
+use symblob_build::breakpad::cfi;
+
+use crate::common::{cargo_oracle, missing_oracle, run_scratch_dir, testdata};
+use crate::lidia_dwarf::fixtures::fixtures;
+
+/// The `STACK CFI` lines dump_syms writes for `elf`, or `None` after [`missing_oracle`].
+fn oracle_lines(elf: &Path) -> Option<Vec<String>> {
+    let dump_syms = cargo_oracle("dump_syms")?;
+    let out = Command::new(dump_syms).arg(elf).output().expect("run dump_syms");
+    assert!(
+        out.status.success(),
+        "dump_syms {}: {}",
+        elf.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("dump_syms writes UTF-8");
+    Some(
+        text.lines()
+            .filter(|l| l.starts_with("STACK CFI"))
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+/// The module's load address as dump_syms takes it: the first `PT_LOAD`'s `p_vaddr`.
+fn load_address(bytes: &[u8]) -> u64 {
+    let file = object::File::parse(bytes).expect("ELF");
+    // object lists the PT_LOAD segments in program-header order.
+    file.segments().next().map_or(0, |s| s.address())
+}
+
+/// Our lines for `elf`.
+fn our_lines(elf: &Path) -> Vec<String> {
+    let bytes = std::fs::read(elf).expect("read fixture");
+    let records = cfi::from_elf(&bytes, &elf.display().to_string()).expect("from_elf");
+    let mut text = String::new();
+    cfi::write(&mut text, &records, load_address(&bytes));
+    text.lines().map(str::to_owned).collect()
+}
+
+/// The rules in force at each line's address: an INIT line starts a new set, a row
+/// changes the rules it names. Keyed by address and occurrence (an address can have
+/// records from both sections).
+type States = BTreeMap<(u64, usize), BTreeMap<String, String>>;
+
+fn states(lines: &[String]) -> (States, Vec<(u64, u64)>) {
+    let mut out = States::new();
+    let mut inits = Vec::new();
+    let mut current = BTreeMap::new();
+    let mut seen: BTreeMap<u64, usize> = BTreeMap::new();
+    for line in lines {
+        let rest = line.strip_prefix("STACK CFI ").expect("STACK CFI line");
+        let (addr, rules) = if let Some(init) = rest.strip_prefix("INIT ") {
+            let mut it = init.splitn(3, ' ');
+            let addr = u64::from_str_radix(it.next().unwrap(), 16).unwrap();
+            let size = u64::from_str_radix(it.next().unwrap(), 16).unwrap();
+            inits.push((addr, size));
+            current = BTreeMap::new();
+            (addr, it.next().unwrap_or(""))
+        } else {
+            let (addr, rules) = rest.split_once(' ').unwrap();
+            (u64::from_str_radix(addr, 16).unwrap(), rules)
+        };
+        let mut name: Option<String> = None;
+        for token in rules.split(' ') {
+            if let Some(n) = token.strip_suffix(':') {
+                current.insert(n.to_owned(), String::new());
+                name = Some(n.to_owned());
+            } else if let Some(n) = &name {
+                let expr = current.get_mut(n).unwrap();
+                if !expr.is_empty() {
+                    expr.push(' ');
+                }
+                expr.push_str(token);
+            }
+        }
+        let n = seen.entry(addr).or_default();
+        out.insert((addr, *n), current.clone());
+        *n += 1;
+    }
+    inits.sort_unstable();
+    (out, inits)
+}
+
+/// Agreement of our lines with dump_syms's: identical lines (in order), equal rule sets
+/// per address; prints the figures and the first differences; returns the text
+/// differences `(ours, theirs)` for the caller to classify.
+fn compare(name: &str, elf: &Path) -> Option<Vec<(String, String)>> {
+    let theirs = oracle_lines(elf)?;
+    let ours = our_lines(elf);
+    let identical = ours.iter().zip(&theirs).filter(|(a, b)| a == b).count();
+    let (our_states, our_inits) = states(&ours);
+    let (their_states, their_inits) = states(&theirs);
+    let equal = their_states
+        .iter()
+        .filter(|(k, v)| our_states.get(k) == Some(v))
+        .count();
+    eprintln!(
+        "{name}: {} lines from dump_syms, {} ours, {identical} identical in place; {equal} of \
+         {} addresses with equal rules; {} INIT records",
+        theirs.len(),
+        ours.len(),
+        their_states.len(),
+        their_inits.len()
+    );
+    assert!(!theirs.is_empty(), "{name}: dump_syms wrote no STACK CFI");
+    assert_eq!(our_inits, their_inits, "{name}: INIT (address, size) sets");
+    assert!(
+        equal * 1000 >= their_states.len() * 995 && our_states.len() == their_states.len(),
+        "{name}: {equal} of {} addresses agree",
+        their_states.len()
+    );
+    let diffs: Vec<(String, String)> = ours
+        .iter()
+        .zip(&theirs)
+        .filter(|(a, b)| a != b)
+        .map(|(a, b)| (a.clone(), b.clone()))
+        .collect();
+    for (a, b) in diffs.iter().take(5) {
+        eprintln!("  ours:   {a}\n  theirs: {b}");
+    }
+    assert_eq!(ours.len(), theirs.len(), "{name}: line counts");
+    Some(diffs)
+}
+
+/// Fixtures whose lines must be identical to dump_syms's, line by line.
+fn identical(name: &str, elf: &Path) {
+    if let Some(diffs) = compare(name, elf) {
+        assert!(diffs.is_empty(), "{name}: {} lines differ", diffs.len());
+    }
+}
+
+#[test]
+fn shared_fixtures_match_dump_syms() {
+    for name in ["c-dwarf5", "c-clang", "cpp-gxx", "rust", "go", "c-aarch64"] {
+        if let Some(elf) = fixtures().get(name) {
+            identical(name, elf);
+        }
+    }
+}
+
+#[test]
+fn compressed_and_debug_files_match_dump_syms() {
+    // A debug file's `.eh_frame` is SHT_NOBITS: dump_syms writes nothing for it, and
+    // neither do we (the oracle check would fail on no lines, so compare directly).
+    if let Some(debug) = fixtures().get("c-stripped.debug") {
+        if let Some(theirs) = oracle_lines(debug) {
+            assert_eq!(our_lines(debug), theirs, "c-stripped.debug");
+        }
+    }
+    for name in ["c-stripped", "c-objcopy-zstd"] {
+        if let Some(elf) = fixtures().get(name) {
+            identical(name, elf);
+        }
+    }
+    for (name, elf) in own_programs() {
+        if name.contains("debug-frame") {
+            for method in ["zlib", "zstd", "zlib-gnu"] {
+                let out = elf.with_extension(format!("z-{method}"));
+                let ok = Command::new("objcopy")
+                    .arg(format!("--compress-debug-sections={method}"))
+                    .arg(elf)
+                    .arg(&out)
+                    .status()
+                    .is_ok_and(|s| s.success());
+                if ok {
+                    identical(&format!("{name} ({method})"), &out);
+                } else {
+                    missing_oracle(&format!("objcopy --compress-debug-sections={method}"));
+                }
+            }
+        }
+    }
+}
+
+/// The test programs this file compiles itself: C with `.debug_frame` only (no
+/// asynchronous unwind tables) for x86-64 and AArch64, and a 32-bit x86 one when the
+/// compiler has multilib.
+fn own_programs() -> &'static [(&'static str, PathBuf)] {
+    static CELL: OnceLock<Vec<(&'static str, PathBuf)>> = OnceLock::new();
+    CELL.get_or_init(|| {
+        let dir = run_scratch_dir("breakpad-cfi");
+        let sources = [testdata("dwarf/other.c"), testdata("dwarf/main.c")];
+        let no_eh = [
+            "-O2",
+            "-g",
+            "-fno-asynchronous-unwind-tables",
+            "-fno-unwind-tables",
+        ];
+        let builds: [(&str, &str, &[&str], &str); 4] = [
+            ("x86_64-debug-frame", "gcc", &no_eh, "asm_double.S"),
+            (
+                "aarch64-debug-frame",
+                "aarch64-linux-gnu-gcc",
+                &no_eh,
+                "asm_double_aarch64.S",
+            ),
+            ("x86_64-clang-debug-frame", "clang-14", &no_eh, "asm_double.S"),
+            ("i386", "gcc", &["-O2", "-g", "-m32"], "asm_double.S"),
+        ];
+        let mut out = Vec::new();
+        for (name, cc, flags, asm) in builds {
+            let bin = dir.join(name);
+            let ok = Command::new(cc)
+                .args(flags)
+                .args(&sources)
+                .arg(testdata(&format!("dwarf/{asm}")))
+                .arg("-o")
+                .arg(&bin)
+                .output()
+                .is_ok_and(|o| o.status.success());
+            if ok {
+                out.push((name, bin));
+            } else {
+                eprintln!("could not build {name} with {cc}");
+            }
+        }
+        out
+    })
+}
+
+#[test]
+fn own_programs_match_dump_syms() {
+    let programs = own_programs();
+    for wanted in ["x86_64-debug-frame", "aarch64-debug-frame", "x86_64-clang-debug-frame"] {
+        match programs.iter().find(|(n, _)| *n == wanted) {
+            Some((name, elf)) => {
+                let bytes = std::fs::read(elf).unwrap();
+                let file = object::File::parse(&*bytes).unwrap();
+                let debug_frame = file.section_by_name(".debug_frame").map_or(0, |s| s.size());
+                assert!(debug_frame > 0, "{name} has a .debug_frame");
+                identical(name, elf);
+            }
+            None => missing_oracle(&format!("test program {wanted}")),
+        }
+    }
+    // Without a 32-bit libc there is no i386 program: not a failure of this code.
+    match programs.iter().find(|(n, _)| *n == "i386") {
+        Some((name, elf)) => identical(name, elf),
+        None => missing_oracle("gcc -m32 (a 32-bit C library)"),
+    }
+}
+
+/// A copy of `elf` whose `e_machine` says `machine`: the same unwind tables read with
+/// another family's register names, to check each family's table against dump_syms.
+fn relabelled(elf: &Path, machine: u16, tag: &str) -> PathBuf {
+    let mut bytes = std::fs::read(elf).unwrap();
+    // e_machine is at offset 18 in both classes; the fixtures are little-endian.
+    bytes[18..20].copy_from_slice(&machine.to_le_bytes());
+    let out = run_scratch_dir("breakpad-cfi").join(format!("relabelled-{tag}"));
+    std::fs::write(&out, bytes).unwrap();
+    out
+}
+
+#[test]
+fn register_names_of_every_family_match_dump_syms() {
+    // EM_386, EM_ARM, EM_AARCH64, EM_PPC, EM_PPC64, EM_MIPS, and EM_RISCV (a machine
+    // dump_syms has no names for: only return-address rules are written).
+    let machines = [
+        (3u16, "i386"),
+        (40, "arm"),
+        (183, "aarch64"),
+        (20, "ppc"),
+        (21, "ppc64"),
+        (8, "mips"),
+        (243, "riscv"),
+    ];
+    let Some(elf) = fixtures().get("c-dwarf5") else {
+        return;
+    };
+    for (machine, tag) in machines {
+        identical(&format!("c-dwarf5 as {tag}"), &relabelled(elf, machine, tag));
+    }
+    if let Some(elf) = fixtures().get("c-aarch64") {
+        identical("c-aarch64 as arm", &relabelled(elf, 40, "a64-arm"));
+    }
+}
+
+/// The `.eh_frame` section of `bytes`: file offset and size.
+fn eh_frame(bytes: &[u8]) -> (usize, usize) {
+    let file = object::File::parse(bytes).unwrap();
+    let (off, size) = file
+        .section_by_name(".eh_frame")
+        .and_then(|s| s.file_range())
+        .unwrap();
+    (off as usize, size as usize)
+}
+
+#[test]
+fn damaged_eh_frame_is_an_error_naming_section_and_offset() {
+    let Some(elf) = fixtures().get("c-dwarf5") else {
+        return;
+    };
+    let good = std::fs::read(elf).unwrap();
+    let (off, size) = eh_frame(&good);
+    // The first entry is a CIE (length, CIE id 0, version 1): version 99 is unknown.
+    let mut bad = good.clone();
+    assert_eq!(&bad[off + 4..off + 8], &[0, 0, 0, 0], "first entry is a CIE");
+    bad[off + 8] = 99;
+    let e = cfi::from_elf(&bad, "damaged").unwrap_err();
+    assert_eq!(e.kind(), symblob_build::ErrorKind::Malformed);
+    assert_eq!(e.section(), Some(".eh_frame"));
+    assert_eq!(e.location(), symblob_build::Location::Offset(0));
+    assert_eq!(e.input(), Some(Path::new("damaged")));
+
+    // The second entry's length running past the section's end: truncated.
+    let first_len = u32::from_le_bytes(good[off..off + 4].try_into().unwrap()) as usize;
+    let second = 4 + first_len;
+    let mut bad = good.clone();
+    bad[off + second..off + second + 4].copy_from_slice(&0x7fff_fff0u32.to_le_bytes());
+    let e = cfi::from_elf(&bad, "damaged").unwrap_err();
+    assert_eq!(e.section(), Some(".eh_frame"));
+    assert_eq!(
+        e.location(),
+        symblob_build::Location::Offset(second as u64),
+        "{e}"
+    );
+    assert!(e.to_string().contains(".eh_frame"), "{e}");
+
+    // Every byte of the section overwritten in turn, and the section cut short: an
+    // error or records, never a panic.
+    let mut rng = crate::common::splitmix::Rng::new(0x5eed_cf1);
+    for i in 0..size.min(4096) {
+        let mut bad = good.clone();
+        bad[off + i] ^= (rng.next_u64() as u8) | 1;
+        let _ = cfi::from_elf(&bad, "damaged");
+    }
+    let _ = cfi::from_elf(&good[..off + size / 2], "cut");
+}
