@@ -200,9 +200,8 @@ impl<'a> ElfSections<'a> {
             }
             let name = String::from_utf8_lossy(name).into_owned();
             let at = Location::Offset(sh.sh_offset(endian).into());
-            let fail = |message: String| {
-                Error::malformed(input, at, message).with_section(name.clone())
-            };
+            let fail =
+                |message: String| Error::malformed(input, at, message).with_section(name.clone());
             let compressed = section
                 .compressed_data()
                 .map_err(|e| fail(format!("cannot read section {name}")).with_source(e))?;

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 
 use gimli::{
-    BaseAddresses, CfaRule, FrameDescriptionEntry, Reader, ReaderOffset, Register,
-    RegisterRule, UnwindContext, UnwindSection, UnwindTableRow,
+    BaseAddresses, CfaRule, FrameDescriptionEntry, Reader, ReaderOffset, Register, RegisterRule,
+    UnwindContext, UnwindSection, UnwindTableRow,
 };
 
 use super::registers::Family;
@@ -78,12 +78,7 @@ impl<T: ReaderOffset> Translator<T> {
         }
     }
 
-    fn records<S>(
-        mut self,
-        rows: &[UnwindTableRow<T, S>],
-        start: u64,
-        size: u64,
-    ) -> Vec<CfiRecord>
+    fn records<S>(mut self, rows: &[UnwindTableRow<T, S>], start: u64, size: u64) -> Vec<CfiRecord>
     where
         S: gimli::UnwindContextStorage<T>,
     {
@@ -260,8 +255,13 @@ mod tests {
             Some("$rbx: $rbx")
         );
         assert_eq!(
-            text(Family::Arm64, Register(30), Rule::Register(Register(19)), Register(30))
-                .as_deref(),
+            text(
+                Family::Arm64,
+                Register(30),
+                Rule::Register(Register(19)),
+                Register(30)
+            )
+            .as_deref(),
             Some(".ra: x19")
         );
         assert_eq!(
