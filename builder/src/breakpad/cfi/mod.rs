@@ -310,3 +310,6 @@ fn next_entry(data: &[u8], big_endian: bool, offset: usize, len: usize) -> u64 {
         .saturating_add(field)
         .saturating_add(len as u64)
 }
+
+#[cfg(test)]
+mod tests;
