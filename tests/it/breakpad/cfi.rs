@@ -146,7 +146,15 @@ fn identical(name: &str, elf: &Path) {
 
 #[test]
 fn shared_fixtures_match_dump_syms() {
-    for name in ["c-dwarf5", "c-clang", "cpp-gxx", "rust", "go", "c-aarch64"] {
+    for name in [
+        "c-dwarf5",
+        "c-clang",
+        "cpp-gxx",
+        "rust",
+        "go",
+        "go-1.27",
+        "c-aarch64",
+    ] {
         if let Some(elf) = fixtures().get(name) {
             identical(name, elf);
         }
