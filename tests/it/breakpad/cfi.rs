@@ -1,6 +1,7 @@
 //! `STACK CFI` records from `.eh_frame` and `.debug_frame` against Mozilla's
 //! `dump_syms` 2.3.9 (`SYMBLOB_CARGO_ORACLES`): the C, C++, Rust and Go test programs,
-//! AArch64, programs whose own code has only `.debug_frame`, compressed sections, copies
+//! AArch64, programs whose own code has only `.debug_frame`, i386 and 32-bit ARM, the
+//! system's C and C++ libraries of x86-64 and AArch64, compressed sections, copies
 //! relabelled as other machines (each family's register names), and damaged sections.
 
 use std::collections::BTreeMap;
@@ -430,4 +431,36 @@ fn damaged_eh_frame_is_an_error_naming_section_and_offset() {
         bad[off + i] = byte;
     }
     let _ = cfi::from_elf(&good[..off + size / 2], "cut");
+}
+
+/// The file `compiler -print-file-name=<name>` names (a library of that toolchain), or
+/// `None` after [`missing_oracle`].
+fn toolchain_library(compiler: &str, name: &str) -> Option<PathBuf> {
+    let out = Command::new(compiler)
+        .arg(format!("-print-file-name={name}"))
+        .output()
+        .ok();
+    // Without the file, the compiler prints the name it was given.
+    let path = out.map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()));
+    match path {
+        Some(p) if p.is_absolute() && p.is_file() => Some(p),
+        _ => {
+            missing_oracle(&format!("{name} of {compiler}"));
+            None
+        }
+    }
+}
+
+#[test]
+fn system_libraries_match_dump_syms() {
+    // The C and C++ libraries of x86-64 and AArch64: thousands of FDEs, hand-written
+    // assembly, signal trampolines whose rules are DWARF expressions, and (AArch64)
+    // return-address signing.
+    for compiler in ["gcc", "aarch64-linux-gnu-gcc"] {
+        for name in ["libc.so.6", "libstdc++.so.6"] {
+            if let Some(lib) = toolchain_library(compiler, name) {
+                identical(&format!("{name} ({compiler})"), &lib);
+            }
+        }
+    }
 }
