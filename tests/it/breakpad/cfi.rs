@@ -418,7 +418,7 @@ fn damaged_eh_frame_is_an_error_naming_section_and_offset() {
 
     // Bytes of the section changed one at a time (each of the first CIE and FDE, then
     // random ones), and the file cut short: an error or records, never a panic.
-    let mut rng = crate::common::splitmix::Rng::new(0x5eed_cf1);
+    let mut rng = crate::common::splitmix::Rng::new(0x05ee_dcf1);
     let head = size.min(96);
     let positions: Vec<usize> = (0..head)
         .chain((0..400).map(|_| rng.below(size as u64) as usize))
