@@ -20,6 +20,10 @@ pub struct CfiRecord {
     pub size: u64,
     /// The rules in force at `start`: `.cfa: …`, `.ra: …` and saved registers, each
     /// `name: postfix expression`, separated by one space.
+    ///
+    /// Empty when dump_syms writes no `INIT` line for the range (none of its first
+    /// rules can be expressed, for example a CFA that is a DWARF expression): the rows
+    /// are then written alone (see `breakpad::cfi`).
     pub init: String,
     /// Changes of the rules later in the range.
     pub rows: Vec<CfiRow>,

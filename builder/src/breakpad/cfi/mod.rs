@@ -16,10 +16,11 @@
 //!   gimli's default for a family dump_syms does not know. The `.eh_frame` base for
 //!   PC-relative pointers is the section's address; no text or data base is given, so
 //!   an FDE whose pointers are relative to those does not parse.
-//! * **Entries.** CIEs are only read for their FDEs. An FDE that does not parse (its CIE
-//!   unreadable, an unsupported pointer encoding) is skipped; an error in the entry
-//!   list itself ends the section, and here is an [`Error`](crate::Error). FDEs whose
-//!   initial address is all ones are skipped.
+//! * **Entries.** A CIE gives no record of its own; an FDE that does not parse (its CIE
+//!   unreadable, an unsupported pointer encoding) is skipped; an error in the entry list
+//!   itself (a CIE that does not parse where the list meets it, a length past the end)
+//!   ends the section, and here is an [`Error`](crate::Error). FDEs whose initial
+//!   address is all ones are skipped.
 //! * **Rows.** gimli's unwind table rows, all collected first; an unknown call-frame
 //!   instruction or a register-rule overflow leaves the row as it is and the walk goes
 //!   on, any other error ends the section (an `Error` here). An FDE with no row is

@@ -11,9 +11,9 @@ use gimli::{
 use super::registers::Family;
 use crate::model::{CfiRecord, CfiRow};
 
-/// The records of `fde` (usually one; more when a later row starts at the FDE's first
-/// address, which dump_syms writes as another `INIT` line). `Ok(None)`: nothing to write.
-/// A gimli error is one dump_syms stops the section at.
+/// The records of `fde`: usually one; none when nothing is written for it; more when a
+/// later (zero-length) row starts at the FDE's first address too, which dump_syms writes
+/// as another `INIT` line. A gimli error is one dump_syms stops the section at.
 pub(super) fn fde_records<R, S>(
     section: &S,
     bases: &BaseAddresses,
