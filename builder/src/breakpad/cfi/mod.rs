@@ -19,7 +19,7 @@
 //! * **Entries.** A CIE gives no record of its own; an FDE that does not parse (its CIE
 //!   unreadable, an unsupported pointer encoding) is skipped; an error in the entry list
 //!   itself (a CIE that does not parse where the list meets it, a length past the end)
-//!   ends the section, and here is an [`Error`](crate::Error). FDEs whose initial
+//!   ends the section, and here is an [`Error`]. FDEs whose initial
 //!   address is all ones are skipped.
 //! * **Rows.** gimli's unwind table rows, all collected first; an unknown call-frame
 //!   instruction or a register-rule overflow leaves the row as it is and the walk goes
