@@ -1,6 +1,9 @@
 //! Breakpad symbol files: symblob's `.sym` writer against Mozilla's `dump_syms`, record by
-//! record.
+//! record, and a real crash walked by `minidump-stackwalk` with both.
 
 mod cfi;
+// The minidump is written with ptrace, through minidump-writer's Linux API.
+#[cfg(target_os = "linux")]
+mod crash_walk;
 mod records;
 mod writer;
