@@ -16,6 +16,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
+use symblob_build::breakpad;
+use symblob_build::dwarf::DebugFiles;
+use symblob_build::Progress;
 
 use crate::common::{cargo_oracle, missing_oracle, run_scratch_dir, testdata, tool};
 
@@ -23,7 +26,7 @@ use crate::common::{cargo_oracle, missing_oracle, run_scratch_dir, testdata, too
 const PROGRAM: &str = "crash_walk";
 
 /// The frames of the program the walk must find, innermost first: each out-of-line
-/// function with the calls inlined into it at the point of the frame, innermost first.
+/// function with the call inlined into it at the point of the frame.
 const EXPECTED: &[(&str, &[&str])] = &[
     ("spin_forever", &["wait_for_kill"]),
     ("compute_checksum", &["mix"]),
@@ -50,7 +53,8 @@ struct Frame {
     function: Option<String>,
     file: Option<String>,
     line: Option<u64>,
-    /// The calls inlined at this point, innermost first.
+    /// The calls inlined at this point, as minidump-stackwalk lists them (the program
+    /// has at most one a frame, so their order is never in question).
     inlines: Vec<Inline>,
 }
 
@@ -63,6 +67,31 @@ impl Frame {
             self.inlines.iter().map(|i| name(&i.function)).collect(),
         )
     }
+}
+
+/// A walk, a line a frame: address, trust, the function at its line, then the calls
+/// inlined into it, each at its line.
+fn show(walk: &[Frame]) -> String {
+    let place = |function: &Option<String>, file: &Option<String>, line: Option<u64>| {
+        let file = file
+            .as_deref()
+            .map_or("?", |f| f.rsplit('/').next().unwrap_or(f));
+        let line = line.map_or_else(|| "?".into(), |l| l.to_string());
+        format!("{} ({file}:{line})", function.as_deref().unwrap_or("?"))
+    };
+    let mut out = String::new();
+    for f in walk {
+        out.push_str(&format!(
+            "\n  {} {:<7} {}",
+            f.module_offset,
+            f.trust,
+            place(&f.function, &f.file, f.line)
+        ));
+        for i in &f.inlines {
+            out.push_str(&format!(" > {}", place(&i.function, &i.file, i.line)));
+        }
+    }
+    out
 }
 
 /// The program, running, killed when dropped (also when a check panics).
@@ -94,72 +123,83 @@ fn crash_walk_uses_cfi_and_matches_dump_syms() {
         return;
     };
 
-    // (a) dump_syms's file, with its inlined calls (`--inlines`) as ours has them.
+    // (a) dump_syms's file, with its inlined calls (`--inlines`) as ours has them. Its
+    // walk must be the program's chain of calls, its callers found by CFI: the program
+    // and the walker do what the test needs.
     let theirs = dump_syms_file(&dump_syms, &exe);
-    let walk_theirs = walk(
-        &stackwalk,
-        &dump,
-        Some(&store(&dir, "store-dump_syms", &theirs)),
-    );
-    let Some(walk_theirs) = walk_theirs else {
+    let store_theirs = store(&dir, "store-dump_syms", &theirs, None);
+    let Some(walk_theirs) = walk(&stackwalk, &dump, Some(&store_theirs)) else {
         return;
     };
-    // (b) ours.
-    let ours = our_sym_file(&dump_syms, &exe);
-    let walk_ours = walk(&stackwalk, &dump, Some(&store(&dir, "store-ours", &ours)))
-        .expect("the walk with dump_syms's file had the thread");
-    eprintln!("walk with dump_syms's .sym: {walk_theirs:#?}");
-    assert_eq!(
-        walk_ours, walk_theirs,
-        "minidump-stackwalk walks the program differently with our .sym (left) than with \
-         dump_syms's (right)"
-    );
-
-    // The chain of the C source, down from `main`, each line where the source makes the
-    // call (or, innermost, spins).
-    let names: Vec<_> = walk_theirs.iter().map(Frame::names).collect();
+    eprintln!("walk with dump_syms's .sym:{}", show(&walk_theirs));
     let expected: Vec<_> = EXPECTED
         .iter()
         .map(|(f, inl)| (f.to_string(), inl.iter().map(|s| s.to_string()).collect()))
         .collect();
-    assert_eq!(names, expected, "the walk did not find the program's calls");
+    let names: Vec<_> = walk_theirs.iter().map(Frame::names).collect();
+    assert_eq!(
+        names,
+        expected,
+        "the walk did not find the program's calls:{}",
+        show(&walk_theirs)
+    );
     check_lines(&walk_theirs);
-    assert_eq!(walk_theirs[0].trust, "context", "{walk_theirs:#?}");
+    assert_eq!(walk_theirs[0].trust, "context", "{}", show(&walk_theirs));
     for f in &walk_theirs[1..] {
         assert_eq!(
-            f.trust, "cfi",
-            "a caller was not recovered with the STACK CFI rules: {walk_theirs:#?}"
+            f.trust,
+            "cfi",
+            "a caller was not recovered with the STACK CFI rules:{}",
+            show(&walk_theirs)
         );
     }
 
-    // (c) Without the rules the walk goes wrong, so the walks above used them: no symbol
-    // file at all (compared by address, there are no names), and our file without its
-    // `STACK` records (compared by name).
+    // Without the rules the walk goes wrong, so the walk above needed them: with no symbol
+    // file at all (compared by address, there are no names), and with dump_syms's file
+    // without its `STACK` records (compared by name).
     let addresses =
         |w: &[Frame]| -> Vec<String> { w.iter().map(|f| f.module_offset.clone()).collect() };
     let bare = walk(&stackwalk, &dump, None).expect("the walk with symbols had the thread");
     assert_ne!(
         addresses(&bare),
         addresses(&walk_theirs),
-        "without symbols the walk still found the program's frames, so CFI was not needed: \
-         {bare:#?}"
+        "without symbols the walk still found the program's frames, so CFI was not needed:{}",
+        show(&bare)
     );
-    let no_cfi: String = ours
+    let no_cfi: String = theirs
         .lines()
         .filter(|l| !l.starts_with("STACK "))
         .flat_map(|l| [l, "\n"])
         .collect();
-    let blind = walk(
-        &stackwalk,
-        &dump,
-        Some(&store(&dir, "store-no-cfi", &no_cfi)),
-    )
-    .expect("the walk with symbols had the thread");
+    let store_no_cfi = store(&dir, "store-no-cfi", &no_cfi, None);
+    let blind =
+        walk(&stackwalk, &dump, Some(&store_no_cfi)).expect("the walk with symbols had the thread");
     let blind_names: Vec<_> = blind.iter().map(Frame::names).collect();
     assert_ne!(
-        blind_names, expected,
+        blind_names,
+        expected,
         "without STACK CFI the walk still found the program's calls, so CFI was not \
-         needed: {blind:#?}"
+         needed:{}",
+        show(&blind)
+    );
+
+    // (b) Ours, in the store where `symblob breakpad build --store` puts it: the same walk,
+    // frame for frame.
+    let (ours, ours_at) = our_sym_file(&exe);
+    let store_ours = store(&dir, "store-ours", &ours, Some(&ours_at));
+    let walk_ours =
+        walk(&stackwalk, &dump, Some(&store_ours)).expect("the walk with symbols had the thread");
+    let cfi_records = ours
+        .lines()
+        .filter(|l| l.starts_with("STACK CFI INIT "))
+        .count();
+    // `assert!`, not `assert_eq!`: the two walks, a line a frame, say it all.
+    assert!(
+        walk_ours == walk_theirs,
+        "minidump-stackwalk walks the program differently with our .sym ({cfi_records} \
+         STACK CFI INIT records) than with dump_syms's.\nOurs:{}\ndump_syms's:{}",
+        show(&walk_ours),
+        show(&walk_theirs)
     );
 }
 
@@ -259,28 +299,35 @@ fn dump_syms_file(dump_syms: &Path, exe: &Path) -> String {
     String::from_utf8(out.stdout).expect("dump_syms writes UTF-8")
 }
 
-/// Our `.sym` file for `exe`.
-///
-/// OUR FILE IS MADE HERE. Until `symblob_build::breakpad` writes `.sym` files this is
-/// dump_syms's file, so that the walk and its checks are in place; the writer replaces
-/// it when it lands.
-fn our_sym_file(dump_syms: &Path, exe: &Path) -> String {
-    dump_syms_file(dump_syms, exe)
+/// Our `.sym` file for `exe` (what `symblob breakpad build` writes), and where in a
+/// symbol store it goes (what `--store` makes of the module).
+fn our_sym_file(exe: &Path) -> (String, PathBuf) {
+    let bytes = fs::read(exe).unwrap();
+    let built = breakpad::from_elf(exe, &bytes, &DebugFiles::default(), &Progress::default())
+        .expect("our Breakpad build of the test program");
+    (built.written.text, built.module.store_path())
 }
 
-/// A symbol store under `dir/name` holding `sym`, in the layout `minidump-stackwalk`
-/// reads: `<debug name>/<module id>/<debug name>.sym`, from the `MODULE` line.
-fn store(dir: &Path, name: &str, sym: &str) -> PathBuf {
-    let module = sym.lines().next().expect("an empty .sym file");
-    let fields: Vec<&str> = module.split(' ').collect();
-    let ["MODULE", _os, _arch, id, debug_name] = fields[..] else {
-        panic!("not a MODULE line: {module:?}");
+/// A symbol store under `dir/name` holding `sym` at `at`, or if `None`, where its
+/// `MODULE` line puts it in the layout `minidump-stackwalk` reads:
+/// `<debug name>/<module id>/<debug name>.sym`.
+fn store(dir: &Path, name: &str, sym: &str, at: Option<&Path>) -> PathBuf {
+    let from_module_line = || {
+        let module = sym.lines().next().expect("an empty .sym file");
+        let fields: Vec<&str> = module.split(' ').collect();
+        let ["MODULE", _os, _arch, id, debug_name] = fields[..] else {
+            panic!("not a MODULE line: {module:?}");
+        };
+        [debug_name, id, &format!("{debug_name}.sym")]
+            .iter()
+            .collect()
     };
+    let at = at.map_or_else(from_module_line, Path::to_path_buf);
     let root = dir.join(name);
     let _ = fs::remove_dir_all(&root);
-    let folder = root.join(debug_name).join(id);
-    fs::create_dir_all(&folder).unwrap();
-    fs::write(folder.join(format!("{debug_name}.sym")), sym).unwrap();
+    let file = root.join(at);
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(file, sym).unwrap();
     root
 }
 
@@ -374,7 +421,7 @@ fn check_lines(walk: &[Frame]) {
                 .chain([(f.function.as_deref(), f.file.as_deref(), f.line)])
         })
         .collect();
-    assert_eq!(seen.len(), at.len(), "{walk:#?}");
+    assert_eq!(seen.len(), at.len(), "{}", show(walk));
     for ((function, file, line), (name, want)) in seen.into_iter().zip(at) {
         assert_eq!(function, Some(name));
         assert!(
