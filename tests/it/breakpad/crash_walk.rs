@@ -253,18 +253,30 @@ fn dump_while_spinning(exe: &Path, dir: &Path) -> Option<PathBuf> {
     let path = dir.join(format!("{PROGRAM}.dmp"));
     let mut file = File::create(&path).unwrap();
     // The program has one thread, whose id is the process id.
-    minidump_writer::minidump_writer::MinidumpWriterConfig::new(pid, pid)
-        .write(&mut file)
-        .expect("write the minidump");
+    let written =
+        minidump_writer::minidump_writer::MinidumpWriterConfig::new(pid, pid).write(&mut file);
     drop(running);
+    let yama = || {
+        fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope")
+            .map_or_else(|_| "absent".into(), |s| s.trim().to_owned())
+    };
+    match written {
+        Err(e) if format!("{e:?}").contains("EPERM") => {
+            missing_oracle(&format!(
+                "ptrace of a child process (writing its minidump: {e}; Yama ptrace_scope: {})",
+                yama()
+            ));
+            return None;
+        }
+        Err(e) => panic!("writing the minidump of the test program: {e:?}"),
+        Ok(_) => {}
+    }
     // A thread that cannot be attached is left out of the dump, not an error.
-    let threads = thread_count(&path);
-    if threads == 0 {
+    if thread_count(&path) == 0 {
         missing_oracle(&format!(
             "ptrace of a child process (the minidump of pid {pid} holds no thread; Yama \
              ptrace_scope: {})",
-            fs::read_to_string("/proc/sys/kernel/yama/ptrace_scope")
-                .map_or_else(|_| "absent".into(), |s| s.trim().to_owned())
+            yama()
         ));
         return None;
     }
