@@ -110,11 +110,7 @@ fn crash_walk_uses_cfi_and_matches_dump_syms() {
         missing_oracle("an x86-64 host (the checks know the program's x86-64 frames)");
         return;
     }
-    let (Some(gcc), Some(stackwalk), Some(dump_syms)) = (
-        tool("gcc"),
-        cargo_oracle("minidump-stackwalk"),
-        cargo_oracle("dump_syms"),
-    ) else {
+    let (Some(gcc), Some(stackwalk)) = (tool("gcc"), cargo_oracle("minidump-stackwalk")) else {
         return;
     };
     let dir = run_scratch_dir("breakpad-crash-walk");
@@ -126,7 +122,9 @@ fn crash_walk_uses_cfi_and_matches_dump_syms() {
     // (a) dump_syms's file, with its inlined calls (`--inlines`) as ours has them. Its
     // walk must be the program's chain of calls, its callers found by CFI: the program
     // and the walker do what the test needs.
-    let theirs = dump_syms_file(&dump_syms, &exe);
+    let Some(theirs) = super::writer::dump_syms(&exe) else {
+        return;
+    };
     let store_theirs = store(&dir, "store-dump_syms", &theirs, None);
     let Some(walk_theirs) = walk(&stackwalk, &dump, Some(&store_theirs)) else {
         return;
@@ -294,21 +292,6 @@ fn thread_count(dump: &Path) -> u32 {
         .map(|i| directory + 12 * i)
         .find(|&entry| u32_at(entry) == 3)
         .map_or(0, |entry| u32_at(u32_at(entry + 8) as usize))
-}
-
-/// dump_syms's `.sym` file for `exe`, with `INLINE` records.
-fn dump_syms_file(dump_syms: &Path, exe: &Path) -> String {
-    let out = Command::new(dump_syms)
-        .arg("--inlines")
-        .arg(exe)
-        .output()
-        .expect("run dump_syms");
-    assert!(
-        out.status.success(),
-        "dump_syms failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("dump_syms writes UTF-8")
 }
 
 /// Our `.sym` file for `exe` (what `symblob breakpad build` writes), and where in a
