@@ -130,6 +130,10 @@ fn crash_walk_uses_cfi_and_matches_dump_syms() {
         return;
     };
     eprintln!("walk with dump_syms's .sym:{}", show(&walk_theirs));
+    assert!(
+        !walk_theirs.is_empty(),
+        "the dump caught the program outside its own code (not yet back from `write`?)"
+    );
     let expected: Vec<_> = EXPECTED
         .iter()
         .map(|(f, inl)| (f.to_string(), inl.iter().map(|s| s.to_string()).collect()))
@@ -327,8 +331,9 @@ fn store(dir: &Path, name: &str, sym: &str, at: Option<&Path>) -> PathBuf {
 }
 
 /// The frames of the program (the module [`PROGRAM`]) on the dumped thread, innermost
-/// first, up to the first frame outside it, as `minidump-stackwalk --json` walks them with the symbol store `symbols` (or
-/// with none). `None` after [`missing_oracle`] when the walk has no thread.
+/// first, up to the first frame outside it, as `minidump-stackwalk --json` walks them with
+/// the symbol store `symbols` (or with none). `None` after [`missing_oracle`] when the
+/// walk has no thread.
 fn walk(stackwalk: &Path, dump: &Path, symbols: Option<&Path>) -> Option<Vec<Frame>> {
     let mut cmd = Command::new(stackwalk);
     cmd.arg("--json");
