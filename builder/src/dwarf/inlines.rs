@@ -107,9 +107,16 @@ fn subtract_into(a: &[(u64, u64)], b: &[(u64, u64)], out: &mut Vec<(u64, u64)>) 
     }
 }
 
+/// The [`Span::instance`] of a depth-0 piece starting at `start`: its start's low 32 bits
+/// (two ranges that touch differ there), never 0 (unknown).
+fn range_id(start: u64) -> u32 {
+    (start as u32).max(1)
+}
+
 /// Turns one function tree into groups (one per depth-0 piece), spans without rows yet,
 /// appended to `groups`. With `touching_apart`, an inlined call's touching ranges stay
-/// separate spans (the depth-0 pieces are merged either way).
+/// separate spans (the depth-0 pieces are merged either way), and each depth-0 piece
+/// carries an instance that tells it from a touching function of the same name.
 pub(crate) fn tree_to_groups<'a>(
     mut tree: FuncTree<'a>,
     lines: &UnitLines,
@@ -161,7 +168,9 @@ pub(crate) fn tree_to_groups<'a>(
                 file: root_file.clone(),
                 call_file: None,
                 call_line: 0,
-                instance: 0,
+                // Which function range the later cuts (where rows change file) come from,
+                // so that two functions of one name that touch stay apart.
+                instance: if touching_apart { range_id(s) } else { 0 },
                 rows: Vec::new(),
             }],
         });

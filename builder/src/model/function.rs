@@ -66,7 +66,9 @@ pub struct Span<'a> {
     /// Which inlined call of its function this span is a piece of, when the source
     /// knows (the DWARF source numbers the inlined calls of each function from 1): the
     /// pieces of one call, cut apart by deeper calls, by clipping or where their rows
-    /// change file, share it and can be joined again. 0 when unknown (and for depth 0).
+    /// change file, share it and can be joined again. At depth 0, which function range
+    /// the piece belongs to, when the source says (the DWARF source for Breakpad, whose
+    /// records keep touching functions of one name apart). 0 when unknown.
     pub instance: u32,
     /// Line rows in ascending address order, absolute addresses.
     pub rows: Vec<Row>,
@@ -185,18 +187,24 @@ impl<'a> Group<'a> {
 }
 
 /// The model's groups joined into whole functions: runs of groups where each starts
-/// where the previous ends and has its name. The DWARF source cuts a function where the
+/// where the previous ends and has its name (and its depth-0 [`Span::instance`], when
+/// both have one). The DWARF source cuts a function where the
 /// file of its rows changes (a Lidia range has one file), while formats whose line tables
 /// carry a file per row (GSYM, Breakpad) write one record per function, and count its
 /// inlined calls from its start (two functions of one name that touch are taken for one).
 pub fn function_runs<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<&'g [Group<'a>]> {
     let name = |g: &'g Group<'a>| g.spans.first().map(|s| &*s.name);
+    let instance = |g: &'g Group<'a>| g.spans.first().map_or(0, |s| s.instance);
+    let same_function = |a: u32, b: u32| a == 0 || b == 0 || a == b;
     let mut out: Vec<&'g [Group<'a>]> = Vec::new();
     let mut from = 0;
     for i in 1..=groups.len() {
         let continues = groups.get(i).is_some_and(|g| {
             let prev = &groups[i - 1];
-            prev.end() == g.start() && prev.start() < prev.end() && name(prev) == name(g)
+            prev.end() == g.start()
+                && prev.start() < prev.end()
+                && name(prev) == name(g)
+                && same_function(instance(prev), instance(g))
         });
         if !continues {
             out.push(&groups[from..i]);
@@ -299,6 +307,26 @@ mod tests {
             t.spans[1].rows,
             vec![Row { addr: 55, line: 8 }, Row { addr: 70, line: 9 }]
         );
+    }
+
+    /// Touching pieces of one name are one function unless their depth-0 instances say
+    /// they come from two function ranges (two instantiations of a Rust generic whose
+    /// symbol names demangle alike, as in ripgrep, are two `FUNC` records for dump_syms).
+    #[test]
+    fn function_runs_keep_touching_functions_apart_by_instance() {
+        let piece = |start, end, instance| Group {
+            spans: vec![Span {
+                instance,
+                ..span(start, end, 0, &[])
+            }],
+        };
+        let lengths = |groups: &[Group<'_>]| -> Vec<usize> {
+            function_runs(groups).iter().map(|r| r.len()).collect()
+        };
+        assert_eq!(lengths(&[piece(0, 8, 0), piece(8, 16, 0)]), [2]);
+        assert_eq!(lengths(&[piece(0, 8, 5), piece(8, 16, 5)]), [2]);
+        assert_eq!(lengths(&[piece(0, 8, 5), piece(8, 16, 6)]), [1, 1]);
+        assert_eq!(lengths(&[piece(0, 8, 5), piece(9, 16, 5)]), [1, 1]);
     }
 
     #[test]
