@@ -4,7 +4,6 @@
 //! symbols, a marker at each executable section, and the unwind rules of `.eh_frame` and
 //! `.debug_frame`.
 
-use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -14,6 +13,7 @@ use super::writer::{write_entries, Entries, Written};
 use super::{cfi, Module};
 use crate::dwarf::{DebugFiles, DwarfOptions, GroupContents};
 use crate::elf::read_elf;
+use crate::fast_hash::{fast_map, FastMap};
 use crate::input::FilesRead;
 use crate::model::{Bytes, Group, InputOptions, Model, Symbol, TypeFilter};
 use crate::{Progress, Result};
@@ -108,7 +108,7 @@ pub fn from_elf(
 /// DWARF name; the pieces the DWARF source cut from one function (touching, with the same
 /// DWARF name) keep the first piece's name. Inlined calls keep their DWARF names. Every
 /// name takes dump_syms's form ([`crate::demangle::breakpad_name`]).
-fn name_functions(functions: &mut [Group<'_>], symbols: &[Symbol]) {
+fn name_functions<'a>(functions: &mut [Group<'a>], symbols: &[Symbol]) {
     let mut by_address: Vec<(u64, &str)> = symbols
         .iter()
         .map(|s| (s.address, s.name.as_str()))
@@ -122,24 +122,34 @@ fn name_functions(functions: &mut [Group<'_>], symbols: &[Symbol]) {
             .filter(|(a, _)| *a == address)
             .map(|(_, n)| *n)
     };
+    // Names repeat (inlined calls above all, and the pieces of one function): each
+    // distinct DWARF name is converted once.
+    let mut converted: FastMap<Vec<u8>, Arc<[u8]>> = fast_map();
+    let mut convert = |name: &[u8]| -> Arc<[u8]> {
+        if let Some(done) = converted.get(name) {
+            return done.clone();
+        }
+        let done: Arc<[u8]> = breakpad_form(name).into();
+        converted.insert(name.to_vec(), done.clone());
+        done
+    };
     // (end, DWARF name, name given) of the previous function piece.
-    let mut previous: Option<(u64, Vec<u8>, Arc<[u8]>)> = None;
+    let mut previous: Option<(u64, Bytes<'a>, Arc<[u8]>)> = None;
     for group in functions.iter_mut() {
         let Some((head, inlined)) = group.spans.split_first_mut() else {
             continue;
         };
-        let dwarf_name = head.name.to_vec();
         let given: Arc<[u8]> = match &previous {
-            Some((end, name, given)) if *end == head.start && *name == dwarf_name => given.clone(),
+            Some((end, name, given)) if *end == head.start && **name == *head.name => given.clone(),
             _ => match symbol_at(head.start) {
                 Some(symbol) => symbol.as_bytes().into(),
-                None => breakpad_form(&dwarf_name).into(),
+                None => convert(&head.name),
             },
         };
-        head.name = Bytes::Shared(given.clone());
+        let dwarf_name = std::mem::replace(&mut head.name, Bytes::Shared(given.clone()));
         previous = Some((head.end, dwarf_name, given));
         for span in inlined {
-            span.name = Bytes::Shared(breakpad_form(&span.name).into());
+            span.name = Bytes::Shared(convert(&span.name));
         }
     }
 }
@@ -149,7 +159,7 @@ fn name_functions(functions: &mut [Group<'_>], symbols: &[Symbol]) {
 /// machine it runs on and resolves symbolic links when the file exists there; symblob's
 /// output does not depend on the machine, so it stops at the lexical form.)
 fn normalise_paths(functions: &mut [Group<'_>]) {
-    let mut done: HashMap<Arc<[u8]>, Arc<[u8]>> = HashMap::new();
+    let mut done: FastMap<Arc<[u8]>, Arc<[u8]>> = fast_map();
     let mut normalise = |path: &mut Option<Arc<[u8]>>| {
         if let Some(p) = path {
             let normal = done

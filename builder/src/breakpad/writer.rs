@@ -29,10 +29,11 @@
 //! dump_syms's form. Addresses are written relative to [`Module::base`]. The text is
 //! deterministic for a given model.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use super::{cfi, Module};
+use crate::fast_hash::FastMap;
 use crate::model::{function_runs, innermost, Group, Model, Symbol};
 
 /// What [`write_model`] wrote, counted.
@@ -185,7 +186,7 @@ fn run_len(pieces: &[Group<'_>]) -> u64 {
 /// Numbers given to files and origin names in order of first use.
 #[derive(Default)]
 struct Numbering<'s> {
-    ids: HashMap<&'s [u8], usize>,
+    ids: FastMap<&'s [u8], usize>,
     names: Vec<&'s [u8]>,
 }
 
