@@ -10,12 +10,11 @@ use std::sync::Arc;
 use object::{Object, ObjectSection, SectionFlags};
 
 use super::writer::{write_entries, Entries, Written};
-use super::{cfi, Module};
+use super::{cfi, symbols, Module};
 use crate::dwarf::{DebugFiles, DwarfOptions, GroupContents};
-use crate::elf::read_elf;
 use crate::fast_hash::{fast_map, FastMap};
 use crate::input::FilesRead;
-use crate::model::{Bytes, Group, InputOptions, Model, Symbol, TypeFilter};
+use crate::model::{Bytes, Group, Model, Symbol};
 use crate::{Progress, Result};
 
 /// What [`from_elf`] built.
@@ -52,19 +51,17 @@ pub fn from_elf(
     let input = path.display().to_string();
     let module = Module::of_elf(bytes, path)?;
     let unwind = cfi::from_elf(bytes, &input)?;
-    let mut symbols = read_elf(
-        bytes,
-        &input,
-        &InputOptions {
-            types: TypeFilter::input_default(),
-            ..InputOptions::default()
-        },
-    )?
-    .symbols
-    .symbols;
-    for symbol in &mut symbols {
-        symbol.name = crate::demangle::breakpad_name(&symbol.name);
-    }
+    let obj = object::File::parse(bytes).map_err(|e| {
+        crate::Error::new(
+            crate::ErrorKind::Malformed,
+            &input,
+            crate::Location::Whole,
+            format!("not a readable ELF file: {e}"),
+        )
+    })?;
+    let table = symbols::function_symbols(&obj, module.base);
+    let names = symbols::as_function_names(&table);
+    let publics = symbols::as_public_names(&table);
     let markers = section_markers(bytes, &module.name);
     let contents = GroupContents {
         symtab: false,
@@ -81,7 +78,7 @@ pub fn from_elf(
     let stats =
         crate::dwarf::build_groups(path, bytes, &options, contents, progress, |functions| {
             let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
-            name_functions(&mut functions, &symbols);
+            name_functions(&mut functions, &names);
             normalise_paths(&mut functions);
             let model = Model {
                 functions,
@@ -89,7 +86,7 @@ pub fn from_elf(
                 ..Model::default()
             };
             let mut entries = Entries::of_model(&model, module.base, &Default::default());
-            entries.add_publics(&symbols);
+            entries.add_publics(&publics);
             for (rva, name) in &markers {
                 entries.add_marker(*rva, name);
             }
@@ -202,7 +199,8 @@ fn breakpad_form(name: &[u8]) -> Vec<u8> {
 }
 
 /// `(address, "<NAME ELF section in MODULE>")` for every executable section. dump_syms
-/// places them at the section's address itself, not relative to the module's base.
+/// places them at the section's address itself (its low 32 bits), not relative to the
+/// module's base.
 fn section_markers(bytes: &[u8], module: &str) -> Vec<(u64, String)> {
     let Ok(obj) = object::File::parse(bytes) else {
         return Vec::new();
@@ -215,7 +213,12 @@ fn section_markers(bytes: &[u8], module: &str) -> Vec<(u64, String)> {
         })
         .map(|s| {
             let name = s.name().unwrap_or("unknown");
-            (s.address(), format!("<{name} ELF section in {module}>"))
+            // dump_syms keeps 32 bits of an address (a kernel's sections at
+            // 0xffffffff81000000 are written at 81000000).
+            (
+                s.address() & 0xffff_ffff,
+                format!("<{name} ELF section in {module}>"),
+            )
         })
         .collect()
 }

@@ -14,6 +14,7 @@
 pub mod cfi;
 pub mod elf;
 pub mod module;
+mod symbols;
 pub mod writer;
 
 pub use elf::{from_elf, Built};
