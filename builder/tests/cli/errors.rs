@@ -132,8 +132,8 @@ fn blobs_without_a_magic_number_are_named_for_what_they_are() {
         (
             vec!["lookup", c, "0x1000"],
             format!(
-                "`{c}` is a CIF stream, not a ksym blob, a Lidia file, a symbfile or a GSYM \
-                 file: read it with `symblob cif decode`"
+                "`{c}` is a CIF stream, not a ksym blob, a Lidia file, a symbfile, a GSYM \
+                 file or a Breakpad file: read it with `symblob cif decode`"
             ),
         ),
     ];
