@@ -283,7 +283,7 @@ pub fn convert(
 /// The bytes of an even number of hexadecimal digits; `None` for anything else.
 fn hex_bytes(text: &str) -> Option<Vec<u8>> {
     let digits = text.as_bytes();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return None;
     }
     digits
