@@ -373,3 +373,104 @@ fn broken_files_name_the_line() {
         assert!(err.contains(&format!("bad.sym:{line}:")), "{body:?}: {err}");
     }
 }
+
+/// The records of a `.sym` text with FILE and INLINE_ORIGIN numbers replaced by what
+/// they name (writers number them in their own order), without INFO, FILE, INLINE_ORIGIN
+/// and STACK records, and with line records that continue the one before with the same
+/// line and file joined (dump_syms writes one per DWARF row, where a column or flag
+/// changes; a row of the model starts only where the line changes, and lookups answer
+/// alike).
+fn resolved(text: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(text);
+    let mut files = BTreeMap::new();
+    let mut origins = BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.splitn(3, ' ').collect();
+        match (f[0], f.get(1), f.get(2)) {
+            ("FILE", Some(n), Some(name)) => files.insert(n.to_string(), name.to_string()),
+            ("INLINE_ORIGIN", Some(n), Some(name)) => {
+                origins.insert(n.to_string(), name.to_string())
+            }
+            _ => None,
+        };
+    }
+    let mut out = Vec::new();
+    let mut in_func = false;
+    for line in text.lines() {
+        let mut f: Vec<String> = line.split(' ').map(String::from).collect();
+        match f[0].as_str() {
+            "FUNC" => in_func = true,
+            "PUBLIC" | "MODULE" => in_func = false,
+            "INFO" | "FILE" | "INLINE_ORIGIN" | "STACK" => {
+                in_func &= f[0] == "INLINE_ORIGIN";
+                continue;
+            }
+            "INLINE" => {
+                f[3] = files[&f[3]].clone();
+                f[4] = origins[&f[4]].clone();
+            }
+            _ if in_func && f.len() == 4 => {
+                f[3] = files[&f[3]].clone();
+                let hex = |t: &str| u64::from_str_radix(t, 16).unwrap_or(0);
+                let prev: Option<Vec<String>> = out
+                    .last()
+                    .map(|p: &String| p.split(' ').map(String::from).collect());
+                if let Some(p) = prev.filter(|p| p.len() == 4 && p[0] != "INLINE") {
+                    if hex(&p[0]) + hex(&p[1]) == hex(&f[0]) && p[2..] == f[2..] {
+                        let size = hex(&p[1]) + hex(&f[1]);
+                        *out.last_mut().expect("a previous record") =
+                            format!("{} {size:x} {} {}", p[0], p[2], p[3]);
+                        continue;
+                    }
+                }
+            }
+            _ => {}
+        }
+        out.push(f.join(" "));
+    }
+    out
+}
+
+/// Read back and written again by symblob's `.sym` writer, dump_syms' file of a test
+/// program gives the same FUNC, line, INLINE and PUBLIC records (the reader's model is
+/// what the writer expects: a PUBLIC as a one-span function without rows where its
+/// symbol starts, a FUNC's pieces as one function).
+///
+/// Not on the Rust program: there dump_syms writes several INLINE records for one call
+/// site and origin under one parent (one per DWARF inlined-subroutine entry), which the
+/// writer joins into one record with the ranges of all; the lookups answer alike.
+#[test]
+fn read_and_written_again_gives_the_same_records() {
+    for name in ["c-dwarf5", "cpp-gxx", "c-aarch64", "go"] {
+        round_trip(name);
+    }
+}
+
+fn round_trip(name: &str) {
+    let Some(text) = dump(name) else {
+        return;
+    };
+    let source = breakpad::read(&text, name).unwrap_or_else(|e| panic!("{e}"));
+    let written = symblob_build::breakpad::writer::write_model(
+        &source.model,
+        &source.module,
+        &source.multiple,
+    );
+    let (ours, theirs) = (resolved(written.text.as_bytes()), resolved(&text));
+    let only_ours: Vec<_> = ours
+        .iter()
+        .filter(|r| !theirs.contains(r))
+        .take(10)
+        .collect();
+    let only_theirs: Vec<_> = theirs
+        .iter()
+        .filter(|r| !ours.contains(r))
+        .take(10)
+        .collect();
+    assert!(
+        ours == theirs,
+        "{name}: {} / {} records; only ours: {only_ours:#?}\nonly dump_syms': {only_theirs:#?}",
+        ours.len(),
+        theirs.len()
+    );
+}
