@@ -40,7 +40,9 @@ pub fn looks_like_breakpad(bytes: &[u8]) -> bool {
 
 /// Reads the `.sym` file `bytes` (named `input` in errors) into the model.
 ///
-/// * **`FUNC`**: a function `[address, address + size)` named by the record; a `FUNC` of
+/// * **`FUNC`**: a function `[address, address + size)` named by the record, whose pieces
+///   share a depth-0 [`Span::instance`](crate::model::Span::instance) (the record's number
+///   in the file, from 1), so that touching records of one name stay apart; a `FUNC` of
 ///   size 0 and one that overlaps a `FUNC` before it in address order answer nothing in
 ///   `breakpad-symbols` and are skipped (counted in [`BreakpadSource::skipped`]).
 /// * **Line records** after a `FUNC` give the rows of the innermost span at their

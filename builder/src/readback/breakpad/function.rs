@@ -45,6 +45,10 @@ pub(super) struct Function<'a> {
     pub inlines: Vec<InlineRange<'a>>,
     /// `INLINE` records read so far.
     pub records: u32,
+    /// Which `FUNC` record of the file it is, from 1: the depth-0
+    /// [`Span::instance`] of its pieces, so that a writer keeps touching `FUNC` records of
+    /// one name apart and joins the pieces of one.
+    pub number: u32,
 }
 
 /// Two ranges of one depth that start at one address and differ in what they answer:
@@ -60,6 +64,7 @@ pub(super) struct Ambiguous {
 impl<'a> Function<'a> {
     /// Starts reading the function `[start, end)` named `name`.
     pub(super) fn begin(&mut self, start: u64, end: u64, name: &'a [u8]) {
+        self.number = self.number.saturating_add(1);
         self.start = start;
         self.end = end;
         self.name = name;
@@ -74,11 +79,10 @@ impl<'a> Function<'a> {
         &mut self,
         path: &dyn Fn(u32) -> Option<Arc<[u8]>>,
     ) -> Result<Vec<Group<'a>>, Ambiguous> {
-        let mut spans = vec![Span::function(
-            self.start,
-            self.end,
-            Bytes::Borrowed(self.name),
-        )];
+        let mut spans = vec![Span {
+            instance: self.number,
+            ..Span::function(self.start, self.end, Bytes::Borrowed(self.name))
+        }];
         self.inline_spans(path, &mut spans)?;
         let answers = self.answers();
         Ok(rows::groups(spans, &answers, &mut |file| path(file)))

@@ -214,3 +214,18 @@ fn bad_records_name_their_line() {
         assert!(e.contains(what), "{body:?}: {e}");
     }
 }
+
+#[test]
+fn touching_functions_of_one_name_stay_apart() {
+    let text = format!(
+        "{HEAD}FILE 0 a.c\nFILE 1 b.h\nFUNC 10 10 0 f\n10 8 1 0\n18 8 2 1\nFUNC 20 10 0 f\n"
+    );
+    let s = ok(&text);
+    let instances: Vec<_> = s
+        .model
+        .functions
+        .iter()
+        .map(|g| (g.start(), g.spans[0].instance))
+        .collect();
+    assert_eq!(instances, [(0x10, 1), (0x18, 1), (0x20, 2)]);
+}
