@@ -41,7 +41,7 @@ all_targets=(
   ksym_mutated ksym_roundtrip lidia_mutated lidia_roundtrip cif_roundtrip
   symbfile_mutated symbfile_roundtrip gsym_roundtrip
   build_ksym_text build_ksym_elf build_lidia_elf build_lidia_dwarf build_lidia_dwarf_companion
-  size_load
+  size_load breakpad_reader
 )
 if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 
@@ -57,6 +57,7 @@ flags_for() {
     symbfile_parse | symbfile_mutated) echo "${common[*]} -dict=$here/dicts/symbfile.dict -max_len=8192" ;;
     ksym_roundtrip | lidia_roundtrip | symbfile_roundtrip | gsym_roundtrip) echo "${common[*]} -max_len=8192" ;;
     detect) echo "${common[*]} -dict=$here/dicts/detect.dict -max_len=8192" ;;
+    breakpad_reader) echo "${common[*]} -dict=$here/dicts/breakpad.dict -max_len=8192" ;;
     size_load) echo "${common[*]} -max_len=16384 -rss_limit_mb=2048 -timeout=10" ;;
     build_ksym_text)
       echo "${common[*]} -dict=$here/dicts/text.dict -max_len=8192 -rss_limit_mb=2048 -timeout=10" ;;

@@ -36,6 +36,8 @@ pub enum Format {
     Symbfile,
     /// GSYM v1 (LLVM's `llvm-gsymutil` files and symblob's).
     Gsym,
+    /// A Breakpad `.sym` text file (read only for now; the writer becomes a [`Target`]).
+    Breakpad,
 }
 
 impl Format {
@@ -43,6 +45,10 @@ impl Format {
     /// magic numbers; ksym-bin, which has none, when it parses as one in full. `None` for
     /// anything else.
     pub fn detect(bytes: &[u8]) -> Option<Format> {
+        // Text the reader's detection does not know: it starts with its MODULE record.
+        if readback::breakpad::looks_like_breakpad(bytes) {
+            return Some(Format::Breakpad);
+        }
         match symblob::detect(bytes) {
             Detected::Elf => Some(Format::Elf),
             Detected::Blob(symblob::Format::Lidia) => Some(Format::Lidia),
@@ -79,6 +85,12 @@ impl Format {
             },
             // Functions, inlined calls, files and lines; no symbol types or aliases.
             Format::Lidia | Format::Gsym => functions,
+            // Public symbols (type `T` only) and unwind rules beside the functions.
+            Format::Breakpad => Contents {
+                symbols: true,
+                unwind: true,
+                ..functions
+            },
             Format::Symbfile => Contents {
                 return_pads: true,
                 ..functions
@@ -95,6 +107,7 @@ impl fmt::Display for Format {
             Format::Lidia => "Lidia",
             Format::Symbfile => "symbfile",
             Format::Gsym => "GSYM",
+            Format::Breakpad => "Breakpad",
         })
     }
 }
@@ -177,7 +190,7 @@ pub fn convert(
             ErrorKind::Unsupported,
             input,
             Location::Whole,
-            "not a ksym-bin, Lidia, symbfile, GSYM or ELF file",
+            "not a ksym-bin, Lidia, symbfile, GSYM, Breakpad or ELF file",
         ));
     };
     let mut ksym_layout = options.ksym_layout;
@@ -197,6 +210,17 @@ pub fn convert(
             let header = symblob::gsym::GsymFile::parse(bytes).map(|f| f.header());
             gsym.uuid = header.map_or_else(|_| Vec::new(), |h| h.uuid.to_vec());
             model
+        }
+        Format::Breakpad => {
+            let source = readback::breakpad::read(bytes, &input)?;
+            // The code identifier (the build ID) is what a GSYM file's UUID holds.
+            gsym.uuid = source
+                .module
+                .code_id
+                .as_deref()
+                .and_then(hex_bytes)
+                .unwrap_or_default();
+            source.model
         }
     };
     let held = model.contents();
@@ -254,6 +278,21 @@ pub fn convert(
         },
         files_read: FilesRead::default(),
     })
+}
+
+/// The bytes of an even number of hexadecimal digits; `None` for anything else.
+fn hex_bytes(text: &str) -> Option<Vec<u8>> {
+    let digits = text.as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return None;
+    }
+    digits
+        .chunks(2)
+        .map(|pair| {
+            let pair = std::str::from_utf8(pair).ok()?;
+            u8::from_str_radix(pair, 16).ok()
+        })
+        .collect()
 }
 
 /// Writes `model` as `to`.

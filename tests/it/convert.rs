@@ -11,7 +11,7 @@
 //! Lidia DWARF tests' named disagreements). Round trips A → B → A give A's bytes back
 //! wherever B holds every fact of A.
 
-mod frames;
+pub(crate) mod frames;
 mod llvm_gsym;
 mod pairs;
 mod round_trips;

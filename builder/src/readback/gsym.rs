@@ -11,7 +11,8 @@ use std::sync::Arc;
 use symblob::gsym::{Function, GsymFile, LineRow};
 
 use super::reader_error;
-use crate::model::{innermost, sort_spans, Bytes, Group, Model, Row, Span};
+use super::rows::{self, Answer};
+use crate::model::{Bytes, Group, Model, Span};
 use crate::Result;
 
 /// Reads the GSYM file `bytes` (named `input` in errors) into the model.
@@ -123,14 +124,6 @@ impl Paths {
     }
 }
 
-/// What a lookup answers from `addr` on: file-table index (0: the lookup fails) and line.
-#[derive(Clone, Copy, Debug)]
-struct Answer {
-    addr: u64,
-    file: u32,
-    line: u32,
-}
-
 /// The answers of a line table's rows by LLVM 14's rule: of rows that start at one
 /// address, the first answers that byte and the last the bytes after it.
 fn answers(rows: &[LineRow]) -> Vec<Answer> {
@@ -178,91 +171,8 @@ fn groups<'a>(
     if rows.is_some() {
         inline::spans(file, function, end, paths, &mut spans)?;
     }
-    sort_spans(&mut spans);
     let answers = answers(rows.as_deref().unwrap_or_default());
-
-    // The answers in force in each innermost segment, as (address, file, line) entries of
-    // the segment's span.
-    let mut entries: Vec<Vec<Answer>> = vec![Vec::new(); spans.len()];
-    for (from, to, k) in innermost(&spans) {
-        let i = answers.partition_point(|a| a.addr <= from);
-        let in_force = i.checked_sub(1).map(|i| answers[i]);
-        entries[k].push(Answer {
-            addr: from,
-            file: in_force.map_or(0, |a| a.file),
-            line: in_force.map_or(0, |a| a.line),
-        });
-        entries[k].extend(answers[i..].iter().take_while(|a| a.addr < to));
-    }
-
-    // Each span cut where the file of its entries changes.
-    let mut out: Vec<Group<'a>> = Vec::new();
-    let mut inlined: Vec<Span<'a>> = Vec::new();
-    for (span, entries) in spans.into_iter().zip(entries) {
-        for piece in cut(span, &entries, file, paths) {
-            if piece.depth == 0 {
-                out.push(Group { spans: vec![piece] });
-            } else {
-                inlined.push(piece);
-            }
-        }
-    }
-    // Every inlined piece lies inside one depth-0 piece (cuts fall where no deeper span
-    // is): the last that starts at or before it.
-    for piece in inlined {
-        let at = out.partition_point(|g| g.start() <= piece.start);
-        if let Some(group) = at.checked_sub(1).and_then(|i| out.get_mut(i)) {
-            group.spans.push(piece);
-        }
-    }
-    for group in &mut out {
-        sort_spans(&mut group.spans);
-    }
-    Ok(out)
-}
-
-/// `span` with its rows from `entries`, cut into pieces at every entry whose file (one
-/// that names a file) differs from the piece's; entries that name no file (line 0, where
-/// LLVM's lookup fails) stay in the piece around them.
-fn cut<'a>(
-    span: Span<'a>,
-    entries: &[Answer],
-    file: &GsymFile<'_>,
-    paths: &mut Paths,
-) -> Vec<Span<'a>> {
-    let mut out = Vec::new();
-    let mut piece = Span {
-        rows: Vec::new(),
-        ..span.clone()
-    };
-    for entry in entries {
-        let path = paths.get(file, entry.file);
-        if let Some(path) = path {
-            match &piece.file {
-                None => piece.file = Some(path),
-                Some(current) if **current == *path => {}
-                Some(_) if entry.addr > piece.start => {
-                    let mut tail = Span {
-                        start: entry.addr,
-                        file: Some(path),
-                        rows: Vec::new(),
-                        ..piece.clone()
-                    };
-                    piece.end = entry.addr;
-                    std::mem::swap(&mut piece, &mut tail);
-                    out.push(tail);
-                }
-                Some(_) => piece.file = Some(path),
-            }
-        }
-        if piece.rows.last().is_none_or(|r| r.line != entry.line) {
-            piece.rows.push(Row {
-                addr: entry.addr,
-                line: entry.line,
-            });
-        }
-    }
-    piece.end = span.end;
-    out.push(piece);
-    out
+    Ok(rows::groups(spans, &answers, &mut |index| {
+        paths.get(file, index)
+    }))
 }

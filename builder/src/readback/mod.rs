@@ -19,6 +19,8 @@ pub mod gsym;
 pub mod ksym;
 #[cfg(feature = "lidia")]
 pub mod lidia;
+#[cfg(any(feature = "gsym", feature = "breakpad"))]
+mod rows;
 #[cfg(feature = "symbfile")]
 pub mod symbfile;
 

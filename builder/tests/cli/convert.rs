@@ -83,7 +83,7 @@ fn an_input_in_no_format_is_named() {
     ));
     assert!(
         err.contains("notes.txt")
-            && err.contains("not a ksym-bin, Lidia, symbfile, GSYM or ELF file"),
+            && err.contains("not a ksym-bin, Lidia, symbfile, GSYM, Breakpad or ELF file"),
         "{err}"
     );
     assert!(!out.exists());
@@ -160,4 +160,47 @@ fn a_damaged_gsym_input_is_named_with_its_offset_and_nothing_is_written() {
         "{err}"
     );
     assert!(!out.exists(), "a failed conversion wrote {}", out.display());
+}
+
+/// A Breakpad `.sym` file converts and answers `symblob lookup` as the Lidia file made of
+/// it; a broken one is refused with its line number, and nothing is written.
+#[test]
+fn a_breakpad_input_converts_and_a_broken_one_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.sym");
+    std::fs::write(
+        &good,
+        b"MODULE Linux x86_64 0A0B prog\nFILE 0 a.c\nFUNC 1000 10 0 f\n1000 10 7 0\n\
+          PUBLIC 1010 0 g\nPUBLIC 1020 0 h\n",
+    )
+    .unwrap();
+    let out = dir.path().join("good.lidia");
+    let done = run(&["convert", s(&good), "-o", s(&out), "--to", "lidia"], b"");
+    ok(&done);
+    let note = stderr_text(&done);
+    assert!(note.contains("Breakpad"), "{note}");
+    assert!(out.exists());
+    let via_sym = ok(&run(&["lookup", s(&good), "1004", "1014"], b""));
+    let via_lidia = ok(&run(&["lookup", s(&out), "1004", "1014"], b""));
+    assert_eq!(via_sym, via_lidia);
+    assert!(
+        via_sym.contains("a.c") && via_sym.contains('g'),
+        "{via_sym}"
+    );
+
+    let bad = dir.path().join("bad.sym");
+    std::fs::write(
+        &bad,
+        b"MODULE Linux x86_64 0A0B prog\nFUNC 1000 10 0 f\n1000 10 7 3\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let err = failed(&run(
+        &["convert", s(&bad), "-o", s(&out), "--to", "lidia"],
+        b"",
+    ));
+    assert!(err.contains("bad.sym:3") && err.contains("FILE 3"), "{err}");
+    assert!(!out.exists(), "a failed conversion wrote {}", out.display());
+    let err = failed(&run(&["lookup", s(&bad), "1000"], b""));
+    assert!(err.contains("bad.sym:3"), "{err}");
 }

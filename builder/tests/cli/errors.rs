@@ -61,25 +61,25 @@ fn a_wrong_kind_of_file_is_named_for_what_it_is() {
         (
             vec!["lookup", e, "0x1000"],
             format!(
-                "`{e}` is an ELF file, not a ksym blob, a Lidia file, a symbfile or a GSYM file: build one with \
+                "`{e}` is an ELF file, not a ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad file: build one with \
                  `symblob lidia build {e} -o {e}.lidia` or `symblob ksym build {e} -o {e}.ksym`"
             ),
         ),
         (
             vec!["lookup", z, "0x1000"],
-            format!("`{z}` is empty, not a ksym blob, a Lidia file, a symbfile or a GSYM file"),
+            format!("`{z}` is empty, not a ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad file"),
         ),
         (
             vec!["lookup", n, "0x1000"],
             format!(
-                "`{n}` is nm or kallsyms text, not a ksym blob, a Lidia file, a symbfile or a GSYM file: {}",
+                "`{n}` is nm or kallsyms text, not a ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad file: {}",
                 ksym_build(n)
             ),
         ),
         (
             vec!["lookup", s(&corrupt), "0x1000"],
             format!(
-                "`{}` is not a ksym blob, a Lidia file, a symbfile or a GSYM file (read as a ksym blob: {})",
+                "`{}` is not a ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad file (read as a ksym blob: {})",
                 corrupt.display(),
                 symblob::ksym::KsymBlob::parse(&fs::read(&corrupt).unwrap()).unwrap_err()
             ),
@@ -132,8 +132,8 @@ fn blobs_without_a_magic_number_are_named_for_what_they_are() {
         (
             vec!["lookup", c, "0x1000"],
             format!(
-                "`{c}` is a CIF stream, not a ksym blob, a Lidia file, a symbfile or a GSYM \
-                 file: read it with `symblob cif decode`"
+                "`{c}` is a CIF stream, not a ksym blob, a Lidia file, a symbfile, a GSYM \
+                 file or a Breakpad file: read it with `symblob cif decode`"
             ),
         ),
     ];

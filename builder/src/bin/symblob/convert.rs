@@ -26,8 +26,9 @@ enum ToArg {
 /// `symblob convert`.
 #[derive(Args)]
 pub struct ConvertArgs {
-    /// The input: a ksym-bin blob, a Lidia file, a symbfile, a GSYM file, or an ELF file
-    /// (built from as the target's `build` command does by default); its bytes decide.
+    /// The input: a ksym-bin blob, a Lidia file, a symbfile, a GSYM file, a Breakpad
+    /// `.sym` file, or an ELF file (built from as the target's `build` command does by
+    /// default); its bytes decide.
     input: PathBuf,
     /// The output file (written atomically; `-` for standard output).
     #[arg(short, long)]

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use symblob::ksym::KsymBlob;
+use symblob_build::lidia::model::write_model;
+use symblob_build::readback::breakpad::{self, looks_like_breakpad};
 
 use crate::common::{display_name, read_input, Failure, Outcome, Result};
 use crate::lookups::{self, LookupFlags};
@@ -17,8 +19,9 @@ use crate::{gsym, ksym_query, lidia, symbfile, symbfile_query};
 /// Arguments of `symblob lookup`.
 #[derive(Args)]
 pub struct LookupArgs {
-    /// A ksym blob, a Lidia file, a symbfile or a GSYM file (the format is recognised from
-    /// its bytes), or `-` for standard input (then the addresses must be arguments).
+    /// A ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad `.sym` file (the
+    /// format is recognised from its bytes), or `-` for standard input (then the addresses
+    /// must be arguments).
     file: PathBuf,
     #[command(flatten)]
     flags: LookupFlags,
@@ -34,6 +37,14 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
     lookups::check_sources(&args.file, &args.addresses)?;
     let name = display_name(&args.file);
     let bytes = read_input(&args.file)?;
+    // A `.sym` file is text the reader does not know: read into the model once and
+    // indexed as an in-memory Lidia file, which answers as breakpad-symbols does.
+    if looks_like_breakpad(&bytes) {
+        let source = breakpad::read(&bytes, &name)?;
+        let lidia_bytes = write_model(&source.model);
+        let file = lidia::parse(&args.file, &lidia_bytes)?;
+        return lidia::answer_all(&file, args.flags, &args.addresses);
+    }
     match symblob::detect(&bytes) {
         Detected::Blob(Format::Lidia) => {
             let file = lidia::parse(&args.file, &bytes)?;
@@ -52,7 +63,7 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
         Detected::Blob(Format::Ksym) | Detected::Unknown => {
             let blob = KsymBlob::parse(&bytes).map_err(|e| {
                 Failure::Message(format!(
-                    "`{name}` is not a ksym blob, a Lidia file, a symbfile or a GSYM file (read as a ksym blob: {e})"
+                    "`{name}` is not a ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad file (read as a ksym blob: {e})"
                 ))
             })?;
             ksym_query::answer_all(blob, &[], args.flags, &args.addresses)

@@ -52,10 +52,10 @@ struct Cli {
 enum Command {
     /// Resolve addresses with any symbol blob (ksym-bin, Lidia, symbfile or GSYM, recognised
     /// from its bytes), as `symblob ksym lookup`, `symblob lidia lookup`, `symblob symbfile
-    /// lookup` or `symblob gsym lookup` would.
+    /// lookup` or `symblob gsym lookup` would, or with a Breakpad `.sym` file.
     Lookup(lookup::LookupArgs),
-    /// Rewrite a ksym-bin, Lidia, symbfile, GSYM or ELF file as ksym-bin, Lidia, symbfile
-    /// or GSYM, saying what the target format cannot hold.
+    /// Rewrite a ksym-bin, Lidia, symbfile, GSYM, Breakpad or ELF file as ksym-bin, Lidia,
+    /// symbfile or GSYM, saying what the target format cannot hold.
     Convert(convert::ConvertArgs),
     /// ksym-bin v1: kallsyms-style symbol blobs for kernels and bootloaders.
     #[command(subcommand)]

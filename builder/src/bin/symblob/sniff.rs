@@ -7,6 +7,8 @@ use std::path::Path;
 
 use symblob::{Detected, Format};
 
+use symblob_build::readback::breakpad::looks_like_breakpad;
+
 use crate::common::{Failure, Result};
 
 /// Folders of files the kernel makes up, where no one can write a file beside an input.
@@ -34,7 +36,7 @@ impl Want {
             Want::Lidia => "a Lidia file",
             Want::Cif => "a CIF stream",
             Want::Symbfile => "a symbfile",
-            Want::Lookup => "a ksym blob, a Lidia file, a symbfile or a GSYM file",
+            Want::Lookup => "a ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad file",
         }
     }
 }
@@ -43,6 +45,16 @@ impl Want {
 /// `want` needs; passes files of the wanted kind and files that may be it (ksym blobs and
 /// CIF streams have no magic number, so their parsers decide).
 pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
+    if looks_like_breakpad(bytes) {
+        return match want {
+            Want::Lookup => Ok(()),
+            _ => Err(Failure::Message(format!(
+                "`{name}` is a Breakpad symbol file, not {}: read it with `symblob lookup \
+                 {name}` or convert it with `symblob convert {name} --to …`",
+                want.name()
+            ))),
+        };
+    }
     match (symblob::detect(bytes), want) {
         (Detected::Blob(Format::Ksym), Want::Ksym | Want::Lookup)
         | (Detected::Blob(Format::Lidia), Want::Lidia | Want::Lookup)

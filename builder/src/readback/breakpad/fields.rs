@@ -1,0 +1,120 @@
+//! The fields of one `.sym` line: space-separated tokens, hexadecimal and decimal numbers,
+//! and the rest of the line (a name, which may hold spaces), read as rust-minidump's
+//! parser reads them (one or more spaces between fields).
+
+/// The unread part of one line (without its line ending).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fields<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Fields<'a> {
+    /// The fields of `line`.
+    pub(super) fn new(line: &'a [u8]) -> Self {
+        Fields { rest: line }
+    }
+
+    /// The next space-separated token, `None` at the end of the line.
+    pub(super) fn token(&mut self) -> Option<&'a [u8]> {
+        let start = self.rest.iter().position(|&b| b != b' ')?;
+        let rest = &self.rest[start..];
+        let end = rest.iter().position(|&b| b == b' ').unwrap_or(rest.len());
+        self.rest = &rest[end..];
+        Some(&rest[..end])
+    }
+
+    /// The next token if it is `word` (consumed), else nothing is consumed.
+    pub(super) fn word(&mut self, word: &[u8]) -> bool {
+        let mut ahead = *self;
+        if ahead.token() == Some(word) {
+            *self = ahead;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// The rest of the line after the spaces that separate it from the previous field: a
+    /// name, possibly empty, possibly with spaces. `None` when no space separates it (the
+    /// line ends right after the previous field: it is cut).
+    pub(super) fn name(&mut self) -> Option<&'a [u8]> {
+        if self.rest.first() != Some(&b' ') {
+            return None;
+        }
+        let start = self.rest.iter().position(|&b| b != b' ');
+        let name = start.map_or(&[][..], |s| &self.rest[s..]);
+        self.rest = &[];
+        Some(name)
+    }
+
+    /// Whether nothing but spaces is left.
+    pub(super) fn is_done(&self) -> bool {
+        self.rest.iter().all(|&b| b == b' ')
+    }
+}
+
+/// `token` as a hexadecimal number of 1 to 16 digits (no prefix, either case).
+pub(super) fn hex(token: &[u8]) -> Option<u64> {
+    if token.is_empty() || token.len() > 16 {
+        return None;
+    }
+    let mut value = 0u64;
+    for &b in token {
+        let digit = match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            b'A'..=b'F' => b - b'A' + 10,
+            _ => return None,
+        };
+        value = (value << 4) | u64::from(digit);
+    }
+    Some(value)
+}
+
+/// `token` as a decimal number that fits in 32 bits.
+pub(super) fn decimal(token: &[u8]) -> Option<u32> {
+    if token.is_empty() || token.len() > 10 {
+        return None;
+    }
+    let mut value = 0u64;
+    for &b in token {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + u64::from(b - b'0');
+    }
+    u32::try_from(value).ok()
+}
+
+/// Whether `token` is made of hexadecimal digits only (the start of a line record).
+pub(super) fn is_hex(token: &[u8]) -> bool {
+    !token.is_empty() && token.iter().all(u8::is_ascii_hexdigit)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_names_and_numbers() {
+        let mut f = Fields::new(b"FUNC m  1a0 10 0  a name  with spaces");
+        assert_eq!(f.token(), Some(&b"FUNC"[..]));
+        assert!(f.word(b"m"));
+        assert!(!f.word(b"m"));
+        assert_eq!(f.token().and_then(hex), Some(0x1a0));
+        assert_eq!(f.token().and_then(hex), Some(0x10));
+        assert_eq!(f.token().and_then(hex), Some(0));
+        assert_eq!(f.name(), Some(&b"a name  with spaces"[..]));
+        assert!(f.is_done());
+        assert_eq!(Fields::new(b"x").name(), None);
+        let mut f = Fields::new(b"0 ");
+        f.token();
+        assert_eq!(f.name(), Some(&b""[..]));
+        assert_eq!(hex(b"ffffffffffffffff"), Some(u64::MAX));
+        assert_eq!(hex(b"10000000000000000"), None);
+        assert_eq!(hex(b"0x10"), None);
+        assert_eq!(decimal(b"4294967295"), Some(u32::MAX));
+        assert_eq!(decimal(b"4294967296"), None);
+        assert_eq!(decimal(b"-1"), None);
+    }
+}

@@ -1,0 +1,213 @@
+//! One `FUNC` record with its line and `INLINE` records, into groups of the model that
+//! answer every address as rust-minidump's `breakpad-symbols` answers it.
+
+use std::sync::Arc;
+
+use super::super::rows::{self, Answer};
+use crate::model::{Bytes, Group, Span};
+
+/// A line record: from `start` to `end`, line `line` of file `file` (a dense number of
+/// the reader's file table, from 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct LineRecord {
+    pub start: u64,
+    pub end: u64,
+    pub file: u32,
+    pub line: u32,
+}
+
+/// One address range of an `INLINE` record.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct InlineRange<'a> {
+    /// The record's depth (0: called from the function itself).
+    pub depth: u32,
+    pub start: u64,
+    pub end: u64,
+    /// Dense file number of the call site, 0 for none.
+    pub call_file: u32,
+    pub call_line: u32,
+    /// The inlined function's name (its `INLINE_ORIGIN`).
+    pub name: &'a [u8],
+    /// Which record of the function it is a range of, from 1.
+    pub instance: u32,
+    /// The record's line in the input, for errors.
+    pub line: u64,
+}
+
+/// The records of the `FUNC` being read; its vectors are reused from one function to the
+/// next so that a file of millions of functions does not allocate for each.
+#[derive(Debug, Default)]
+pub(super) struct Function<'a> {
+    pub start: u64,
+    pub end: u64,
+    pub name: &'a [u8],
+    pub lines: Vec<LineRecord>,
+    pub inlines: Vec<InlineRange<'a>>,
+    /// `INLINE` records read so far.
+    pub records: u32,
+    /// Which `FUNC` record of the file it is, from 1: the depth-0
+    /// [`Span::instance`] of its pieces, so that a writer keeps touching `FUNC` records of
+    /// one name apart and joins the pieces of one.
+    pub number: u32,
+}
+
+/// Two ranges of one depth that start at one address and differ in what they answer:
+/// which one `breakpad-symbols`' binary search finds is undefined.
+#[derive(Debug)]
+pub(super) struct Ambiguous {
+    /// The line of the later record.
+    pub line: u64,
+    pub depth: u32,
+    pub address: u64,
+}
+
+impl<'a> Function<'a> {
+    /// Starts reading the function `[start, end)` named `name`.
+    pub(super) fn begin(&mut self, start: u64, end: u64, name: &'a [u8]) {
+        self.number = self.number.saturating_add(1);
+        self.start = start;
+        self.end = end;
+        self.name = name;
+        self.lines.clear();
+        self.inlines.clear();
+        self.records = 0;
+    }
+
+    /// The groups of the function (see [`super::read`]); `path` gives the file of a dense
+    /// number.
+    pub(super) fn groups(
+        &mut self,
+        path: &dyn Fn(u32) -> Option<Arc<[u8]>>,
+    ) -> Result<Vec<Group<'a>>, Ambiguous> {
+        let mut spans = vec![Span {
+            instance: self.number,
+            ..Span::function(self.start, self.end, Bytes::Borrowed(self.name))
+        }];
+        self.inline_spans(path, &mut spans)?;
+        let answers = self.answers();
+        Ok(rows::groups(spans, &answers, &mut |file| path(file)))
+    }
+
+    /// The line answers: line records of size 0 are dropped, the others sorted by range;
+    /// a record that overlaps one kept before it is dropped (as `breakpad-symbols` builds
+    /// its range map); where no record covers an address, no line (file 0).
+    fn answers(&mut self) -> Vec<Answer> {
+        self.lines.retain(|l| l.start < l.end);
+        self.lines.sort_unstable();
+        let mut out = Vec::with_capacity(self.lines.len() + 1);
+        let mut covered_to: Option<u64> = None;
+        for l in &self.lines {
+            if covered_to.is_some_and(|end| l.start < end) {
+                continue;
+            }
+            if let Some(end) = covered_to.filter(|&end| end < l.start) {
+                out.push(Answer {
+                    addr: end,
+                    file: 0,
+                    line: 0,
+                });
+            }
+            out.push(Answer {
+                addr: l.start,
+                file: l.file,
+                line: l.line,
+            });
+            covered_to = Some(l.end);
+        }
+        if let Some(end) = covered_to {
+            out.push(Answer {
+                addr: end,
+                file: 0,
+                line: 0,
+            });
+        }
+        out
+    }
+
+    /// The inlined spans: `breakpad-symbols` looks up depth 0, then 1, … and stops at the
+    /// first depth where no range answers; at each depth the range that answers is the
+    /// one with the greatest start at or before the address, if it covers it. So a range
+    /// reaches from its start to its end or the next range's start of its depth,
+    /// whichever comes first, and only where the depth above is reached (the function's
+    /// own range for depth 0); each reached piece inside one span of the depth above
+    /// becomes a span one deeper than that (model depth = record depth + 1).
+    fn inline_spans(
+        &mut self,
+        path: &dyn Fn(u32) -> Option<Arc<[u8]>>,
+        out: &mut Vec<Span<'a>>,
+    ) -> Result<(), Ambiguous> {
+        self.inlines.retain(|r| r.start < r.end);
+        // The order of `breakpad-symbols`' sort, by (depth, start, size, call site,
+        // origin), with input order last.
+        self.inlines.sort_by(|a, b| {
+            (a.depth, a.start, a.end, a.call_file, a.call_line)
+                .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
+                .then_with(|| a.name.cmp(b.name))
+        });
+        let mut above: Vec<(u64, u64)> = if self.start < self.end {
+            vec![(self.start, self.end)]
+        } else {
+            Vec::new()
+        };
+        let mut i = 0;
+        for depth in 0u32.. {
+            let level_len = self.inlines[i..]
+                .iter()
+                .take_while(|r| r.depth == depth)
+                .count();
+            if level_len == 0 || above.is_empty() {
+                break;
+            }
+            let level = &self.inlines[i..i + level_len];
+            i += level_len;
+            let mut reached = Vec::new();
+            let mut j = 0;
+            for (k, r) in level.iter().enumerate() {
+                let next = level[k + 1..].iter().find(|n| n.start > r.start);
+                // Ranges that start at one address: the last in sort order answers after
+                // the start, any of them at the start; they must answer alike.
+                if let Some(same) = level.get(k + 1).filter(|n| n.start == r.start) {
+                    if (same.call_file, same.call_line, same.name)
+                        != (r.call_file, r.call_line, r.name)
+                    {
+                        return Err(Ambiguous {
+                            line: same.line.max(r.line),
+                            depth,
+                            address: r.start,
+                        });
+                    }
+                    continue;
+                }
+                let end = next.map_or(r.end, |n| n.start.min(r.end));
+                // The pieces of [r.start, end) inside the spans of the depth above.
+                while above.get(j).is_some_and(|&(_, e)| e <= r.start) {
+                    j += 1;
+                }
+                let mut m = j;
+                while let Some(&(s, e)) = above.get(m) {
+                    if s >= end {
+                        break;
+                    }
+                    let (from, to) = (s.max(r.start), e.min(end));
+                    if from < to {
+                        reached.push((from, to));
+                        out.push(Span {
+                            start: from,
+                            end: to,
+                            depth: depth + 1,
+                            name: Bytes::Borrowed(r.name),
+                            file: None,
+                            call_file: path(r.call_file),
+                            call_line: r.call_line,
+                            instance: r.instance,
+                            rows: Vec::new(),
+                        });
+                    }
+                    m += 1;
+                }
+            }
+            above = reached;
+        }
+        Ok(())
+    }
+}

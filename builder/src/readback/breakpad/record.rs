@@ -1,0 +1,509 @@
+//! The line-by-line reader: each record parsed in place (names borrowed from the file),
+//! `FUNC` records with their line and `INLINE` records built into groups as soon as the
+//! next record ends them.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::fields::{decimal, hex, is_hex, Fields};
+use super::function::{Function, InlineRange, LineRecord};
+use super::publics::{self, FuncGroups, Public};
+use super::BreakpadSource;
+use crate::model::{CfiRecord, CfiRow, Symbol};
+use crate::{Error, Location, Result};
+
+/// Numbers below this are kept in a vector, larger ones in a map (a file may use any
+/// 32-bit number; dump_syms numbers from 0).
+const DENSE: u32 = 1 << 20;
+
+/// `FILE` or `INLINE_ORIGIN` numbers to what they define.
+#[derive(Debug)]
+struct Table<T> {
+    dense: Vec<Option<T>>,
+    sparse: HashMap<u32, T>,
+}
+
+impl<T: Copy + PartialEq> Table<T> {
+    fn new() -> Self {
+        Table {
+            dense: Vec::new(),
+            sparse: HashMap::new(),
+        }
+    }
+
+    fn get(&self, number: u32) -> Option<T> {
+        if number < DENSE {
+            self.dense.get(number as usize).copied().flatten()
+        } else {
+            self.sparse.get(&number).copied()
+        }
+    }
+
+    /// Defines `number`; false when it is defined already as something else.
+    fn define(&mut self, number: u32, value: T) -> bool {
+        if let Some(old) = self.get(number) {
+            return old == value;
+        }
+        if number < DENSE {
+            let i = number as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, None);
+            }
+            self.dense[i] = Some(value);
+        } else {
+            self.sparse.insert(number, value);
+        }
+        true
+    }
+}
+
+/// The record that later lines may continue.
+#[derive(Debug, PartialEq, Eq)]
+enum Open {
+    None,
+    Func,
+    Cfi,
+}
+
+/// The reader's state.
+pub(super) struct Reader<'i, 'a> {
+    input: &'i str,
+    line: u64,
+    out: BreakpadSource<'a>,
+    /// `FILE` numbers to dense numbers (from 1, the index in `paths` plus one).
+    files: Table<u32>,
+    paths: Vec<Arc<[u8]>>,
+    /// Paths by content, so that numbers naming one path share it.
+    by_path: HashMap<&'a [u8], u32>,
+    origins: Table<&'a [u8]>,
+    open: Open,
+    func: Function<'a>,
+    funcs: Vec<FuncGroups<'a>>,
+    publics: Vec<Public<'a>>,
+}
+
+impl<'i, 'a> Reader<'i, 'a> {
+    pub(super) fn new(input: &'i str) -> Self {
+        Reader {
+            input,
+            line: 0,
+            out: BreakpadSource::default(),
+            files: Table::new(),
+            paths: Vec::new(),
+            by_path: HashMap::new(),
+            origins: Table::new(),
+            open: Open::None,
+            func: Function::default(),
+            funcs: Vec::new(),
+            publics: Vec::new(),
+        }
+    }
+
+    fn error(&self, message: impl Into<String>) -> Error {
+        Error::malformed(self.input, Location::Line(self.line), message)
+    }
+
+    pub(super) fn read(mut self, bytes: &'a [u8]) -> Result<BreakpadSource<'a>> {
+        if bytes.is_empty() {
+            self.line = 1;
+            return Err(self.error("empty: a Breakpad symbol file starts with a MODULE record"));
+        }
+        let mut rest = bytes;
+        while !rest.is_empty() {
+            self.line += 1;
+            let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+                return Err(self.error(
+                    "the last line has no line ending: the file is cut (breakpad-symbols \
+                     refuses it too)",
+                ));
+            };
+            let mut line = &rest[..end];
+            rest = &rest[end + 1..];
+            while let [head @ .., b'\r'] = line {
+                line = head;
+            }
+            self.record(line)?;
+        }
+        self.close()?;
+        self.finish()
+    }
+
+    /// Ends the open `FUNC` or `STACK CFI INIT` record.
+    fn close(&mut self) -> Result<()> {
+        // A FUNC of size 0 answers nothing (counted when read).
+        if self.open == Open::Func && self.func.start < self.func.end {
+            let paths = &self.paths;
+            let path = |file: u32| -> Option<Arc<[u8]>> {
+                file.checked_sub(1)
+                    .and_then(|i| paths.get(i as usize))
+                    .cloned()
+            };
+            match self.func.groups(&path) {
+                Ok(groups) => self.funcs.push(FuncGroups {
+                    start: self.func.start,
+                    end: self.func.end,
+                    groups,
+                }),
+                Err(e) => {
+                    self.line = e.line;
+                    return Err(self.error(format!(
+                        "INLINE ranges of depth {} at {:#x} answer differently: a lookup \
+                         there is undefined",
+                        e.depth, e.address
+                    )));
+                }
+            }
+        }
+        self.open = Open::None;
+        Ok(())
+    }
+
+    fn record(&mut self, line: &'a [u8]) -> Result<()> {
+        let mut f = Fields::new(line);
+        let Some(kind) = f.token() else {
+            // An empty line ends a FUNC or STACK CFI INIT record, as in breakpad-symbols.
+            return self.close();
+        };
+        if self.line == 1 && kind != b"MODULE" {
+            return Err(self.error("not a Breakpad symbol file: the first record is not MODULE"));
+        }
+        match kind {
+            b"MODULE" => self.module(f),
+            b"INFO" => {
+                self.close()?;
+                self.info(f)
+            }
+            b"FILE" => {
+                self.close()?;
+                self.file(f)
+            }
+            b"INLINE_ORIGIN" => self.origin(f),
+            b"FUNC" => {
+                self.close()?;
+                self.function(f)
+            }
+            b"INLINE" => self.inline(f),
+            b"PUBLIC" => {
+                self.close()?;
+                self.public(f)
+            }
+            b"STACK" => self.stack(f),
+            _ if is_hex(kind) => self.line_record(kind, f),
+            _ => {
+                self.close()?;
+                self.skip(kind);
+                Ok(())
+            }
+        }
+    }
+
+    fn skip(&mut self, kind: &[u8]) {
+        let shown = &kind[..kind.len().min(40)];
+        let key = String::from_utf8_lossy(shown).into_owned();
+        *self.out.skipped.entry(key).or_default() += 1;
+    }
+
+    /// A field that must be there.
+    fn field(&self, f: &mut Fields<'a>, record: &str, what: &str) -> Result<&'a [u8]> {
+        f.token()
+            .ok_or_else(|| self.error(format!("{record} record cut short: no {what}")))
+    }
+
+    fn hex_field(&self, f: &mut Fields<'a>, record: &str, what: &str) -> Result<u64> {
+        let token = self.field(f, record, what)?;
+        hex(token).ok_or_else(|| {
+            self.error(format!(
+                "{record}: {what} `{}` is not a hexadecimal number of up to 16 digits",
+                String::from_utf8_lossy(token)
+            ))
+        })
+    }
+
+    fn decimal_field(&self, f: &mut Fields<'a>, record: &str, what: &str) -> Result<u32> {
+        let token = self.field(f, record, what)?;
+        decimal(token).ok_or_else(|| {
+            self.error(format!(
+                "{record}: {what} `{}` is not a decimal number below 2^32",
+                String::from_utf8_lossy(token)
+            ))
+        })
+    }
+
+    fn name_field(&self, f: &mut Fields<'a>, record: &str) -> Result<&'a [u8]> {
+        f.name()
+            .ok_or_else(|| self.error(format!("{record} record cut short: no name")))
+    }
+
+    fn text(&self, bytes: &[u8], record: &str, what: &str) -> Result<String> {
+        std::str::from_utf8(bytes)
+            .map(str::to_owned)
+            .map_err(|_| self.error(format!("{record}: the {what} is not UTF-8")))
+    }
+
+    /// `[start, start + size)`, or an error when it passes 2⁶⁴.
+    fn range(&self, start: u64, size: u64, record: &str) -> Result<u64> {
+        start.checked_add(size).ok_or_else(|| {
+            self.error(format!(
+                "{record}: the range at {start:#x} of size {size:#x} passes 2^64"
+            ))
+        })
+    }
+
+    fn end_of_line(&self, f: &Fields<'a>, record: &str) -> Result<()> {
+        if f.is_done() {
+            Ok(())
+        } else {
+            Err(self.error(format!(
+                "{record}: unexpected fields at the end of the line"
+            )))
+        }
+    }
+
+    /// `MODULE os arch id name`.
+    fn module(&mut self, mut f: Fields<'a>) -> Result<()> {
+        if self.line != 1 {
+            return Err(self.error("a MODULE record after the first line"));
+        }
+        let os = self.field(&mut f, "MODULE", "operating system")?;
+        let arch = self.field(&mut f, "MODULE", "architecture")?;
+        let id = self.field(&mut f, "MODULE", "identifier")?;
+        if !is_hex(id) {
+            return Err(self.error("MODULE: the identifier is not hexadecimal"));
+        }
+        let name = self.name_field(&mut f, "MODULE")?;
+        let module = &mut self.out.module;
+        module.os = String::from_utf8_lossy(os).into_owned();
+        module.arch = String::from_utf8_lossy(arch).into_owned();
+        module.id = String::from_utf8_lossy(id).into_owned();
+        module.name = String::from_utf8_lossy(name).into_owned();
+        module.base = 0;
+        Ok(())
+    }
+
+    /// `INFO CODE_ID id [name]`; other `INFO` records are counted.
+    fn info(&mut self, mut f: Fields<'a>) -> Result<()> {
+        let what = f.token().unwrap_or_default();
+        if what == b"CODE_ID" {
+            let id = self.field(&mut f, "INFO CODE_ID", "identifier")?;
+            if !is_hex(id) {
+                return Err(self.error("INFO CODE_ID: the identifier is not hexadecimal"));
+            }
+            self.out.module.code_id = Some(String::from_utf8_lossy(id).into_owned());
+        } else {
+            let mut key = b"INFO ".to_vec();
+            key.extend_from_slice(what);
+            self.skip(&key);
+        }
+        Ok(())
+    }
+
+    /// `FILE number name`.
+    fn file(&mut self, mut f: Fields<'a>) -> Result<()> {
+        let number = self.decimal_field(&mut f, "FILE", "number")?;
+        let name = self.name_field(&mut f, "FILE")?;
+        let dense = match self.by_path.get(name) {
+            Some(&dense) => dense,
+            None => {
+                self.paths.push(name.into());
+                let dense = u32::try_from(self.paths.len())
+                    .map_err(|_| self.error("FILE: more than 2^32 files"))?;
+                self.by_path.insert(name, dense);
+                dense
+            }
+        };
+        if !self.files.define(number, dense) {
+            return Err(self.error(format!("FILE {number} is defined twice, differently")));
+        }
+        Ok(())
+    }
+
+    /// `INLINE_ORIGIN number name`, which may come inside a `FUNC`.
+    fn origin(&mut self, mut f: Fields<'a>) -> Result<()> {
+        if self.open == Open::Cfi {
+            self.close()?;
+        }
+        let number = self.decimal_field(&mut f, "INLINE_ORIGIN", "number")?;
+        let name = self.name_field(&mut f, "INLINE_ORIGIN")?;
+        if !self.origins.define(number, name) {
+            return Err(self.error(format!(
+                "INLINE_ORIGIN {number} is defined twice, differently"
+            )));
+        }
+        Ok(())
+    }
+
+    /// `FUNC [m] address size parameter_size name`.
+    fn function(&mut self, mut f: Fields<'a>) -> Result<()> {
+        let multiple = f.word(b"m");
+        let start = self.hex_field(&mut f, "FUNC", "address")?;
+        let size = self.hex_field(&mut f, "FUNC", "size")?;
+        self.hex_field(&mut f, "FUNC", "parameter size")?;
+        let name = self.name_field(&mut f, "FUNC")?;
+        let end = self.range(start, size, "FUNC")?;
+        if multiple {
+            self.out.multiple.insert(start);
+        }
+        if size == 0 {
+            // breakpad-symbols keeps no FUNC of size 0; its line records go with it.
+            *self.out.skipped.entry("FUNC (size 0)".into()).or_default() += 1;
+        }
+        self.func.begin(start, end, name);
+        self.open = Open::Func;
+        Ok(())
+    }
+
+    /// A line record `address size line file` inside a `FUNC`.
+    fn line_record(&mut self, first: &'a [u8], mut f: Fields<'a>) -> Result<()> {
+        if self.open != Open::Func {
+            return Err(self.error("a line record that follows no FUNC record"));
+        }
+        let start = hex(first).ok_or_else(|| {
+            self.error("line record: the address is not a hexadecimal number of up to 16 digits")
+        })?;
+        let size = self.hex_field(&mut f, "line", "size")?;
+        let line = self.decimal_field(&mut f, "line", "line number")?;
+        let number = self.decimal_field(&mut f, "line", "file number")?;
+        self.end_of_line(&f, "line record")?;
+        let end = self.range(start, size, "line record")?;
+        let file = self
+            .files
+            .get(number)
+            .ok_or_else(|| self.error(format!("line record: FILE {number} is not defined")))?;
+        self.func.lines.push(LineRecord {
+            start,
+            end,
+            file,
+            line,
+        });
+        Ok(())
+    }
+
+    /// `INLINE depth call_line call_file origin [address size]+` inside a `FUNC`.
+    fn inline(&mut self, mut f: Fields<'a>) -> Result<()> {
+        if self.open != Open::Func {
+            return Err(self.error("an INLINE record that follows no FUNC record"));
+        }
+        let depth = self.decimal_field(&mut f, "INLINE", "depth")?;
+        let call_line = self.decimal_field(&mut f, "INLINE", "call line")?;
+        let call_number = self.decimal_field(&mut f, "INLINE", "call file")?;
+        let origin = self.decimal_field(&mut f, "INLINE", "origin")?;
+        let call_file = self
+            .files
+            .get(call_number)
+            .ok_or_else(|| self.error(format!("INLINE: call FILE {call_number} is not defined")))?;
+        let name = self
+            .origins
+            .get(origin)
+            .ok_or_else(|| self.error(format!("INLINE: INLINE_ORIGIN {origin} is not defined")))?;
+        self.func.records = self.func.records.saturating_add(1);
+        let instance = self.func.records;
+        let mut ranges = 0;
+        while let Some(token) = f.token() {
+            let start = hex(token).ok_or_else(|| {
+                self.error("INLINE: an address is not a hexadecimal number of up to 16 digits")
+            })?;
+            let size = self.hex_field(&mut f, "INLINE", "range size")?;
+            let end = self.range(start, size, "INLINE")?;
+            self.func.inlines.push(InlineRange {
+                depth,
+                start,
+                end,
+                call_file,
+                call_line,
+                name,
+                instance,
+                line: self.line,
+            });
+            ranges += 1;
+        }
+        if ranges == 0 {
+            return Err(self.error("INLINE record cut short: no address range"));
+        }
+        Ok(())
+    }
+
+    /// `PUBLIC [m] address parameter_size name`.
+    fn public(&mut self, mut f: Fields<'a>) -> Result<()> {
+        let multiple = f.word(b"m");
+        let address = self.hex_field(&mut f, "PUBLIC", "address")?;
+        self.hex_field(&mut f, "PUBLIC", "parameter size")?;
+        let name = self.name_field(&mut f, "PUBLIC")?;
+        if multiple {
+            self.out.multiple.insert(address);
+        }
+        let text = self.text(name, "PUBLIC", "name")?;
+        self.out.model.symbols.push(Symbol {
+            address,
+            kind: b'T',
+            name: text,
+        });
+        self.publics.push(Public { address, name });
+        Ok(())
+    }
+
+    /// `STACK CFI INIT address size rules`, `STACK CFI address rules`, `STACK WIN …`.
+    fn stack(&mut self, mut f: Fields<'a>) -> Result<()> {
+        if !f.word(b"CFI") {
+            self.close()?;
+            let mut key = b"STACK ".to_vec();
+            key.extend_from_slice(f.token().unwrap_or_default());
+            self.skip(&key);
+            return Ok(());
+        }
+        if f.word(b"INIT") {
+            self.close()?;
+            let start = self.hex_field(&mut f, "STACK CFI INIT", "address")?;
+            let size = self.hex_field(&mut f, "STACK CFI INIT", "size")?;
+            self.range(start, size, "STACK CFI INIT")?;
+            let rules = self.name_field(&mut f, "STACK CFI INIT")?;
+            let init = self.text(rules, "STACK CFI INIT", "rules")?;
+            self.out.model.unwind.push(CfiRecord {
+                start,
+                size,
+                init,
+                rows: Vec::new(),
+            });
+            self.open = Open::Cfi;
+            return Ok(());
+        }
+        if self.open != Open::Cfi {
+            return Err(self.error("a STACK CFI record that follows no STACK CFI INIT record"));
+        }
+        let address = self.hex_field(&mut f, "STACK CFI", "address")?;
+        let rules = self.name_field(&mut f, "STACK CFI")?;
+        let rules = self.text(rules, "STACK CFI", "rules")?;
+        let Some(record) = self.out.model.unwind.last_mut() else {
+            return Err(self.error("a STACK CFI record that follows no STACK CFI INIT record"));
+        };
+        let (start, end) = (record.start, record.start.saturating_add(record.size));
+        let after = record.rows.last().map_or(start, |r| r.address);
+        if address < after || address >= end {
+            return Err(self.error(format!(
+                "STACK CFI: the address {address:#x} is not in order inside its STACK CFI \
+                 INIT range [{start:#x}, {end:#x})"
+            )));
+        }
+        record.rows.push(CfiRow { address, rules });
+        Ok(())
+    }
+
+    /// The model: functions kept and sorted, publics' extents, unwind rules sorted.
+    fn finish(mut self) -> Result<BreakpadSource<'a>> {
+        let funcs = std::mem::take(&mut self.funcs);
+        let (kept, dropped) = publics::keep_functions(funcs);
+        if dropped > 0 {
+            *self
+                .out
+                .skipped
+                .entry("FUNC (overlapping)".into())
+                .or_default() += dropped;
+        }
+        let ranges: Vec<(u64, u64)> = kept.iter().map(|f| (f.start, f.end)).collect();
+        let mut functions: Vec<_> = kept.into_iter().flat_map(|f| f.groups).collect();
+        functions.extend(publics::groups(std::mem::take(&mut self.publics), &ranges));
+        functions.sort_by_key(|g| g.start());
+        self.out.model.functions = functions;
+        self.out.model.unwind.sort_by_key(|r| r.start);
+        Ok(self.out)
+    }
+}

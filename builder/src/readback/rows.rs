@@ -1,0 +1,119 @@
+//! Spans and line answers into groups, for the sources whose formats give one line table
+//! per function (with a file per row) beside an inline tree (GSYM, Breakpad `.sym`): the
+//! model has one file per span, so each span takes the rows of the addresses where it is
+//! the innermost span and is cut where their file changes.
+
+use std::sync::Arc;
+
+use crate::model::{innermost, sort_spans, Group, Row, Span};
+
+/// What a lookup answers from `addr` on: a file number of the source (one that `path`
+/// of [`groups`] maps to no file where the lookup fails or names no file) and a line
+/// (0: none).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Answer {
+    /// First address the answer holds for.
+    pub addr: u64,
+    /// The source's file number.
+    pub file: u32,
+    /// The line, 0 for none.
+    pub line: u32,
+}
+
+/// The groups of one function whose spans are `spans` (`spans[0]` its depth-0 span, the
+/// others nested in it as [`Group`]'s invariant wants, in any order) and whose line
+/// answers are `answers` (sorted by address): every answer in force where a span is the
+/// innermost one becomes a row of it, which takes the answer's file; a span is cut where
+/// the file of its rows changes (the depth-0 span into several functions of one name, as
+/// the DWARF source cuts them), at an address where it is the innermost span, so the cut
+/// never crosses a deeper span. Where no answer is in force, the innermost span has line
+/// 0 in the file around it.
+pub(super) fn groups<'a>(
+    mut spans: Vec<Span<'a>>,
+    answers: &[Answer],
+    path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
+) -> Vec<Group<'a>> {
+    sort_spans(&mut spans);
+    // The answers in force in each innermost segment, as (address, file, line) entries of
+    // the segment's span.
+    let mut entries: Vec<Vec<Answer>> = vec![Vec::new(); spans.len()];
+    for (from, to, k) in innermost(&spans) {
+        let i = answers.partition_point(|a| a.addr <= from);
+        let in_force = i.checked_sub(1).map(|i| answers[i]);
+        entries[k].push(Answer {
+            addr: from,
+            file: in_force.map_or(0, |a| a.file),
+            line: in_force.map_or(0, |a| a.line),
+        });
+        entries[k].extend(answers[i..].iter().take_while(|a| a.addr < to));
+    }
+
+    // Each span cut where the file of its entries changes.
+    let mut out: Vec<Group<'a>> = Vec::new();
+    let mut inlined: Vec<Span<'a>> = Vec::new();
+    for (span, entries) in spans.into_iter().zip(entries) {
+        for piece in cut(span, &entries, path) {
+            if piece.depth == 0 {
+                out.push(Group { spans: vec![piece] });
+            } else {
+                inlined.push(piece);
+            }
+        }
+    }
+    // Every inlined piece lies inside one depth-0 piece (cuts fall where no deeper span
+    // is): the last that starts at or before it.
+    for piece in inlined {
+        let at = out.partition_point(|g| g.start() <= piece.start);
+        if let Some(group) = at.checked_sub(1).and_then(|i| out.get_mut(i)) {
+            group.spans.push(piece);
+        }
+    }
+    for group in &mut out {
+        sort_spans(&mut group.spans);
+    }
+    out
+}
+
+/// `span` with its rows from `entries`, cut into pieces at every entry whose file (one
+/// that names a file) differs from the piece's; entries that name no file (line 0, where
+/// the lookup fails) stay in the piece around them.
+fn cut<'a>(
+    span: Span<'a>,
+    entries: &[Answer],
+    path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
+) -> Vec<Span<'a>> {
+    let mut out = Vec::new();
+    let mut piece = Span {
+        rows: Vec::new(),
+        ..span.clone()
+    };
+    for entry in entries {
+        if let Some(path) = path(entry.file) {
+            match &piece.file {
+                None => piece.file = Some(path),
+                Some(current) if **current == *path => {}
+                Some(_) if entry.addr > piece.start => {
+                    let mut tail = Span {
+                        start: entry.addr,
+                        file: Some(path),
+                        rows: Vec::new(),
+                        ..piece.clone()
+                    };
+                    piece.end = entry.addr;
+                    std::mem::swap(&mut piece, &mut tail);
+                    out.push(tail);
+                }
+                Some(_) => piece.file = Some(path),
+            }
+        }
+        if piece.rows.last().is_none_or(|r| r.line != entry.line) {
+            piece.rows.push(Row {
+                addr: entry.addr,
+                line: entry.line,
+            });
+        }
+    }
+    piece.end = span.end;
+    out.push(piece);
+    out
+}
