@@ -7,12 +7,14 @@
 //! symbfile by symblib's rules). What the source holds and the target cannot is
 //! reported; a source with nothing the target can hold is refused.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
 
 use symblob::ksym::LayoutKind;
 use symblob::Detected;
 
+use crate::breakpad::Module;
 use crate::dwarf::{DebugFiles, DwarfOptions};
 use crate::gsym::GsymOptions;
 use crate::input::FilesRead;
@@ -36,7 +38,7 @@ pub enum Format {
     Symbfile,
     /// GSYM v1 (LLVM's `llvm-gsymutil` files and symblob's).
     Gsym,
-    /// A Breakpad `.sym` text file (read only for now; the writer becomes a [`Target`]).
+    /// A Breakpad `.sym` text file.
     Breakpad,
 }
 
@@ -123,6 +125,8 @@ pub enum Target {
     Symbfile,
     /// GSYM v1.
     Gsym,
+    /// Breakpad `.sym` text.
+    Breakpad,
 }
 
 impl Target {
@@ -133,6 +137,7 @@ impl Target {
             Target::Lidia => Format::Lidia,
             Target::Symbfile => Format::Symbfile,
             Target::Gsym => Format::Gsym,
+            Target::Breakpad => Format::Breakpad,
         }
     }
 }
@@ -194,8 +199,11 @@ pub fn convert(
         ));
     };
     let mut ksym_layout = options.ksym_layout;
-    // A GSYM input's UUID (the executable's build ID) goes to a GSYM output.
+    // A GSYM input's UUID (the executable's build ID) goes to a GSYM output, and to a
+    // Breakpad output's identity; a Breakpad input's identity and `m` marks go to a
+    // Breakpad output.
     let mut gsym = GsymOptions::default();
+    let mut breakpad = None;
     let model = match from {
         Format::Elf => return from_elf(path, bytes, to, options),
         Format::Ksym => {
@@ -220,9 +228,15 @@ pub fn convert(
                 .as_deref()
                 .and_then(hex_bytes)
                 .unwrap_or_default();
+            breakpad = Some((source.module, source.multiple));
             source.model
         }
     };
+    let breakpad = breakpad.unwrap_or_else(|| {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let module = Module::of_build_id(&name.unwrap_or_default(), &gsym.uuid);
+        (module, BTreeSet::new())
+    });
     let held = model.contents();
     let mut lost: Vec<String> = held
         .lost_in(&to.format().can_hold())
@@ -243,6 +257,7 @@ pub fn convert(
         Target::Ksym | Target::Lidia => !held.functions && !held.symbols,
         Target::Symbfile => model.is_empty(),
         Target::Gsym => !held.functions,
+        Target::Breakpad => !held.functions && !held.symbols && !held.unwind,
     };
     if nothing {
         return Err(Error::new(
@@ -256,7 +271,12 @@ pub fn convert(
         ));
     }
     // The writers number what they refuse as the model's entries: name the input.
-    let bytes = write(&model, to, ksym_layout, &gsym).map_err(|e| e.with_input(&input))?;
+    let side = Side {
+        ksym_layout,
+        gsym,
+        breakpad,
+    };
+    let bytes = write(&model, to, &side).map_err(|e| e.with_input(&input))?;
     Ok(Converted {
         bytes,
         from,
@@ -264,17 +284,19 @@ pub fn convert(
         lost,
         functions: match to {
             Target::Ksym => crate::ksym::model::symbols_of(&model).len(),
-            Target::Lidia | Target::Symbfile | Target::Gsym => model.functions.len(),
+            Target::Lidia | Target::Symbfile | Target::Gsym | Target::Breakpad => {
+                model.functions.len()
+            }
         },
         inlined: match to {
             Target::Ksym => 0,
-            Target::Lidia | Target::Symbfile | Target::Gsym => {
+            Target::Lidia | Target::Symbfile | Target::Gsym | Target::Breakpad => {
                 model.functions.iter().map(|g| g.spans.len() - 1).sum()
             }
         },
         return_pads: match to {
             Target::Symbfile => model.return_pads.len(),
-            Target::Ksym | Target::Lidia | Target::Gsym => 0,
+            Target::Ksym | Target::Lidia | Target::Gsym | Target::Breakpad => 0,
         },
         files_read: FilesRead::default(),
     })
@@ -295,32 +317,43 @@ fn hex_bytes(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// Writes `model` as `to`.
-fn write(
-    model: &Model<'_>,
-    to: Target,
+/// What the writers need beside the model: facts of the input no model field holds.
+struct Side {
+    /// The ksym-bin layout to write (the input blob's, or the one asked for).
     ksym_layout: Option<LayoutKind>,
-    gsym: &GsymOptions,
-) -> Result<Vec<u8>> {
+    /// The GSYM header's UUID.
+    gsym: GsymOptions,
+    /// The Breakpad module identity and the addresses marked `m`.
+    breakpad: (Module, BTreeSet<u64>),
+}
+
+/// Writes `model` as `to`.
+fn write(model: &Model<'_>, to: Target, side: &Side) -> Result<Vec<u8>> {
     match to {
         Target::Ksym => {
             let options = BuildOptions {
-                layout: ksym_layout.unwrap_or(LayoutKind::Sized),
+                layout: side.ksym_layout.unwrap_or(LayoutKind::Sized),
                 ..BuildOptions::default()
             };
             Ok(crate::ksym::build(&crate::ksym::model::symbols_of(model), &options)?.bytes)
         }
         Target::Lidia => Ok(crate::lidia::model::write_model(model)),
         Target::Symbfile => crate::symbfile::model::write_model(model),
-        Target::Gsym => Ok(crate::gsym::write_model(model, gsym)?.bytes),
+        Target::Gsym => Ok(crate::gsym::write_model(model, &side.gsym)?.bytes),
+        Target::Breakpad => {
+            let (module, multiple) = &side.breakpad;
+            Ok(crate::breakpad::write_model(model, module, multiple)
+                .text
+                .into_bytes())
+        }
     }
 }
 
 /// Builds `to` from an ELF file as its own build command does by default.
 fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> Result<Converted> {
     let input = path.display().to_string();
-    // What the GSYM writer wrote, from its counts (reading a large file back would cost
-    // as much as writing it).
+    // What the GSYM or Breakpad writer wrote, from its counts (reading a large file back
+    // would cost as much as writing it).
     let mut gsym_held = None;
     let (bytes, functions, inlined, files_read) = match to {
         Target::Ksym => {
@@ -371,6 +404,31 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             });
             (written.bytes, written.functions, 0, files_read)
         }
+        Target::Breakpad => {
+            let built = crate::breakpad::from_elf(
+                path,
+                bytes,
+                &options.debug_files,
+                &crate::Progress::default(),
+            )?;
+            let w = &built.written;
+            gsym_held = Some(Contents {
+                functions: w.functions > 0,
+                inline: w.inlines > 0,
+                files: w.lines > 0 || w.inlines > 0,
+                lines: w.lines > 0,
+                symbols: w.publics > 0,
+                unwind: w.cfi > 0,
+                ..Contents::default()
+            });
+            let (functions, inlines) = (w.functions, w.inlines);
+            (
+                built.written.text.into_bytes(),
+                functions,
+                inlines,
+                built.files_read,
+            )
+        }
     };
     let held = match gsym_held {
         Some(held) => held,
@@ -394,8 +452,9 @@ fn written_contents(bytes: &[u8], format: Target, input: &str) -> Result<Content
         Target::Ksym => readback::ksym::read(bytes, input)?.model.contents(),
         Target::Lidia => readback::lidia::read(bytes, input)?.contents(),
         Target::Symbfile => readback::symbfile::read(bytes, input)?.contents(),
-        // `from_elf` takes the GSYM writer's counts instead.
+        // `from_elf` takes the GSYM and Breakpad writers' counts instead.
         Target::Gsym => Format::Gsym.can_hold(),
+        Target::Breakpad => Format::Breakpad.can_hold(),
     })
 }
 

@@ -6,6 +6,6 @@ mod cfi;
 // The minidump is written with ptrace, through minidump-writer's Linux API.
 #[cfg(target_os = "linux")]
 mod crash_walk;
-mod reader;
+pub(crate) mod reader;
 mod records;
 mod writer;

@@ -24,7 +24,13 @@ use crate::common::testdata;
 use crate::lidia_dwarf::fixtures::fixtures;
 
 /// The formats convert reads and writes.
-pub const TARGETS: [Target; 4] = [Target::Ksym, Target::Lidia, Target::Symbfile, Target::Gsym];
+pub const TARGETS: [Target; 5] = [
+    Target::Ksym,
+    Target::Lidia,
+    Target::Symbfile,
+    Target::Gsym,
+    Target::Breakpad,
+];
 
 /// A test program: its name and ELF file. The committed ones always; the compiled ones
 /// when their toolchain is installed (otherwise reported as a missing oracle).

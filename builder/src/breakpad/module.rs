@@ -74,6 +74,20 @@ impl Module {
         })
     }
 
+    /// The identity of a module known only by its file's name and build ID (the GSYM UUID
+    /// of a converted file, say): `Linux`, architecture `unknown`, the ID and code ID an
+    /// ELF file with that build ID has (zeros without one), base 0.
+    pub fn of_build_id(name: &str, build_id: &[u8]) -> Module {
+        Module {
+            os: "Linux".into(),
+            arch: "unknown".into(),
+            id: debug_id(build_id, true),
+            name: name.into(),
+            code_id: (!build_id.is_empty()).then(|| upper_hex(build_id)),
+            base: 0,
+        }
+    }
+
     /// The symbol-store path of this module's file: `<name>/<id>/<name>.sym`, where
     /// minidump-stackwalk and the crash servers look for it.
     pub fn store_path(&self) -> std::path::PathBuf {

@@ -34,7 +34,7 @@ use std::fmt::Write as _;
 
 use super::{cfi, Module};
 use crate::fast_hash::FastMap;
-use crate::model::{function_runs, innermost, Group, Model, Symbol};
+use crate::model::{function_runs, innermost, Group, Model, Row, Symbol};
 
 /// What [`write_model`] wrote, counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -335,13 +335,18 @@ fn write_lines<'s>(
             let file = span.file.as_deref().unwrap_or(b"");
             let first = span.rows.partition_point(|r| r.addr <= from);
             let in_force = first.checked_sub(1).map(|i| &span.rows[i]);
+            // Where the innermost span has no row in force, a line 0 record of its file
+            // (else the record before would reach over these addresses; a span without a
+            // file gets the file of empty name, which answers no file).
+            let lineless = Row {
+                addr: from,
+                line: 0,
+            };
+            let in_force = in_force.or(Some(&lineless));
             let starting = span.rows[first..].iter().take_while(|r| r.addr < to);
-            let mut last_line = None;
+            // Every row is a record (the DWARF source merges repeated lines already; a
+            // `.sym` file read back keeps its records as rows).
             for row in in_force.into_iter().chain(starting) {
-                if last_line == Some(row.line) {
-                    continue;
-                }
-                last_line = Some(row.line);
                 records.push((
                     row.addr.max(from).wrapping_sub(base),
                     row.line,

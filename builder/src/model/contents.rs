@@ -11,7 +11,7 @@ use super::{Bytes, CfiRecord, Group, Span, Symbol};
 ///
 /// Invariants: `functions` are sorted by their start address (ties keep input order) and
 /// each satisfies [`Group`]'s invariant; `symbols` keep input order (writers sort);
-/// `return_pads` are sorted by address.
+/// `return_pads` are sorted by address; `unwind` keeps its source's order.
 #[derive(Clone, Debug, Default)]
 pub struct Model<'a> {
     /// Function pieces with their inline calls and line rows.
@@ -23,7 +23,8 @@ pub struct Model<'a> {
     pub text_ranges: Vec<Range<u64>>,
     /// Inline chains at return addresses (symbfile return-pad records).
     pub return_pads: Vec<ReturnPad>,
-    /// Unwind rules (Breakpad `STACK CFI`), sorted by start address.
+    /// Unwind rules (Breakpad `STACK CFI`), in the order of their source (dump_syms's:
+    /// the unwind tables' order), which a Breakpad file keeps.
     pub unwind: Vec<CfiRecord>,
 }
 

@@ -172,7 +172,7 @@ fn groups<'a>(
         inline::spans(file, function, end, paths, &mut spans)?;
     }
     let answers = answers(rows.as_deref().unwrap_or_default());
-    Ok(rows::groups(spans, &answers, &mut |index| {
+    Ok(rows::groups(spans, &answers, false, &mut |index| {
         paths.get(file, index)
     }))
 }

@@ -28,9 +28,14 @@ pub(super) struct Answer {
 /// the DWARF source cuts them), at an address where it is the innermost span, so the cut
 /// never crosses a deeper span. Where no answer is in force, the innermost span has line
 /// 0 in the file around it.
+///
+/// With `exact` (Breakpad, whose every line record becomes a row so that a file written
+/// from the model has the same records), an answer that repeats the line before it is a
+/// row of its own, and where no answer is in force the span has no row.
 pub(super) fn groups<'a>(
     mut spans: Vec<Span<'a>>,
     answers: &[Answer],
+    exact: bool,
     path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
 ) -> Vec<Group<'a>> {
     sort_spans(&mut spans);
@@ -40,11 +45,13 @@ pub(super) fn groups<'a>(
     for (from, to, k) in innermost(&spans) {
         let i = answers.partition_point(|a| a.addr <= from);
         let in_force = i.checked_sub(1).map(|i| answers[i]);
-        entries[k].push(Answer {
-            addr: from,
-            file: in_force.map_or(0, |a| a.file),
-            line: in_force.map_or(0, |a| a.line),
-        });
+        if !(exact && in_force.is_none()) {
+            entries[k].push(Answer {
+                addr: from,
+                file: in_force.map_or(0, |a| a.file),
+                line: in_force.map_or(0, |a| a.line),
+            });
+        }
         entries[k].extend(answers[i..].iter().take_while(|a| a.addr < to));
     }
 
@@ -52,7 +59,7 @@ pub(super) fn groups<'a>(
     let mut out: Vec<Group<'a>> = Vec::new();
     let mut inlined: Vec<Span<'a>> = Vec::new();
     for (span, entries) in spans.into_iter().zip(entries) {
-        for piece in cut(span, &entries, path) {
+        for piece in cut(span, &entries, exact, path) {
             if piece.depth == 0 {
                 out.push(Group { spans: vec![piece] });
             } else {
@@ -76,10 +83,12 @@ pub(super) fn groups<'a>(
 
 /// `span` with its rows from `entries`, cut into pieces at every entry whose file (one
 /// that names a file) differs from the piece's; entries that name no file (line 0, where
-/// the lookup fails) stay in the piece around them.
+/// the lookup fails) stay in the piece around them. A repeated line is a row only when
+/// `exact`.
 fn cut<'a>(
     span: Span<'a>,
     entries: &[Answer],
+    exact: bool,
     path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
 ) -> Vec<Span<'a>> {
     let mut out = Vec::new();
@@ -106,7 +115,7 @@ fn cut<'a>(
                 Some(_) => piece.file = Some(path),
             }
         }
-        if piece.rows.last().is_none_or(|r| r.line != entry.line) {
+        if exact || piece.rows.last().is_none_or(|r| r.line != entry.line) {
             piece.rows.push(Row {
                 addr: entry.addr,
                 line: entry.line,

@@ -71,7 +71,7 @@ impl FrameSymbolizer for Answer {
 
 /// `breakpad-symbols`' frames at `address`, innermost first, in the shape of Lidia's
 /// (function, file or "", line or 0).
-fn reference(sym: &SymbolFile, address: u64) -> Vec<Frame> {
+pub(crate) fn reference(sym: &SymbolFile, address: u64) -> Vec<Frame> {
     let module = SimpleModule {
         base_address: Some(0),
         size: Some(u64::MAX),

@@ -23,6 +23,14 @@ pub fn answers(format: Target, bytes: &[u8], addrs: &[u64]) -> Vec<Vec<Frame>> {
         }
         Target::Symbfile => symbfile(bytes, addrs),
         Target::Gsym => gsym(bytes, addrs),
+        Target::Breakpad => {
+            let sym =
+                breakpad_symbols::SymbolFile::from_bytes(bytes).expect("breakpad-symbols parses");
+            addrs
+                .iter()
+                .map(|&a| crate::breakpad::reader::reference(&sym, a))
+                .collect()
+        }
     }
 }
 

@@ -61,6 +61,17 @@ fn disagreements(
                         e.0 == g.0 && (e.2 == 0 && g.2 == 0 || (e.1 == g.1 && e.2 == g.2))
                     })
             }
+            // Breakpad has no file without a line: where the other side knows only the
+            // file around an address (line 0), its line record is missing and
+            // `breakpad-symbols` answers no file.
+            (_, Target::Breakpad) | (Target::Breakpad, _) => {
+                exp.len() == got.len()
+                    && exp.iter().zip(got).all(|(e, g)| {
+                        e.0 == g.0
+                            && e.2 == g.2
+                            && (e.1 == g.1 || e.2 == 0 && (e.1.is_empty() || g.1.is_empty()))
+                    })
+            }
             _ => exp == got,
         };
         if !agree {
@@ -68,6 +79,15 @@ fn disagreements(
         }
     }
     bad
+}
+
+/// The address of the program's first loadable segment (0 for position-independent code).
+fn load_address(bin: &std::path::Path) -> u64 {
+    use object::{Object, ObjectSegment};
+    let bytes = std::fs::read(bin).expect("read program");
+    let file = object::File::parse(&*bytes).expect("an ELF program");
+    let first = file.segments().next().map_or(0, |s| s.address());
+    first
 }
 
 #[test]
@@ -83,6 +103,14 @@ fn every_pair_answers_as_its_input_on_every_program() {
         let addrs = oracle::sample(&funcs, 600);
         for from in TARGETS {
             let input = built(&bin, from);
+            // A Breakpad file's addresses are relative to the program's load address, and
+            // so are those of the files converted from it.
+            let shift = if from == Target::Breakpad {
+                load_address(&bin)
+            } else {
+                0
+            };
+            let addrs: Vec<u64> = addrs.iter().map(|a| a - shift).collect();
             for to in TARGETS {
                 let output = converted(name, &input, to);
                 let bad = disagreements(from, &input, to, &output, &addrs);

@@ -21,6 +21,8 @@ enum ToArg {
     Symbfile,
     /// GSYM v1 (LLVM's `llvm-gsymutil` format), with inline trees and line tables.
     Gsym,
+    /// Breakpad `.sym` text (crash reporting), with unwind rules when the input has them.
+    Breakpad,
 }
 
 /// `symblob convert`.
@@ -58,6 +60,7 @@ pub fn run(args: ConvertArgs) -> Result<Outcome> {
         ToArg::Lidia => Target::Lidia,
         ToArg::Symbfile => Target::Symbfile,
         ToArg::Gsym => Target::Gsym,
+        ToArg::Breakpad => Target::Breakpad,
     };
     let options = ConvertOptions {
         ksym_layout: args.layout.map(Into::into),

@@ -85,7 +85,7 @@ impl<'a> Function<'a> {
         }];
         self.inline_spans(path, &mut spans)?;
         let answers = self.answers();
-        Ok(rows::groups(spans, &answers, &mut |file| path(file)))
+        Ok(rows::groups(spans, &answers, true, &mut |file| path(file)))
     }
 
     /// The line answers: line records of size 0 are dropped, the others sorted by range;

@@ -487,7 +487,7 @@ impl<'i, 'a> Reader<'i, 'a> {
         Ok(())
     }
 
-    /// The model: functions kept and sorted, publics' extents, unwind rules sorted.
+    /// The model: functions kept and sorted, publics' extents, unwind rules in file order.
     fn finish(mut self) -> Result<BreakpadSource<'a>> {
         let funcs = std::mem::take(&mut self.funcs);
         let (kept, dropped) = publics::keep_functions(funcs);
@@ -503,7 +503,6 @@ impl<'i, 'a> Reader<'i, 'a> {
         functions.extend(publics::groups(std::mem::take(&mut self.publics), &ranges));
         functions.sort_by_key(|g| g.start());
         self.out.model.functions = functions;
-        self.out.model.unwind.sort_by_key(|r| r.start);
         Ok(self.out)
     }
 }
