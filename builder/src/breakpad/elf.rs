@@ -49,8 +49,6 @@ pub fn from_elf(
     progress: &Progress,
 ) -> Result<Built> {
     let input = path.display().to_string();
-    let module = Module::of_elf(bytes, path)?;
-    let unwind = cfi::from_elf(bytes, &input)?;
     let obj = object::File::parse(bytes).map_err(|e| {
         crate::Error::new(
             crate::ErrorKind::Malformed,
@@ -59,6 +57,8 @@ pub fn from_elf(
             format!("not a readable ELF file: {e}"),
         )
     })?;
+    let module = Module::of_object(&obj, path);
+    let unwind = cfi::from_elf(bytes, &input)?;
     let table = symbols::function_symbols(&obj, module.base);
     let names = symbols::as_function_names(&table);
     let publics = symbols::as_public_names(&table);

@@ -34,16 +34,20 @@ impl Module {
     /// * `base`: the first `PT_LOAD` segment's address (record addresses are relative to
     ///   it).
     pub fn of_elf(bytes: &[u8], path: &std::path::Path) -> crate::Result<Module> {
-        use object::{Object, ObjectSection, ObjectSegment};
-        let input = path.display().to_string();
         let obj = object::File::parse(bytes).map_err(|e| {
             crate::Error::new(
                 crate::ErrorKind::Malformed,
-                &input,
+                path.display().to_string(),
                 crate::Location::Whole,
                 format!("not a readable ELF file: {e}"),
             )
         })?;
+        Ok(Module::of_object(&obj, path))
+    }
+
+    /// [`Module::of_elf`] of a parsed ELF file.
+    pub fn of_object(obj: &object::File<'_>, path: &std::path::Path) -> Module {
+        use object::{Object, ObjectSection, ObjectSegment};
         let build_id = obj.build_id().ok().flatten();
         let identifier: Vec<u8> = match build_id {
             Some(id) => id.to_vec(),
@@ -59,19 +63,19 @@ impl Module {
                 folded.to_vec()
             }
         };
-        let name = soname(&obj).unwrap_or_else(|| {
+        let name = soname(obj).unwrap_or_else(|| {
             path.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default()
         });
-        Ok(Module {
+        Module {
             os: "Linux".into(),
             arch: arch_name(obj.architecture()).into(),
             id: debug_id(&identifier, obj.is_little_endian()),
             name,
             code_id: build_id.map(upper_hex),
             base: obj.segments().next().map_or(0, |s| s.address()),
-        })
+        }
     }
 
     /// The identity of a module known only by its file's name and build ID (the GSYM UUID

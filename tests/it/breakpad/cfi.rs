@@ -9,26 +9,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use object::{Object, ObjectSection, ObjectSegment};
+use object::{Object, ObjectSection};
 use symblob_build::breakpad::cfi;
 
-use crate::common::{cargo_oracle, missing_oracle, run_scratch_dir, testdata};
+use crate::common::{missing_oracle, run_scratch_dir, testdata};
 use crate::lidia_dwarf::fixtures::fixtures;
 
-/// The `STACK CFI` lines dump_syms writes for `elf`, or `None` after [`missing_oracle`].
+/// The `STACK CFI` lines dump_syms writes for `elf`, or `None` after `missing_oracle`.
 fn oracle_lines(elf: &Path) -> Option<Vec<String>> {
-    let dump_syms = cargo_oracle("dump_syms")?;
-    let out = Command::new(dump_syms)
-        .arg(elf)
-        .output()
-        .expect("run dump_syms");
-    assert!(
-        out.status.success(),
-        "dump_syms {}: {}",
-        elf.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("dump_syms writes UTF-8");
+    let text = super::writer::dump_syms(elf)?;
     Some(
         text.lines()
             .filter(|l| l.starts_with("STACK CFI"))
@@ -37,19 +26,12 @@ fn oracle_lines(elf: &Path) -> Option<Vec<String>> {
     )
 }
 
-/// The module's load address as dump_syms takes it: the first `PT_LOAD`'s `p_vaddr`.
-fn load_address(bytes: &[u8]) -> u64 {
-    let file = object::File::parse(bytes).expect("ELF");
-    // object lists the PT_LOAD segments in program-header order.
-    file.segments().next().map_or(0, |s| s.address())
-}
-
 /// Our lines for `elf`.
 fn our_lines(elf: &Path) -> Vec<String> {
     let bytes = std::fs::read(elf).expect("read fixture");
     let records = cfi::from_elf(&bytes, &elf.display().to_string()).expect("from_elf");
     let mut text = String::new();
-    cfi::write(&mut text, &records, load_address(&bytes));
+    cfi::write(&mut text, &records, super::load_address(&bytes));
     text.lines().map(str::to_owned).collect()
 }
 

@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 
 use breakpad_symbols::{FrameSymbolizer, SimpleModule, SymbolFile};
 use symblob::lidia::LidiaFile;
@@ -14,31 +13,13 @@ use symblob_build::convert::{self, ConvertOptions, Target};
 use symblob_build::lidia::model::write_model;
 use symblob_build::readback::breakpad;
 
-use crate::common::{cargo_oracle, missing_oracle, run_scratch_dir};
 use crate::lidia_dwarf::fixtures::fixtures;
 use crate::lidia_dwarf::oracle::Frame;
 
 /// The `.sym` text `dump_syms --inlines` writes for test program `name`.
 fn dump(name: &str) -> Option<Vec<u8>> {
-    let Some(tool) = cargo_oracle("dump_syms") else {
-        missing_oracle("dump_syms (Mozilla's, `cargo install dump_syms`)");
-        return None;
-    };
     let bin = fixtures().get(name)?;
-    let out = run_scratch_dir("breakpad-reader").join(format!("{}.sym", name.replace('/', "_")));
-    let done = Command::new(tool)
-        .arg("--inlines")
-        .arg(bin)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run dump_syms");
-    assert!(
-        done.status.success(),
-        "dump_syms {name}: {}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    Some(std::fs::read(&out).expect("read the .sym"))
+    super::writer::dump_syms(bin).map(String::into_bytes)
 }
 
 /// What `breakpad-symbols` reports for one address.

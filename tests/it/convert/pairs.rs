@@ -81,15 +81,6 @@ fn disagreements(
     bad
 }
 
-/// The address of the program's first loadable segment (0 for position-independent code).
-fn load_address(bin: &std::path::Path) -> u64 {
-    use object::{Object, ObjectSegment};
-    let bytes = std::fs::read(bin).expect("read program");
-    let file = object::File::parse(&*bytes).expect("an ELF program");
-    let first = file.segments().next().map_or(0, |s| s.address());
-    first
-}
-
 #[test]
 fn every_pair_answers_as_its_input_on_every_program() {
     // `nm` lists the functions whose addresses are sampled.
@@ -106,7 +97,7 @@ fn every_pair_answers_as_its_input_on_every_program() {
             // A Breakpad file's addresses are relative to the program's load address, and
             // so are those of the files converted from it.
             let shift = if from == Target::Breakpad {
-                load_address(&bin)
+                crate::breakpad::load_address(&std::fs::read(&bin).expect("read program"))
             } else {
                 0
             };
