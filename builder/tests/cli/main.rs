@@ -1,6 +1,7 @@
 //! Golden tests of the `symblob` command line: a module per subcommand group, plus the
 //! conventions every command shares (outputs, streaming lookups, errors, JSON).
 
+mod breakpad;
 mod cif;
 mod common;
 mod convert;

@@ -174,7 +174,8 @@ impl Fixture {
 
     /// The builds that write a file, each refused with its spelling in `spelled` as an
     /// output: the range file, the return-pad file, and the Lidia or GSYM file of a DWARF
-    /// build (`lidia build`, `gsym build`, `convert --to gsym`).
+    /// build (`lidia build`, `gsym build`, `convert --to gsym`, `breakpad build`,
+    /// `convert --to breakpad`).
     fn refuses_every_output(&self, spelled: [&Path; 3]) {
         let elf = s(&self.elf);
         let fresh = self.dir.join("fresh.sym");
@@ -203,6 +204,22 @@ impl Fixture {
         self.refuses(&["gsym", "build", elf, "-o", s(lidia), "--quiet"], lidia);
         self.refuses(
             &["convert", elf, "-o", s(lidia), "--to", "gsym", "--quiet"],
+            lidia,
+        );
+        self.refuses(
+            &["breakpad", "build", elf, "-o", s(lidia), "--quiet"],
+            lidia,
+        );
+        self.refuses(
+            &[
+                "convert",
+                elf,
+                "-o",
+                s(lidia),
+                "--to",
+                "breakpad",
+                "--quiet",
+            ],
             lidia,
         );
     }
@@ -330,7 +347,19 @@ fn builds_beside_the_files_found_still_write() {
         ));
         let gsym = d.join("out.gsym");
         success(run(&["gsym", "build", elf, "-o", s(&gsym), "--quiet"], b""));
-        for out in [&ranges, &pads, &lidia, &gsym, &d.join("out.sym.0")] {
+        let breakpad = d.join("out.bp.sym");
+        success(run(
+            &["breakpad", "build", elf, "-o", s(&breakpad), "--quiet"],
+            b"",
+        ));
+        for out in [
+            &ranges,
+            &pads,
+            &lidia,
+            &gsym,
+            &breakpad,
+            &d.join("out.sym.0"),
+        ] {
             assert!(fs::metadata(out).unwrap().len() > 0, "{}", out.display());
         }
         assert!(
