@@ -175,11 +175,14 @@ fn unwind_rules_are_kept_verbatim() {
          STACK CFI INIT 10 4 .cfa: $rsp 8 +\n"
     );
     let s = ok(&text);
+    // In file order (dump_syms's, the unwind tables' order), so that the file is written
+    // back as it was.
     let u = &s.model.unwind;
     assert_eq!(u.len(), 2);
-    assert_eq!(u[0].start, 0x10);
-    assert_eq!(u[1].init, ".cfa: $rsp 8 + .ra: .cfa -8 + ^");
-    assert_eq!(u[1].rows[0].rules, ".cfa: $rsp 16 +");
+    assert_eq!(u[0].start, 0x20);
+    assert_eq!(u[1].start, 0x10);
+    assert_eq!(u[0].init, ".cfa: $rsp 8 + .ra: .cfa -8 + ^");
+    assert_eq!(u[0].rows[0].rules, ".cfa: $rsp 16 +");
 }
 
 #[test]
