@@ -62,7 +62,7 @@ pub fn from_elf(
     let table = symbols::function_symbols(&obj, module.base);
     let names = symbols::as_function_names(&table);
     let publics = symbols::as_public_names(&table);
-    let markers = section_markers(bytes, &module.name);
+    let markers = section_markers(&obj, &module.name);
     let contents = GroupContents {
         symtab: false,
         gsym_rules: false,
@@ -201,10 +201,7 @@ fn breakpad_form(name: &[u8]) -> Vec<u8> {
 /// `(address, "<NAME ELF section in MODULE>")` for every executable section. dump_syms
 /// places them at the section's address itself (its low 32 bits), not relative to the
 /// module's base.
-fn section_markers(bytes: &[u8], module: &str) -> Vec<(u64, String)> {
-    let Ok(obj) = object::File::parse(bytes) else {
-        return Vec::new();
-    };
+fn section_markers(obj: &object::File<'_>, module: &str) -> Vec<(u64, String)> {
     let module = if module.is_empty() { "unknown" } else { module };
     obj.sections()
         .filter(|s| {
