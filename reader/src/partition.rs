@@ -34,10 +34,23 @@ pub(crate) fn partition_points<T, K, const N: usize>(
     keys: &[K; N],
     pred: impl Fn(&T, &K) -> bool,
 ) -> [usize; N] {
-    let holds = |i: usize, key: &K| usize::from(table.get(i).is_some_and(|v| pred(v, key)));
+    partition_points_by(table.len(), keys, |i, key| {
+        table.get(i).is_some_and(|v| pred(v, key))
+    })
+}
+
+/// [`partition_points`] over `len` entries reached through `holds(i, key)` (whether entry
+/// `i` passes for `key`), for tables that are not slices, such as bit-packed arrays.
+#[inline(always)]
+pub(crate) fn partition_points_by<K, const N: usize>(
+    len: usize,
+    keys: &[K; N],
+    holds: impl Fn(usize, &K) -> bool,
+) -> [usize; N] {
+    let holds = |i: usize, key: &K| usize::from(holds(i, key));
     // Invariant (on a sorted table): each key's answer lies in [base, base + size].
     let mut bases = [0usize; N];
-    let mut size = table.len();
+    let mut size = len;
     while size > 3 {
         let quarter = size / 4;
         for (base, key) in bases.iter_mut().zip(keys) {

@@ -7,12 +7,17 @@ use core::fmt;
 /// Writes `pieces` as UTF-8, each invalid run as U+FFFD (what `String::from_utf8_lossy`
 /// gives for each piece).
 pub(crate) fn write_lossy(f: &mut fmt::Formatter<'_>, pieces: &[&[u8]]) -> fmt::Result {
-    for piece in pieces {
-        for chunk in piece.utf8_chunks() {
-            f.write_str(chunk.valid())?;
-            if !chunk.invalid().is_empty() {
-                f.write_str("\u{FFFD}")?;
-            }
+    pieces
+        .iter()
+        .try_for_each(|piece| write_lossy_piece(f, piece))
+}
+
+/// One piece of [`write_lossy`].
+pub(crate) fn write_lossy_piece(f: &mut fmt::Formatter<'_>, piece: &[u8]) -> fmt::Result {
+    for chunk in piece.utf8_chunks() {
+        f.write_str(chunk.valid())?;
+        if !chunk.invalid().is_empty() {
+            f.write_str("\u{FFFD}")?;
         }
     }
     Ok(())
@@ -22,15 +27,21 @@ pub(crate) fn write_lossy(f: &mut fmt::Formatter<'_>, pieces: &[&[u8]]) -> fmt::
 /// `\xNN`.
 pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, pieces: &[&[u8]]) -> fmt::Result {
     f.write_str("\"")?;
-    for piece in pieces {
-        for chunk in piece.utf8_chunks() {
-            for c in chunk.valid().chars() {
-                fmt::Display::fmt(&c.escape_debug(), f)?;
-            }
-            for byte in chunk.invalid() {
-                write!(f, "\\x{byte:02x}")?;
-            }
+    pieces
+        .iter()
+        .try_for_each(|piece| write_escaped_piece(f, piece))?;
+    f.write_str("\"")
+}
+
+/// One piece of [`write_quoted`], without the quotes.
+pub(crate) fn write_escaped_piece(f: &mut fmt::Formatter<'_>, piece: &[u8]) -> fmt::Result {
+    for chunk in piece.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            fmt::Display::fmt(&c.escape_debug(), f)?;
+        }
+        for byte in chunk.invalid() {
+            write!(f, "\\x{byte:02x}")?;
         }
     }
-    f.write_str("\"")
+    Ok(())
 }

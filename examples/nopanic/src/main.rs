@@ -29,6 +29,7 @@ mod detect;
 mod digest;
 mod gsym;
 mod ksym;
+mod ksym_v2;
 mod lidia;
 mod symbfile;
 
@@ -95,6 +96,7 @@ extern "C" fn rust_main(_initial_sp: *const usize) -> ! {
     }
     detect::check(input, &mut out);
     ksym::check(input, &mut out);
+    ksym_v2::check(input, &mut out);
     lidia::check(input, &mut out);
     cif::check(input, &mut out);
     symbfile::check(input, &mut out);

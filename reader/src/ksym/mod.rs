@@ -91,3 +91,27 @@ pub use name_index::{NameIndex, MAX_PROBES};
 pub use parse::KsymBlob;
 pub use ranges::TextRanges;
 pub use search::{name_probe_ranks, MAX_PROBE_ROUNDS};
+
+pub mod v2;
+
+/// Which ksym-bin framing a blob has (told apart from its bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Version {
+    /// ksym-bin v1 in one of its two framings (ksym-bin.md 3.5).
+    V1(LayoutKind),
+    /// ksym-bin v2 (ksym-bin-v2.md): starts with [`v2::MAGIC`].
+    V2,
+}
+
+impl Version {
+    /// v2 when `blob` starts with its magic, else v1 in the layout
+    /// [`LayoutKind::detect`] finds. No v1 blob can start with the v2 magic (ksym-bin-v2.md
+    /// section 3). O(1).
+    pub fn detect(blob: &[u8]) -> Version {
+        if blob.starts_with(&v2::MAGIC) {
+            Version::V2
+        } else {
+            Version::V1(LayoutKind::detect(blob))
+        }
+    }
+}

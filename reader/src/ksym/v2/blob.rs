@@ -1,0 +1,223 @@
+//! `Blob`: a v2 blob opened in place, and its tables.
+
+use core::fmt;
+
+use super::header::{Geometry, WIDTH_BITS};
+use super::packed::{bits_at, Packed};
+use crate::Error;
+
+/// A ksym-bin v2 blob (spec `ksym-bin-v2.md`), read in place: no copy, no allocation.
+///
+/// Cheap to copy, `Send` and `Sync`. [`open`](Self::open) checks the layout in O(1);
+/// [`parse`](Self::parse) also runs [`validate`](Self::validate) (O(N)). Every accessor
+/// is total and bounded on any bytes `open` accepts; on a blob that `validate` would
+/// reject, answers may be wrong but nothing panics or loops.
+#[derive(Clone, Copy)]
+pub struct Blob<'a> {
+    /// The blob, cut at its end `E` (padding after it excluded).
+    pub(crate) bytes: &'a [u8],
+    /// The whole input, padding included (for `validate`).
+    pub(crate) input: &'a [u8],
+    pub(crate) g: Geometry,
+}
+
+/// One decoded block record (spec 4.2).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlockRecord {
+    pub first: u64,
+    pub pos: u64,
+    pub width: u32,
+}
+
+impl<'a> Blob<'a> {
+    /// Opens a blob the caller trusts (its own build's), in O(1): the header and the
+    /// segment layout are checked, none of the N entries is read.
+    pub fn open(bytes: &'a [u8]) -> Result<Self, Error> {
+        let g = Geometry::read(bytes)?;
+        let end = usize::try_from(g.end).unwrap_or(usize::MAX);
+        Ok(Blob {
+            bytes: bytes.get(..end).unwrap_or(bytes),
+            input: bytes,
+            g,
+        })
+    }
+
+    /// Opens a blob and checks everything the spec requires ([`validate`](Self::validate)).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        let blob = Self::open(bytes)?;
+        blob.validate()?;
+        Ok(blob)
+    }
+
+    /// The number of symbols.
+    pub fn len(&self) -> usize {
+        self.g.num_syms as usize
+    }
+
+    /// Whether the blob holds no symbol.
+    pub fn is_empty(&self) -> bool {
+        self.g.num_syms == 0
+    }
+
+    /// The blob's own length `E` (what `total_bytes` holds).
+    pub fn used_size(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// The lowest stored address (0 for an empty blob).
+    pub fn base(&self) -> u64 {
+        self.g.base
+    }
+
+    /// The number of codes that stand for more than one byte.
+    pub fn multi_byte_codes(&self) -> usize {
+        (0..=255u8).filter(|&c| self.code(c).len() > 1).count()
+    }
+
+    /// The bytes of segment `[start, end)`.
+    #[inline(always)]
+    pub(crate) fn segment(&self, start: u32, end: u32) -> &'a [u8] {
+        self.bytes
+            .get(start as usize..end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The distinct type bytes.
+    pub(crate) fn types(&self) -> &'a [u8] {
+        self.segment(self.g.types, self.g.token_ends)
+    }
+
+    /// The `names` stream.
+    #[inline(always)]
+    pub(crate) fn names(&self) -> &'a [u8] {
+        self.segment(self.g.names, self.g.n2a)
+    }
+
+    /// The string code `c` stands for (empty for an unused code).
+    #[inline(always)]
+    pub(crate) fn code(&self, c: u8) -> &'a [u8] {
+        let ends = self.segment(self.g.token_ends, self.g.token_bytes);
+        let end_of = |k: usize| {
+            ends.get(k.wrapping_mul(2)..k.wrapping_mul(2).wrapping_add(2))
+                .and_then(|b| <[u8; 2]>::try_from(b).ok())
+                .map_or(0, |b| usize::from(u16::from_le_bytes(b)))
+        };
+        let k = usize::from(c);
+        let start = if c == 0 { 0 } else { end_of(k.wrapping_sub(1)) };
+        self.segment(self.g.token_bytes, self.g.shapes)
+            .get(start..end_of(k))
+            .unwrap_or_default()
+    }
+
+    /// The (lcp, count) pair of shape `h`, if `h < S`.
+    #[inline(always)]
+    pub(crate) fn shape(&self, h: u8) -> Option<(u32, u32)> {
+        let shapes = self.segment(self.g.shapes, self.g.addr_blocks);
+        let at = usize::from(h).wrapping_mul(2);
+        match shapes.get(at..at.wrapping_add(2))? {
+            [lcp, count] => Some((u32::from(*lcp), u32::from(*count))),
+            _ => None,
+        }
+    }
+
+    /// `a2n`, `n2a` and `restart_pos` as packed arrays.
+    #[inline(always)]
+    pub(crate) fn a2n(&self) -> Packed<'a> {
+        Packed {
+            bytes: self.segment(self.g.a2n, self.g.restart_keys),
+            width: self.g.group_bits.wrapping_add(self.g.type_bits),
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn n2a(&self) -> Packed<'a> {
+        Packed {
+            bytes: self.segment(self.g.n2a, self.g.end),
+            width: self.g.index_bits,
+        }
+    }
+
+    #[inline(always)]
+    pub(crate) fn restart_pos(&self, m: usize) -> usize {
+        let array = Packed {
+            bytes: self.segment(self.g.restart_pos, self.g.names),
+            width: self.g.restart_pos_bits,
+        };
+        usize::try_from(array.get(m)).unwrap_or(usize::MAX)
+    }
+
+    /// The search key of restart `m`: the first eight bytes of its name, big-endian.
+    #[inline(always)]
+    pub(crate) fn restart_key(&self, m: usize) -> u64 {
+        let keys = self.segment(self.g.restart_keys, self.g.restart_pos);
+        let at = m.wrapping_mul(8);
+        keys.get(at..at.wrapping_add(8))
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+            .map_or(u64::MAX, u64::from_be_bytes)
+    }
+
+    /// The number of restarts, `ceil(N / R)`.
+    pub(crate) fn restarts(&self) -> usize {
+        ceil_shift(self.len(), self.g.restart_shift)
+    }
+
+    /// The number of address blocks, `ceil(N / A)`.
+    pub(crate) fn address_blocks(&self) -> usize {
+        ceil_shift(self.len(), self.g.addr_block_shift)
+    }
+
+    /// Block `j`'s record.
+    #[inline(always)]
+    pub(crate) fn block(&self, j: usize) -> BlockRecord {
+        let g = &self.g;
+        let records = self.segment(g.addr_blocks, g.addr_data);
+        let width = g
+            .first_bits
+            .wrapping_add(g.pos_bits)
+            .wrapping_add(WIDTH_BITS);
+        let bit = (j as u64).wrapping_mul(u64::from(width));
+        let pos_bit = bit.wrapping_add(u64::from(g.first_bits));
+        let width_bit = pos_bit.wrapping_add(u64::from(g.pos_bits));
+        BlockRecord {
+            first: bits_at(records, bit, g.first_bits),
+            pos: bits_at(records, pos_bit, g.pos_bits),
+            width: u32::try_from(bits_at(records, width_bit, WIDTH_BITS))
+                .unwrap_or(64)
+                .min(64),
+        }
+    }
+
+    /// The symbols of block `j` (`A`, or fewer in the last block).
+    #[inline(always)]
+    pub(crate) fn block_len(&self, j: usize) -> usize {
+        let a = 1usize.wrapping_shl(self.g.addr_block_shift);
+        self.len().saturating_sub(j.wrapping_mul(a)).min(a)
+    }
+
+    /// In-block offset `k` (of symbol `j·A + 1 + k`) of the block `record`.
+    #[inline(always)]
+    pub(crate) fn in_block(&self, record: &BlockRecord, k: usize) -> u64 {
+        let data = self.segment(self.g.addr_data, self.g.a2n);
+        let bit = record
+            .pos
+            .wrapping_add((k as u64).wrapping_mul(u64::from(record.width)));
+        bits_at(data, bit, record.width)
+    }
+}
+
+/// `ceil(n / 2^shift)`.
+pub(crate) fn ceil_shift(n: usize, shift: u32) -> usize {
+    let whole = n.wrapping_shr(shift);
+    let rest = n & 1usize.wrapping_shl(shift).wrapping_sub(1);
+    whole.wrapping_add(usize::from(rest != 0))
+}
+
+impl fmt::Debug for Blob<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ksym::v2::Blob")
+            .field("symbols", &self.len())
+            .field("used_size", &self.used_size())
+            .field("base", &format_args!("{:#x}", self.g.base))
+            .finish()
+    }
+}

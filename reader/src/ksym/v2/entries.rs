@@ -1,0 +1,128 @@
+//! Name entries (spec 4.4): the header of each entry, walking a restart's entries, and
+//! comparing an entry's codes with a query.
+
+use core::cmp::Ordering;
+
+use super::blob::Blob;
+use crate::varint::decode_uleb128;
+
+/// The header byte that announces explicit (ULEB128) lcp and count.
+pub(crate) const ESCAPE: u8 = 0xFF;
+
+/// One entry of `names`: how much it shares with the previous name, and where its codes
+/// are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Head {
+    /// Bytes shared with the previous name (as stored; 0 at a restart).
+    pub lcp: u64,
+    /// Offset of the first code in `names`.
+    pub codes: usize,
+    /// Number of codes.
+    pub count: usize,
+}
+
+impl Head {
+    /// The offset just past the entry.
+    #[inline(always)]
+    pub fn next(&self) -> usize {
+        self.codes.wrapping_add(self.count)
+    }
+}
+
+impl<'a> Blob<'a> {
+    /// The entry whose header is at offset `at` of `names`, or `None` when it is not well
+    /// formed (a header byte outside the shapes, an escape that is not two ULEB128
+    /// values below 2^32, codes past the stream's end).
+    #[inline(always)]
+    pub(crate) fn head(&self, at: usize) -> Option<Head> {
+        let names = self.names();
+        let h = *names.get(at)?;
+        let after = at.wrapping_add(1);
+        let (lcp, count, codes) = if h == ESCAPE {
+            let (lcp, used) = decode_uleb128(names.get(after..)?)?;
+            let at_count = after.wrapping_add(used);
+            let (count, used) = decode_uleb128(names.get(at_count..)?)?;
+            if lcp > u64::from(u32::MAX) || count > u64::from(u32::MAX) {
+                return None;
+            }
+            (lcp, count, at_count.wrapping_add(used))
+        } else {
+            let (lcp, count) = self.shape(h).filter(|_| u32::from(h) < self.g.num_shapes)?;
+            (u64::from(lcp), u64::from(count), after)
+        };
+        let count = usize::try_from(count).ok()?;
+        let head = Head { lcp, codes, count };
+        (head.next() <= names.len() && head.next() >= codes).then_some(head)
+    }
+
+    /// The codes of an entry.
+    #[inline(always)]
+    pub(crate) fn codes(&self, head: &Head) -> &'a [u8] {
+        self.names()
+            .get(head.codes..head.next())
+            .unwrap_or_default()
+    }
+
+    /// The number of bytes an entry's codes expand to.
+    #[inline]
+    pub(crate) fn expanded_len(&self, head: &Head) -> u64 {
+        self.codes(head)
+            .iter()
+            .map(|&c| self.code(c).len() as u64)
+            .fold(0, u64::wrapping_add)
+    }
+
+    /// Calls `visit(rank, offset, head)` for the entries from the restart of `rank` up to
+    /// `rank` itself, in order, and returns whether all of them were well formed. At most
+    /// R entries are visited.
+    #[inline]
+    pub(crate) fn walk_to(&self, rank: usize, mut visit: impl FnMut(usize, usize, &Head)) -> bool {
+        if rank >= self.len() {
+            return false;
+        }
+        let restart = rank.wrapping_shr(self.g.restart_shift);
+        let first = restart.wrapping_shl(self.g.restart_shift);
+        let mut at = self.restart_pos(restart);
+        for r in first..=rank {
+            let Some(head) = self.head(at) else {
+                return false;
+            };
+            visit(r, at, &head);
+            at = head.next();
+        }
+        true
+    }
+
+    /// Compares the name an entry's codes spell, placed at position `from` of a name
+    /// whose first `from` bytes equal `query`'s, with `query`. Returns the order of the
+    /// name against the query and the length of their common prefix.
+    #[inline]
+    pub(crate) fn compare_codes(
+        &self,
+        head: &Head,
+        query: &[u8],
+        from: usize,
+    ) -> (Ordering, usize) {
+        let mut at = from;
+        for &c in self.codes(head) {
+            let piece = self.code(c);
+            let rest = query.get(at..).unwrap_or_default();
+            let common = piece.len().min(rest.len());
+            let (p, q) = (
+                piece.get(..common).unwrap_or_default(),
+                rest.get(..common).unwrap_or_default(),
+            );
+            if p != q {
+                let same = p.iter().zip(q).take_while(|(a, b)| a == b).count();
+                let order = p.get(same).cmp(&q.get(same));
+                return (order, at.wrapping_add(same));
+            }
+            at = at.wrapping_add(common);
+            if piece.len() > common {
+                // The query ended inside this code: the name is longer.
+                return (Ordering::Greater, at);
+            }
+        }
+        (at.cmp(&query.len()), at)
+    }
+}
