@@ -79,7 +79,9 @@ pub(crate) fn packed_len(count: u64, width: u32) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
+    use std::{vec, vec::Vec};
 
     /// Packs `values` of `width` bits the way the spec says, bit by bit.
     fn pack(values: &[u64], width: u32) -> Vec<u8> {
