@@ -18,7 +18,7 @@ use crate::breakpad::Module;
 use crate::dwarf::{DebugFiles, DwarfOptions};
 use crate::gsym::GsymOptions;
 use crate::input::FilesRead;
-use crate::ksym::{BuildOptions, InputOptions};
+use crate::ksym::{BuildOptions, FormatVersion, InputOptions};
 use crate::lidia::ElfOptions;
 use crate::model::{Contents, Model};
 use crate::symbfile::extract::{self, ExtractOptions};
@@ -147,6 +147,8 @@ impl Target {
 pub struct ConvertOptions {
     /// The ksym-bin layout to write; by default the input blob's own, or the sized layout.
     pub ksym_layout: Option<LayoutKind>,
+    /// The ksym-bin format to write (default v1; the layout applies to v1 only).
+    pub ksym_format_version: FormatVersion,
     /// For an ELF input: the files beside it to read the DWARF from, when named (debug
     /// file, split DWARF package, supplementary file); found as each build finds them
     /// otherwise.
@@ -273,6 +275,7 @@ pub fn convert(
     // The writers number what they refuse as the model's entries: name the input.
     let side = Side {
         ksym_layout,
+        ksym_format_version: options.ksym_format_version,
         gsym,
         breakpad,
     };
@@ -321,6 +324,8 @@ fn hex_bytes(text: &str) -> Option<Vec<u8>> {
 struct Side {
     /// The ksym-bin layout to write (the input blob's, or the one asked for).
     ksym_layout: Option<LayoutKind>,
+    /// The ksym-bin format to write.
+    ksym_format_version: FormatVersion,
     /// The GSYM header's UUID.
     gsym: GsymOptions,
     /// The Breakpad module identity and the addresses marked `m`.
@@ -333,6 +338,7 @@ fn write(model: &Model<'_>, to: Target, side: &Side) -> Result<Vec<u8>> {
         Target::Ksym => {
             let options = BuildOptions {
                 layout: side.ksym_layout.unwrap_or(LayoutKind::Sized),
+                format_version: side.ksym_format_version,
                 ..BuildOptions::default()
             };
             Ok(crate::ksym::build(&crate::ksym::model::symbols_of(model), &options)?.bytes)
@@ -359,6 +365,7 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
         Target::Ksym => {
             let build = BuildOptions {
                 layout: options.ksym_layout.unwrap_or(LayoutKind::Sized),
+                format_version: options.ksym_format_version,
                 ..BuildOptions::default()
             };
             let built =

@@ -41,7 +41,8 @@ use std::path::Path;
 use object::{BinaryFormat, Object, ObjectSection};
 
 use crate::ksym::{
-    build_from_elf, BuildOptions, BuildStats, InputOptions, LayoutKind, LongName, WholeSearchNames,
+    build_from_elf, BuildOptions, BuildStats, FormatVersion, InputOptions, LayoutKind, LongName,
+    WholeSearchNames,
 };
 use crate::output::write_atomic;
 use crate::{Error, ErrorKind, Location, Result};
@@ -80,6 +81,9 @@ pub struct EmbedOptions {
     /// The framing (default sized, what the `ksym` crate 0.6 reads). In the sized layout
     /// `total_bytes` is the blob's length without the section's zero padding.
     pub layout: LayoutKind,
+    /// The format (default v1; see [`BuildOptions::format_version`]). A v2 blob's
+    /// `total_bytes` is likewise its length without the padding.
+    pub format_version: FormatVersion,
 }
 
 impl Default for EmbedOptions {
@@ -89,6 +93,7 @@ impl Default for EmbedOptions {
             max_tokens: BuildOptions::default().max_tokens,
             whole_search_names: BuildOptions::default().whole_search_names,
             layout: BuildOptions::default().layout,
+            format_version: FormatVersion::default(),
         }
     }
 }
@@ -198,6 +203,7 @@ pub fn build_for_section(
         whole_search_names: options.whole_search_names,
         pad_to: None,
         layout: options.layout,
+        format_version: options.format_version,
     };
     let built = build_from_elf(elf, input, &options.input, &build_options)?;
     let mut bytes = built.blob.bytes;

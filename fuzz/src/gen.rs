@@ -5,7 +5,7 @@
 //! UTF-8 characters), so that token selection, aliases and equal names all happen often.
 
 use arbitrary::Arbitrary;
-use symblob_build::ksym::{build, BuildOptions, LayoutKind, Symbol, WholeSearchNames};
+use symblob_build::ksym::{build, BuildOptions, FormatVersion, LayoutKind, Symbol, WholeSearchNames};
 use symblob_build::lidia::{LineEntry, RangeSpec};
 
 /// Name prefixes: several names share each, which makes tokens pay off.
@@ -210,6 +210,7 @@ pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
         LayoutKind::Sized
     };
     let options = BuildOptions {
+        format_version: FormatVersion::V1,
         max_tokens: usize::from(max_tokens % 512),
         pad_to: None,
         layout,

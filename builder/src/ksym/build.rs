@@ -5,18 +5,50 @@ use std::ops::Range;
 use symblob::ksym::{LayoutKind, KSYM_NAME_LEN};
 
 use super::encode::encode;
-use super::order::order;
+use super::order::{order, Ordered};
 use super::tokens::{select, MAX_TOKENS};
+use super::v2::{self, SegmentSizes};
 use super::whole::{whole_ranks, WholeSearchNames};
 use super::{InputOptions, Symbol, SymbolList};
 use crate::elf::read_elf;
 use crate::model::{check_name_bytes, check_name_length};
 use crate::{Error, ErrorKind, Location, Result};
 
+/// Which ksym-bin format a build writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FormatVersion {
+    /// ksym-bin v1 (`docs/formats/ksym-bin.md`): what the `ksym` crate reads, in the
+    /// framing [`BuildOptions::layout`] chooses. The default.
+    #[default]
+    V1,
+    /// ksym-bin v2 (`docs/formats/ksym-bin-v2.md`): front-coded names, block-packed
+    /// addresses, bit-packed links; read by symblob's reader only.
+    V2,
+}
+
+impl FormatVersion {
+    /// The version number: 1 or 2.
+    pub fn number(self) -> u8 {
+        match self {
+            FormatVersion::V1 => 1,
+            FormatVersion::V2 => 2,
+        }
+    }
+}
+
+impl std::fmt::Display for FormatVersion {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "v{}", self.number())
+    }
+}
+
 /// Options of the build step.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BuildOptions {
-    /// Most tokens to use (at most 511, the default; 0 writes every name raw).
+    /// The format to write (default [`FormatVersion::V1`]).
+    pub format_version: FormatVersion,
+    /// Most tokens to use (at most 511, the default; 0 writes every name raw). v1 only:
+    /// a v2 build ignores it.
     pub max_tokens: usize,
     /// Append zeros up to this many bytes (a fixed-size section to fill with
     /// `objcopy --update-section`); the build fails if the blob is larger. In the sized
@@ -24,16 +56,19 @@ pub struct BuildOptions {
     /// `ksym` crate's `check_total_bytes` reports to cut them off.
     pub pad_to: Option<u64>,
     /// The framing: [`LayoutKind::Sized`] (default; what the `ksym` crate 0.6 reads) or
-    /// [`LayoutKind::Plain`] (crate 0.3–0.5).
+    /// [`LayoutKind::Plain`] (crate 0.3–0.5). v1 only: a v2 blob has one framing, and a
+    /// v2 build ignores it.
     pub layout: LayoutKind,
     /// Which names are stored without a token because every name lookup compares them
-    /// (default: as many search rounds as 1 % of the blob pays for).
+    /// (default: as many search rounds as 1 % of the blob pays for). v1 only: a v2 build
+    /// ignores it.
     pub whole_search_names: WholeSearchNames,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
+            format_version: FormatVersion::V1,
             max_tokens: MAX_TOKENS,
             pad_to: None,
             layout: LayoutKind::Sized,
@@ -42,30 +77,37 @@ impl Default for BuildOptions {
     }
 }
 
-/// Figures about a built blob.
+/// Figures about a built blob. Where v1 and v2 differ, each field says what it counts in
+/// v2; [`BuildStats::segments_v2`] has every v2 segment.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BuildStats {
+    /// The format written.
+    pub format_version: FormatVersion,
     /// Symbols stored (N).
     pub symbols: u64,
     /// Input records dropped because they repeated another's address, type and name.
     pub duplicates_removed: u64,
-    /// Tokens stored (K).
+    /// Tokens stored (K); in v2 the codes that stand for two bytes or more.
     pub tokens: u64,
     /// Sum of the stored names' lengths in bytes (without type or length bytes).
     pub raw_name_bytes: u64,
-    /// Bytes before `num_syms`: 8 for `total_bytes` in the sized layout, 0 in the plain.
+    /// Bytes before `num_syms`: 8 for `total_bytes` in the sized layout, 0 in the plain;
+    /// in v2 the 48-byte header.
     pub header_bytes: u64,
-    /// Bytes of the addresses, offsets and seqs tables (16 per symbol).
+    /// Bytes of the addresses, offsets and seqs tables (16 per symbol); in v2 those of
+    /// `addr_blocks`, `addr_data`, `a2n` and `n2a`.
     pub table_bytes: u64,
-    /// Bytes of the names segment (L), record headers included.
+    /// Bytes of the names segment (L), record headers included; in v2 the `names` stream.
     pub names_bytes: u64,
-    /// Bytes of the token table (T).
+    /// Bytes of the token table (T); in v2 `token_bytes`, the code strings.
     pub token_table_bytes: u64,
-    /// Bytes of the token index (4 per token).
+    /// Bytes of the token index (4 per token); in v2 `token_ends` (512).
     pub token_index_bytes: u64,
-    /// Records that start with a token with a one-byte id.
+    /// Records that start with a token with a one-byte id; in v2 name entries whose
+    /// header is a shape index.
     pub short_refs: u64,
-    /// Records that start with a token with a two-byte id.
+    /// Records that start with a token with a two-byte id; in v2 name entries with the
+    /// escaped header.
     pub long_refs: u64,
     /// Search rounds whose names are stored without a token (see
     /// [`BuildOptions::whole_search_names`]).
@@ -74,6 +116,8 @@ pub struct BuildStats {
     pub blob_bytes: u64,
     /// Length of the output, `pad_to` padding included.
     pub output_bytes: u64,
+    /// The size of every segment of a v2 blob (`None` for v1).
+    pub segments_v2: Option<SegmentSizes>,
 }
 
 impl BuildStats {
@@ -125,20 +169,22 @@ impl LongName {
     }
 }
 
-/// Builds a ksym-bin v1 blob from `symbols` (any order; they are sorted per the
-/// [module docs](super)).
+/// Builds a ksym-bin blob in the format [`BuildOptions::format_version`] names from
+/// `symbols` (any order; they are sorted per the [module docs](super), in both formats).
 ///
 /// # Errors
 ///
 /// * [`ErrorKind::InvalidArgument`] with input `symbols` and the symbol's index for a
-///   name that is empty, not UTF-8, contains NUL or CR, or is longer than 65,535 bytes;
+///   name that is empty, not UTF-8, contains NUL or CR, or (v1 only: v2 has no such
+///   limit) is longer than 65,535 bytes;
 /// * [`ErrorKind::Limit`] when a count or segment exceeds the format's u32 fields, or the
 ///   blob is larger than `pad_to` ([`Error::limit_exceeded`] says which).
 pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
+    let v1 = options.format_version == FormatVersion::V1;
     for (i, sym) in symbols.iter().enumerate() {
         let at = Location::Index(i as u64);
         check_name_bytes(sym.name.as_bytes())
-            .and_then(check_name_length)
+            .and_then(|name| if v1 { check_name_length(name) } else { Ok(()) })
             .map_err(|e| {
                 Error::new(ErrorKind::InvalidArgument, "symbols", at, "").with_source(e)
             })?;
@@ -152,6 +198,69 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
     }
 
     let ordered = order(symbols);
+    let (bytes, stats, long_names) = match options.format_version {
+        FormatVersion::V1 => build_v1(&ordered, options)?,
+        FormatVersion::V2 => build_v2(&ordered)?,
+    };
+    let (bytes, stats) = pad(bytes, stats, options.pad_to)?;
+    Ok(Built {
+        bytes,
+        stats,
+        layout: options.layout,
+        long_names,
+    })
+}
+
+/// Appends the `pad_to` zeros, failing when the blob is larger.
+fn pad(
+    mut bytes: Vec<u8>,
+    mut stats: BuildStats,
+    pad_to: Option<u64>,
+) -> Result<(Vec<u8>, BuildStats)> {
+    if let Some(size) = pad_to {
+        if stats.blob_bytes > size {
+            return Err(Error::limit("blob size", stats.blob_bytes, size));
+        }
+        let size = usize::try_from(size)
+            .map_err(|_| Error::limit("pad-to size", size, usize::MAX as u64))?;
+        bytes.resize(size, 0);
+    }
+    stats.output_bytes = bytes.len() as u64;
+    Ok((bytes, stats))
+}
+
+/// Writes the v2 blob of `ordered`.
+fn build_v2(ordered: &Ordered<'_>) -> Result<(Vec<u8>, BuildStats, Vec<LongName>)> {
+    let encoded = v2::encode(&ordered.symbols, &ordered.seqs)?;
+    let z = encoded.sizes;
+    let n = ordered.symbols.len() as u64;
+    let stats = BuildStats {
+        format_version: FormatVersion::V2,
+        symbols: n,
+        duplicates_removed: ordered.duplicates_removed,
+        tokens: encoded.merged_codes,
+        raw_name_bytes: ordered.symbols.iter().map(|s| s.name.len() as u64).sum(),
+        header_bytes: z.header,
+        table_bytes: z.addr_blocks + z.addr_data + z.a2n + z.n2a,
+        names_bytes: z.names,
+        token_table_bytes: z.token_bytes,
+        token_index_bytes: z.token_ends,
+        short_refs: n - encoded.escaped_entries,
+        long_refs: encoded.escaped_entries,
+        whole_search_rounds: 0,
+        blob_bytes: encoded.bytes.len() as u64,
+        output_bytes: encoded.bytes.len() as u64,
+        segments_v2: Some(z),
+    };
+    // The `ksym` crate does not read v2, so its name-length limit does not concern it.
+    Ok((encoded.bytes, stats, Vec::new()))
+}
+
+/// Writes the v1 blob of `ordered`, in the framing and with the tokens `options` ask for.
+fn build_v1(
+    ordered: &Ordered<'_>,
+    options: &BuildOptions,
+) -> Result<(Vec<u8>, BuildStats, Vec<LongName>)> {
     let names: Vec<&str> = ordered.symbols.iter().map(|s| s.name.as_str()).collect();
     let mut tokens = select(&names, &ordered.seqs, options.max_tokens);
     let mut whole_search_rounds = 0;
@@ -176,16 +285,8 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
 
     let n = ordered.symbols.len() as u64;
     let blob_bytes = encoded.bytes.len() as u64;
-    let mut bytes = encoded.bytes;
-    if let Some(size) = options.pad_to {
-        if blob_bytes > size {
-            return Err(Error::limit("blob size", blob_bytes, size));
-        }
-        let size = usize::try_from(size)
-            .map_err(|_| Error::limit("pad-to size", size, usize::MAX as u64))?;
-        bytes.resize(size, 0);
-    }
     let stats = BuildStats {
+        format_version: FormatVersion::V1,
         symbols: n,
         duplicates_removed: ordered.duplicates_removed,
         tokens: tokens.table.len() as u64,
@@ -199,14 +300,10 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
         long_refs: encoded.long_refs,
         whole_search_rounds: whole_search_rounds as u64,
         blob_bytes,
-        output_bytes: bytes.len() as u64,
+        output_bytes: blob_bytes,
+        segments_v2: None,
     };
-    Ok(Built {
-        bytes,
-        stats,
-        layout: options.layout,
-        long_names,
-    })
+    Ok((encoded.bytes, stats, long_names))
 }
 
 /// A blob built from an ELF file, with what the reader needs to use it.

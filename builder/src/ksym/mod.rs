@@ -94,14 +94,18 @@ mod encode;
 pub mod model;
 mod order;
 mod tokens;
+pub mod v2;
 mod whole;
 
 pub use crate::elf::{read_elf, ElfSymbols};
 pub use crate::model::{Demangle, InputOptions, Symbol, SymbolList, TypeFilter};
 pub use crate::text::{detect_format, parse_input, parse_kallsyms, parse_nm, InputFormat};
-pub use build::{build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild, LongName};
+pub use build::{
+    build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild, FormatVersion, LongName,
+};
 pub use symblob::ksym::{LayoutKind, KSYM_NAME_LEN, MAX_PROBE_ROUNDS};
 pub use tokens::MAX_TOKENS;
+pub use v2::SegmentSizes;
 pub use whole::{WholeSearchNames, AUTO_BUDGET_PERCENT};
 
 /// The token id the builder never writes: its long form `FF 01 FF FF` is misread by the

@@ -8,12 +8,13 @@ use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 
 use crate::common::{self, display_name, Outcome, Result};
 use crate::dwarf_args::DwarfArgs;
-use crate::ksym::LayoutArg;
+use crate::ksym::{FormatVersionArg, LayoutArg};
 
 /// The formats `--to` names.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum ToArg {
-    /// ksym-bin (function names only; the input blob's layout, or `--layout`).
+    /// ksym-bin (function names only; v1 in the input blob's layout or `--layout`, or v2
+    /// with `--ksym-format-version 2`).
     Ksym,
     /// Lidia with files and lines.
     Lidia,
@@ -41,6 +42,10 @@ pub struct ConvertArgs {
     /// ksym-bin framing (default: the input blob's, or `sized`).
     #[arg(long, value_enum)]
     layout: Option<LayoutArg>,
+    /// ksym-bin format to write: 1 (default) or 2 (read by symblob only; --layout does not
+    /// apply).
+    #[arg(long, value_enum, value_name = "1|2", default_value = "1")]
+    ksym_format_version: FormatVersionArg,
     /// Print nothing on success.
     #[arg(long)]
     quiet: bool,
@@ -64,6 +69,7 @@ pub fn run(args: ConvertArgs) -> Result<Outcome> {
     };
     let options = ConvertOptions {
         ksym_layout: args.layout.map(Into::into),
+        ksym_format_version: args.ksym_format_version.into(),
         debug_files,
     };
     let name = display_name(&args.input);

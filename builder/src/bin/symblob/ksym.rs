@@ -9,9 +9,9 @@ use clap::builder::RangedU64ValueParser;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{json, Value};
 use symblob_build::ksym::{
-    build, detect_format, parse_input, read_elf, BuildOptions, Built, Demangle, InputFormat,
-    InputOptions, LayoutKind, SymbolList, TypeFilter, WholeSearchNames, MAX_PROBE_ROUNDS,
-    MAX_TOKENS,
+    build, detect_format, parse_input, read_elf, BuildOptions, Built, Demangle, FormatVersion,
+    InputFormat, InputOptions, LayoutKind, SymbolList, TypeFilter, WholeSearchNames,
+    MAX_PROBE_ROUNDS, MAX_TOKENS,
 };
 use symblob_build::output::{refuse_same_file, Output};
 
@@ -24,7 +24,8 @@ use crate::progress::Progress;
 /// `symblob ksym` subcommands.
 #[derive(Subcommand)]
 pub enum Command {
-    /// Build a ksym-bin v1 blob from nm / System.map, /proc/kallsyms text or an ELF file.
+    /// Build a ksym-bin blob (v1, or v2 with --format-version 2) from nm / System.map,
+    /// /proc/kallsyms text or an ELF file.
     ///
     /// Names are stored exactly as given unless --demangle is set. Symbols are ordered by
     /// address (aliases: fewer leading underscores first, then by name); records equal in
@@ -85,6 +86,28 @@ impl From<LayoutArg> for LayoutKind {
     }
 }
 
+/// ksym-bin format versions for `--format-version` (`ksym build`) and
+/// `--ksym-format-version` (`convert`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatVersionArg {
+    /// ksym-bin v1: what the `ksym` crate reads.
+    #[default]
+    #[value(name = "1")]
+    V1,
+    /// ksym-bin v2: about three times smaller; read by symblob's reader only.
+    #[value(name = "2")]
+    V2,
+}
+
+impl From<FormatVersionArg> for FormatVersion {
+    fn from(arg: FormatVersionArg) -> Self {
+        match arg {
+            FormatVersionArg::V1 => FormatVersion::V1,
+            FormatVersionArg::V2 => FormatVersion::V2,
+        }
+    }
+}
+
 /// A size as the user wrote it, and its value.
 #[derive(Clone, Debug)]
 struct UserSize {
@@ -128,8 +151,13 @@ pub struct BuildArgs {
     /// Pad the blob with zeros to exactly SIZE bytes (decimal or 0x hex); fail if larger.
     #[arg(long, value_name = "SIZE", value_parser = parse_user_size)]
     pad_to: Option<UserSize>,
+    /// The ksym-bin format: 1 (what the `ksym` crate reads) or 2 (front-coded names and
+    /// packed addresses, about a third of the size; read by symblob only). --layout,
+    /// --max-tokens and --whole-search-names apply to version 1 only.
+    #[arg(long, value_enum, value_name = "1|2", default_value = "1")]
+    format_version: FormatVersionArg,
     /// Blob framing: `sized` for the `ksym` crate 0.6 (its total_bytes excludes the
-    /// --pad-to zeros), `plain` for 0.3–0.5.
+    /// --pad-to zeros), `plain` for 0.3–0.5. Version 1 only.
     #[arg(long, value_enum, default_value = "sized")]
     layout: LayoutArg,
     /// Most shared name prefixes ("tokens") to store, 0 to 511. Fewer tokens make a larger
@@ -219,6 +247,7 @@ fn run_build(args: BuildArgs) -> Result<()> {
         )));
     }
     let options = BuildOptions {
+        format_version: args.format_version.into(),
         pad_to: args.pad_to.as_ref().map(|p| p.value),
         layout: args.layout.into(),
         max_tokens: args.max_tokens,
@@ -312,17 +341,29 @@ fn build_summary(
     text_ranges: &[Range<u64>],
 ) -> String {
     let s = &built.stats;
-    let mut line = format!(
-        "ksym: read {input} ({}), wrote {output}: {} symbols, {} tokens, {} bytes \
-         ({:.1} B/symbol), names {:.3} x raw, {} layout",
-        format_name(format),
-        s.symbols,
-        s.tokens,
-        s.blob_bytes,
-        per_symbol(s.blob_bytes, s.symbols),
-        s.names_ratio(),
-        built.layout
-    );
+    let mut line = match s.format_version {
+        FormatVersion::V1 => format!(
+            "ksym: read {input} ({}), wrote {output}: {} symbols, {} tokens, {} bytes \
+             ({:.1} B/symbol), names {:.3} x raw, {} layout",
+            format_name(format),
+            s.symbols,
+            s.tokens,
+            s.blob_bytes,
+            per_symbol(s.blob_bytes, s.symbols),
+            s.names_ratio(),
+            built.layout
+        ),
+        FormatVersion::V2 => format!(
+            "ksym: read {input} ({}), wrote {output}: ksym-bin v2, {} symbols, {} bytes \
+             ({:.2} B/symbol), {} multi-byte codes, names {:.3} x raw",
+            format_name(format),
+            s.symbols,
+            s.blob_bytes,
+            per_symbol(s.blob_bytes, s.symbols),
+            s.tokens,
+            s.names_ratio(),
+        ),
+    };
     if s.whole_search_rounds > 0 {
         let _ = write!(
             line,
@@ -365,9 +406,17 @@ fn build_json(
     text_ranges: &[Range<u64>],
 ) -> Value {
     let s = &built.stats;
+    let segments = s.segments_v2.map(|z| {
+        z.named()
+            .iter()
+            .map(|&(name, bytes)| (name.to_owned(), json!(bytes)))
+            .collect::<serde_json::Map<String, Value>>()
+    });
     json!({
         "format": format_name(format),
+        "format_version": s.format_version.number(),
         "layout": built.layout.name(),
+        "segments": segments,
         "symbols": s.symbols,
         "tokens": s.tokens,
         "blob_bytes": s.blob_bytes,
