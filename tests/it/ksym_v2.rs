@@ -88,12 +88,16 @@ pub(super) fn same_answers(
     // Every name, and names that are not stored: one byte more, one byte less, a byte
     // changed at the end (these fall between stored names, where searches go wrong).
     let mut queries: Vec<Vec<u8>> = Vec::new();
-    for (_, _, _, name) in &a_name {
+    // Near misses for a sample of the names on large blobs (debug-build test time).
+    let stride = (a_name.len() / 4000).max(1);
+    for (k, (_, _, _, name)) in a_name.iter().enumerate() {
         let bytes = name.as_bytes();
         queries.push(bytes.to_vec());
-        queries.push([bytes, b"~"].concat());
-        queries.push([bytes, b"\x01"].concat());
-        queries.push(bytes[..bytes.len() - 1].to_vec());
+        if k % stride == 0 {
+            queries.push([bytes, b"~"].concat());
+            queries.push([bytes, b"\x01"].concat());
+            queries.push(bytes[..bytes.len() - 1].to_vec());
+        }
     }
     queries.extend([b"".to_vec(), b"\x01".to_vec(), b"\xff\xff".to_vec()]);
     for q in &queries {

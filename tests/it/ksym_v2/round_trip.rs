@@ -40,9 +40,9 @@ fn kernel_v2_answers_as_v1() {
     let middle = first + (last - first) / 2;
     let ranges = [first + bias..middle + bias, middle + 0x100 + bias..last + 0x1000 + bias];
     let dense = [
-        first - 64..first + 0x4000,
-        middle - 0x2000..middle + 0x2000,
-        last - 0x4000..last + 0x1100,
+        first - 64..first + 0x1000,
+        middle - 0x800..middle + 0x800,
+        last - 0x1000..last + 0x1100,
     ];
     let queries = sweep(&stored, bias, &dense);
     same_answers("kernel", &v1.bytes, &v2.bytes, &ranges, bias, &queries);
@@ -67,7 +67,7 @@ fn every_test_input_v2_answers_as_v1() {
         let (v1, v2) = both(&list.symbols);
         let stored = addresses(&v1.bytes);
         let (first, last) = (stored[0], *stored.last().unwrap());
-        let span = (last - first).min(1 << 16);
+        let span = (last - first).min(1 << 12);
         let queries = sweep(&stored, 0, &[first.saturating_sub(16)..first + span + 32]);
         let ranges = [first..last.saturating_add(64).max(first + 1)];
         same_answers(&name, &v1.bytes, &v2.bytes, &ranges, 0, &queries);
