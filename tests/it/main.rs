@@ -11,6 +11,7 @@ mod gsym;
 mod ksym_builder;
 mod ksym_crate;
 mod ksym_reader;
+mod ksym_v2;
 mod lidia_builder;
 mod lidia_dwarf;
 mod lidia_reader;
