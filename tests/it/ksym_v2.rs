@@ -7,6 +7,8 @@
 use symblob::ksym::{v2, KsymBlob, Ksyms, TextRanges, Version};
 use symblob_build::ksym::{build, BuildOptions, Built, FormatVersion, Symbol};
 
+mod kallsyms;
+mod kallsyms_oracle;
 mod properties;
 mod round_trip;
 mod sizes;

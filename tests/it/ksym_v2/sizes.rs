@@ -1,15 +1,15 @@
-//! Bytes per symbol: v2 against v1 and against Linux's kallsyms, on the kernel's text
-//! symbols and on two large Rust symbol lists (rustc's driver library and cargo).
-
-use std::path::PathBuf;
-use std::process::Command;
+//! Bytes per symbol: v2 against v1 and against Linux's own kallsyms tables (measured by
+//! the kernel's `scripts/kallsyms.c`, see `kallsyms_oracle`), on the kernel's text symbols
+//! and on two large Rust symbol lists (rustc's driver library and cargo, `nm -n -C`).
 
 use symblob_build::ksym::{parse_nm, InputOptions, Symbol, TypeFilter};
 
 use super::both;
-use crate::common::{missing_oracle, testdata};
+use super::kallsyms::{nm_demangled, rust_binaries, sysroot, text_symbols};
+use super::kallsyms_oracle::{kallsyms_size_with, KallsymsOptions};
+use crate::common::{missing_oracle, testdata, tool};
 
-fn text_symbols(text: &[u8], label: &str) -> Vec<Symbol> {
+fn parsed(text: &[u8], label: &str) -> Vec<Symbol> {
     let options = InputOptions {
         types: TypeFilter::new("Tt"),
         ..InputOptions::default()
@@ -17,57 +17,67 @@ fn text_symbols(text: &[u8], label: &str) -> Vec<Symbol> {
     parse_nm(text, label, &options).unwrap().symbols
 }
 
-#[test]
-fn kernel_v2_needs_at_most_12_bytes_per_symbol() {
-    let rel = "ksym/linux-6.1-cloud-amd64.System.map";
-    let symbols = text_symbols(&std::fs::read(testdata(rel)).unwrap(), rel);
+/// v1 and v2 sizes of `text` (T/t lines), and kallsyms's when its oracle is there, with
+/// every name kept (KSYM_NAME_LEN as large as its two-byte lengths allow).
+fn sizes(label: &str, text: &str) -> (usize, usize, Option<usize>) {
+    let symbols = parsed(text.as_bytes(), label);
     let (v1, v2) = both(&symbols);
-    let per_symbol = v2.bytes.len() as f64 / symbols.len() as f64;
-    eprintln!(
-        "kernel: v1 {} bytes, v2 {} bytes ({per_symbol:.2} B/symbol)",
-        v1.bytes.len(),
-        v2.bytes.len()
-    );
-    assert!(per_symbol <= 12.0, "{per_symbol:.2} B/symbol");
-}
-
-/// `nm -n -C` of a file of the Rust toolchain that runs these tests.
-fn toolchain_list(what: &str) -> Option<Vec<u8>> {
-    let sysroot = Command::new("rustc").args(["--print", "sysroot"]).output().ok()?;
-    let sysroot = PathBuf::from(String::from_utf8(sysroot.stdout).ok()?.trim());
-    let file = match what {
-        "rustc" => std::fs::read_dir(sysroot.join("lib"))
-            .ok()?
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .find(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("librustc_driver-") && n.ends_with(".so"))
-            })?,
-        _ => sysroot.join("bin/cargo"),
+    let options = KallsymsOptions {
+        ksym_name_len: Some(0x3fff),
+        ..KallsymsOptions::default()
     };
-    let out = Command::new("nm").args(["-n", "-C"]).arg(&file).output().ok()?;
-    out.status.success().then_some(out.stdout)
+    let kallsyms = kallsyms_size_with(text, &options).ok().map(|size| {
+        assert_eq!(size.num_syms, symbols.len(), "{label}: kallsyms kept every symbol");
+        size.total()
+    });
+    let n = symbols.len() as f64;
+    eprintln!(
+        "{label}: {} symbols; v1 {} B ({:.2}/symbol), v2 {} B ({:.2}/symbol, {:.3} of v1){}",
+        symbols.len(),
+        v1.bytes.len(),
+        v1.bytes.len() as f64 / n,
+        v2.bytes.len(),
+        v2.bytes.len() as f64 / n,
+        v2.bytes.len() as f64 / v1.bytes.len() as f64,
+        kallsyms.map_or(String::new(), |k| format!(
+            ", kallsyms {k} B ({:.2}/symbol; v2 is {:.3} of it)",
+            k as f64 / n,
+            v2.bytes.len() as f64 / k as f64
+        )),
+    );
+    (v1.bytes.len(), v2.bytes.len(), kallsyms)
 }
 
 #[test]
-fn rust_lists_v2_is_at_most_six_tenths_of_v1() {
-    for what in ["rustc", "cargo"] {
-        let Some(text) = toolchain_list(what) else {
-            missing_oracle(&format!("`nm` and the Rust toolchain's {what}"));
+fn kernel_v2_needs_at_most_12_bytes_per_symbol_and_less_than_kallsyms() {
+    let rel = "ksym/linux-6.1-cloud-amd64.System.map";
+    let map = std::fs::read_to_string(testdata(rel)).unwrap();
+    let (syms, text) = text_symbols(&map);
+    let (_, v2, kallsyms) = sizes("Linux 6.1 T/t", &text);
+    let per_symbol = v2 as f64 / syms.len() as f64;
+    assert!(per_symbol <= 12.0, "{per_symbol:.2} B/symbol");
+    if let Some(kallsyms) = kallsyms {
+        assert!(v2 < kallsyms, "v2 {v2} B, kallsyms {kallsyms} B");
+    }
+}
+
+#[test]
+fn rust_lists_v2_is_at_most_six_tenths_of_v1_and_less_than_kallsyms() {
+    let (Some(root), Some(nm)) = (sysroot(), tool("nm")) else {
+        return;
+    };
+    for (what, path) in rust_binaries(&root) {
+        let Some(path) = path else {
+            missing_oracle(&format!("{what} in the Rust toolchain's sysroot"));
             continue;
         };
-        let symbols = text_symbols(&text, what);
-        assert!(symbols.len() > 1000, "{what}: {} symbols", symbols.len());
-        let (v1, v2) = both(&symbols);
-        let ratio = v2.bytes.len() as f64 / v1.bytes.len() as f64;
-        eprintln!(
-            "{what}: {} symbols, v1 {} bytes, v2 {} bytes ({ratio:.3} of v1)",
-            symbols.len(),
-            v1.bytes.len(),
-            v2.bytes.len()
-        );
+        let (syms, text) = text_symbols(&nm_demangled(&nm, &path));
+        assert!(syms.len() > 1000, "{what}: {} symbols", syms.len());
+        let (v1, v2, kallsyms) = sizes(what, &text);
+        let ratio = v2 as f64 / v1 as f64;
         assert!(ratio <= 0.6, "{what}: v2 is {ratio:.3} of v1");
+        if let Some(kallsyms) = kallsyms {
+            assert!(v2 < kallsyms, "{what}: v2 {v2} B, kallsyms {kallsyms} B");
+        }
     }
 }
