@@ -32,6 +32,10 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "symblob-lidia-names-batch",
             "symblob-ksym",
             "symblob-ksym-batch",
+            "symblob-ksym-formatted",
+            "symblob-ksym2",
+            "symblob-ksym2-batch",
+            "symblob-ksym2-formatted",
             "addr2line-symtab",
             "blazesym-elf",
         ],
@@ -41,6 +45,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
         &[
             "symblob-ksym-name",
             "symblob-ksym-name-plain",
+            "symblob-ksym2-name",
             "blazesym-name",
         ],
     ),
@@ -56,6 +61,8 @@ struct Inputs {
     elf: PathBuf,
     lidia: Option<PathBuf>,
     ksym: Option<PathBuf>,
+    /// A ksym-bin v2 blob of the same binary (`--ksym2`), for the `symblob-ksym2*` tools.
+    ksym2: Option<PathBuf>,
     gsym: Option<PathBuf>,
     symcache: Option<PathBuf>,
 }
@@ -66,6 +73,7 @@ impl Inputs {
             elf: args.path("elf").ok_or("--elf is required")?,
             lidia: args.path("lidia"),
             ksym: args.path("ksym"),
+            ksym2: args.path("ksym2"),
             gsym: args.path("gsym"),
             symcache: args.path("symcache"),
         })
@@ -78,7 +86,15 @@ impl Inputs {
             | "symblob-lidia-batch"
             | "symblob-lidia-names"
             | "symblob-lidia-names-batch" => self.lidia.is_some(),
-            "symblob-ksym" | "symblob-ksym-name" | "symblob-ksym-name-plain" => self.ksym.is_some(),
+            "symblob-ksym"
+            | "symblob-ksym-batch"
+            | "symblob-ksym-formatted"
+            | "symblob-ksym-name"
+            | "symblob-ksym-name-plain" => self.ksym.is_some(),
+            "symblob-ksym2"
+            | "symblob-ksym2-batch"
+            | "symblob-ksym2-formatted"
+            | "symblob-ksym2-name" => self.ksym2.is_some(),
             "symblob-gsym" | "blazesym-gsym" => self.gsym.is_some(),
             "symcache" => self.symcache.is_some(),
             _ => true,
@@ -255,7 +271,7 @@ fn child(
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut command = Command::new(exe);
     command.arg("child").arg(tool);
-    for key in ["elf", "lidia", "ksym", "gsym", "symcache"] {
+    for key in ["elf", "lidia", "ksym", "ksym2", "gsym", "symcache"] {
         if let Some(v) = args.get(key) {
             command.arg(format!("--{key}")).arg(v);
         }
@@ -308,6 +324,17 @@ pub fn run_child(tool: &str, args: &Args) -> Result<(), String> {
             let batched = tool == "symblob-ksym-batch";
             ours::ksym_addresses(&need(&inputs.ksym, "ksym")?, elf, work(batched))?
         }
+        "symblob-ksym-formatted" => {
+            ours::ksym_formatted(&need(&inputs.ksym, "ksym")?, elf, work(false))?
+        }
+        "symblob-ksym2" | "symblob-ksym2-batch" => {
+            let batched = tool == "symblob-ksym2-batch";
+            ours::ksym_addresses(&need(&inputs.ksym2, "ksym2")?, elf, work(batched))?
+        }
+        "symblob-ksym2-formatted" => {
+            ours::ksym_formatted(&need(&inputs.ksym2, "ksym2")?, elf, work(false))?
+        }
+        "symblob-ksym2-name" => ours::ksym_names(&need(&inputs.ksym2, "ksym2")?, &names, secs, false)?,
         "symblob-ksym-name" | "symblob-ksym-name-plain" => {
             let indexed = tool == "symblob-ksym-name";
             ours::ksym_names(&need(&inputs.ksym, "ksym")?, &names, secs, indexed)?

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use symblob::gsym::{GsymFile, Lookup};
-use symblob::ksym::{KsymBlob, Ksyms, NameIndex, Symbol, TextRanges};
+use symblob::ksym::{v2, KsymBlob, Ksyms, NameIndex, Symbol, TextRanges, Version};
 use symblob::lidia::{Frames, LidiaFile, Str};
 
 use crate::measure::{throughput, Measurement};
@@ -161,14 +161,25 @@ pub fn lidia_names(lidia: &Path, work: Workload<'_>) -> Result<Measurement, Stri
 }
 
 /// ksym-bin, address → `name+off/size`, bounded by the ELF's executable sections. Batched
-/// through `Ksyms::lookup_address_each`.
+/// through `Ksyms::lookup_address_each`. A v2 blob (told from its bytes) is read by the v2
+/// reader, so that both versions run through the same harness.
 pub fn ksym_addresses(ksym: &Path, elf: &Path, work: Workload<'_>) -> Result<Measurement, String> {
     let bytes = map(ksym)?;
     let ranges = text_ranges(elf)?;
+    let text = TextRanges::new(&ranges).map_err(|e| format!("text ranges: {e}"))?;
+    if Version::detect(&bytes) == Version::V2 {
+        let (blob, open) = timed_open(ksym, &bytes, v2::Blob::open)?;
+        let ksyms = v2::Ksyms::new(blob, text);
+        let offset = |sym: Option<v2::Symbol<'_>>| sym.map(|s| s.offset);
+        return Ok(work.measure(
+            open,
+            |tally, a| tally.one_frame(offset(ksyms.lookup_address(a))),
+            |tally, addrs| ksyms.lookup_address_each(addrs, |_, sym| tally.one_frame(offset(sym))),
+        ));
+    }
     // The O(1) open a kernel uses for the table its own build embedded; `parse` adds the
     // O(N) entry checks (BENCHMARKS.md quotes both).
     let (blob, open) = timed_open(ksym, &bytes, KsymBlob::parse_trusted)?;
-    let text = TextRanges::new(&ranges).map_err(|e| format!("text ranges: {e}"))?;
     let ksyms = Ksyms::new(blob, text);
     let offset = |sym: Option<Symbol<'_>>| sym.map(|s| s.offset);
     Ok(work.measure(
@@ -178,9 +189,56 @@ pub fn ksym_addresses(ksym: &Path, elf: &Path, work: Workload<'_>) -> Result<Mea
     ))
 }
 
+/// ksym-bin, address → `name+off/size` printed into a reused buffer: the lookup and the
+/// name, as a panic path or a profiler needs them (the address-only tools leave the name
+/// undecoded, which favours v2, whose names are decoded when used).
+pub fn ksym_formatted(ksym: &Path, elf: &Path, work: Workload<'_>) -> Result<Measurement, String> {
+    use std::fmt::Write as _;
+    /// Counts what is written: the formatting work without a buffer to manage.
+    struct Count(u64);
+    impl std::fmt::Write for Count {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            self.0 += s.len() as u64;
+            Ok(())
+        }
+    }
+    let bytes = map(ksym)?;
+    let ranges = text_ranges(elf)?;
+    let text = TextRanges::new(&ranges).map_err(|e| format!("text ranges: {e}"))?;
+    let printed = |shown: Option<&dyn std::fmt::Display>| {
+        shown.map(|s| {
+            let mut count = Count(0);
+            let _ = write!(count, "{s}");
+            count.0
+        })
+    };
+    if Version::detect(&bytes) == Version::V2 {
+        let (blob, open) = timed_open(ksym, &bytes, v2::Blob::open)?;
+        let ksyms = v2::Ksyms::new(blob, text);
+        return Ok(work.measure(
+            open,
+            |tally, a| {
+                let sym = ksyms.lookup_address(a);
+                tally.one_frame(printed(sym.as_ref().map(|s| s as &dyn std::fmt::Display)))
+            },
+            |_, _| unreachable!("formatted lookups are not batched"),
+        ));
+    }
+    let (blob, open) = timed_open(ksym, &bytes, KsymBlob::parse_trusted)?;
+    let ksyms = Ksyms::new(blob, text);
+    Ok(work.measure(
+        open,
+        |tally, a| {
+            let sym = ksyms.lookup_address(a);
+            tally.one_frame(printed(sym.as_ref().map(|s| s as &dyn std::fmt::Display)))
+        },
+        |_, _| unreachable!("formatted lookups are not batched"),
+    ))
+}
+
 /// ksym-bin, name → lowest address. With `indexed`, through the optional [`NameIndex`]
 /// (16 bytes per symbol of our memory, built at open: its build time counts in `open`, its
-/// memory in the peak RSS); without, by `KsymBlob::lookup_name` on the blob alone.
+/// memory in the peak RSS); without, by `lookup_name` on the blob alone (v1 or v2).
 pub fn ksym_names(
     ksym: &Path,
     names: &[String],
@@ -189,6 +247,14 @@ pub fn ksym_names(
 ) -> Result<Measurement, String> {
     let bytes = map(ksym)?;
     let t = Instant::now();
+    if Version::detect(&bytes) == Version::V2 {
+        if indexed {
+            return Err(format!("{}: v2 has no NameIndex", ksym.display()));
+        }
+        let blob = v2::Blob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
+        let open = t.elapsed();
+        return Ok(name_throughput(names, secs, open, |name| blob.lookup_name(name)));
+    }
     let blob = KsymBlob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
     let words_needed = if indexed {
         NameIndex::words_needed(blob.len())
@@ -201,14 +267,23 @@ pub fn ksym_names(
         .transpose()
         .map_err(|e| format!("{}: {e}", ksym.display()))?;
     let open = t.elapsed();
+    Ok(name_throughput(names, secs, open, |name| match &index {
+        Some(index) => index.lookup_name(name),
+        None => blob.lookup_name(name),
+    }))
+}
+
+/// Name lookups per second of `lookup` over `names`.
+fn name_throughput(
+    names: &[String],
+    secs: f64,
+    open: std::time::Duration,
+    lookup: impl Fn(&[u8]) -> Option<u64>,
+) -> Measurement {
     let (per_second, (resolved, frames)) = throughput(names.len(), secs, || {
         let (mut found, mut acc) = (0u64, 0u64);
         for name in names {
-            let addr = match &index {
-                Some(index) => index.lookup_name(name.as_bytes()),
-                None => blob.lookup_name(name.as_bytes()),
-            };
-            if let Some(addr) = addr {
+            if let Some(addr) = lookup(name.as_bytes()) {
                 found += 1;
                 acc = acc.wrapping_add(addr);
             }
@@ -216,7 +291,7 @@ pub fn ksym_names(
         black_box(acc);
         (found, found)
     });
-    Ok(Measurement::lookups(per_second, resolved, frames, open))
+    Measurement::lookups(per_second, resolved, frames, open)
 }
 
 /// How many ranges a Lidia lookup examines: for each address, the ranges the backward
