@@ -18,6 +18,11 @@
 //! [`build_from_elf`] does both for an ELF file and also returns the ELF's text ranges,
 //! which a caller passes to the reader.
 //!
+//! With [`BuildOptions::format_version`] set to [`FormatVersion::V2`], the build writes
+//! ksym-bin v2 instead (`docs/formats/ksym-bin-v2.md`, module [`v2`]): the same input
+//! rules and orders, names of any length, about a third of the bytes; the tokens, whole
+//! search names and framing below are v1's.
+//!
 //! Nothing here prints or exits, so it can run in a `build.rs`. Every failure is an
 //! [`Error`](crate::Error) naming the input and the line (text), the symbol index (lists
 //! given directly) or the limit that was exceeded.

@@ -27,7 +27,8 @@ const SEP: u16 = u16::MAX;
 pub(crate) struct Codes {
     /// `strings[c]`: the string of code `c`, for all 256 codes; empty when unused.
     pub strings: Vec<Vec<u8>>,
-    /// Codes that stand for one byte.
+    /// Codes that stand for one byte (codes `0 .. byte_codes`; read by the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub byte_codes: usize,
     /// Codes made by merging (strings of two bytes or more).
     pub merged_codes: usize,
@@ -37,17 +38,74 @@ pub(crate) struct Codes {
 
 /// Chooses the table for `rests` and writes every rest with it.
 pub(crate) fn choose(rests: &[&[u8]]) -> Codes {
-    let merge = merge(rests);
-    let encoded = {
-        let trie = Trie::new(&merge.strings);
-        rests.iter().map(|r| trie.optimal_parse(r)).collect()
-    };
+    let first = merge(rests);
+    let byte_codes = first.byte_codes;
+    let mut strings = first.strings;
+    strings.truncate(byte_codes + first.merged_codes);
+    let mut encoded = parse_all(&strings, rests);
+    let mut cost = cost_of(&strings, &encoded);
+    // Refinement: a merged code the optimal parse uses rarely (often one that only
+    // served to build a longer one) holds a slot better spent on another pair. Drop
+    // those, write the rests without them, merge again into the freed slots, and keep
+    // the result while it costs fewer bytes (codes written plus code strings).
+    for _ in 0..REFINE_ROUNDS {
+        let mut uses = vec![0u64; strings.len()];
+        for &c in encoded.iter().flatten() {
+            uses[usize::from(c)] += 1;
+        }
+        let keep: Vec<Vec<u8>> = strings
+            .iter()
+            .zip(&uses)
+            .enumerate()
+            .filter(|&(c, (_, &u))| c < byte_codes || u >= MIN_USES)
+            .map(|(_, (s, _))| s.clone())
+            .collect();
+        if keep.len() == strings.len() {
+            break;
+        }
+        let mut candidate = keep;
+        let mut seq = Vec::new();
+        for codes in parse_all(&candidate, rests) {
+            seq.extend(codes.iter().map(|&c| u16::from(c)));
+            seq.push(SEP);
+        }
+        merge_loop(&mut candidate, &mut seq);
+        let candidate_encoded = parse_all(&candidate, rests);
+        let candidate_cost = cost_of(&candidate, &candidate_encoded);
+        if candidate_cost >= cost {
+            break;
+        }
+        (strings, encoded, cost) = (candidate, candidate_encoded, candidate_cost);
+    }
+    let merged_codes = strings.len() - byte_codes;
+    strings.resize(NUM_CODES, Vec::new());
     Codes {
-        strings: merge.strings,
-        byte_codes: merge.byte_codes,
-        merged_codes: merge.merged_codes,
+        strings,
+        byte_codes,
+        merged_codes,
         encoded,
     }
+}
+
+/// Most refinement rounds (each merges and parses everything again).
+const REFINE_ROUNDS: usize = 4;
+
+/// A merged code used fewer times than this by the optimal parse is dropped in a
+/// refinement round.
+const MIN_USES: u64 = 2;
+
+/// Every rest in the fewest codes of `strings`.
+fn parse_all(strings: &[Vec<u8>], rests: &[&[u8]]) -> Vec<Vec<u8>> {
+    let trie = Trie::new(strings);
+    rests.iter().map(|r| trie.optimal_parse(r)).collect()
+}
+
+/// What a table costs in the blob, apart from fixed sizes: the codes written and the
+/// bytes of the code strings.
+fn cost_of(strings: &[Vec<u8>], encoded: &[Vec<u8>]) -> u64 {
+    let codes: usize = encoded.iter().map(Vec::len).sum();
+    let bytes: usize = strings.iter().map(Vec::len).sum();
+    (codes + bytes) as u64
 }
 
 /// The outcome of pair merging.
@@ -89,18 +147,7 @@ pub(crate) fn merge(rests: &[&[u8]]) -> Merge {
         seq.push(SEP);
     }
 
-    let mut counts = vec![0u32; NUM_CODES * NUM_CODES];
-    while strings.len() < NUM_CODES {
-        count_pairs(&seq, &mut counts);
-        let Some((a, b)) = best_pair(&counts, &strings) else {
-            break;
-        };
-        let code = strings.len() as u16;
-        let mut joined = strings[usize::from(a)].clone();
-        joined.extend_from_slice(&strings[usize::from(b)]);
-        strings.push(joined);
-        replace_pair(&mut seq, a, b, code);
-    }
+    merge_loop(&mut strings, &mut seq);
     let merged_codes = strings.len() - byte_codes;
     strings.resize(NUM_CODES, Vec::new());
 
@@ -114,6 +161,23 @@ pub(crate) fn merge(rests: &[&[u8]]) -> Merge {
         byte_codes,
         merged_codes,
         merged,
+    }
+}
+
+/// Merges the most frequent pair of `seq` (codes of `strings`, rests ended by [`SEP`])
+/// into a new code until all 256 are used or no pair occurs twice.
+fn merge_loop(strings: &mut Vec<Vec<u8>>, seq: &mut Vec<u16>) {
+    let mut counts = vec![0u32; NUM_CODES * NUM_CODES];
+    while strings.len() < NUM_CODES {
+        count_pairs(seq, &mut counts);
+        let Some((a, b)) = best_pair(&counts, strings) else {
+            break;
+        };
+        let code = strings.len() as u16;
+        let mut joined = strings[usize::from(a)].clone();
+        joined.extend_from_slice(&strings[usize::from(b)]);
+        strings.push(joined);
+        replace_pair(seq, a, b, code);
     }
 }
 
@@ -239,7 +303,7 @@ impl Trie {
                 node = next;
                 if let Some(c) = self.code[node] {
                     let after = cost[i + len + 1];
-                    if after != u32::MAX && after + 1 <= cost[i] {
+                    if after != u32::MAX && after < cost[i] {
                         cost[i] = after + 1;
                         step[i] = (c, len + 1);
                     }
