@@ -50,11 +50,29 @@ fn listed_v2(blob: &v2::Blob<'_>) -> (Listed, Listed) {
 type Answer = Option<(usize, u64, u64, u64, u8, String)>;
 
 fn answer_v1(s: Option<symblob::ksym::Symbol<'_>>) -> Answer {
-    s.map(|s| (s.index, s.address, s.size, s.offset, s.kind, s.name.to_string()))
+    s.map(|s| {
+        (
+            s.index,
+            s.address,
+            s.size,
+            s.offset,
+            s.kind,
+            s.name.to_string(),
+        )
+    })
 }
 
 fn answer_v2(s: Option<v2::Symbol<'_>>) -> Answer {
-    s.map(|s| (s.index, s.address, s.size, s.offset, s.kind, s.name.to_string()))
+    s.map(|s| {
+        (
+            s.index,
+            s.address,
+            s.size,
+            s.offset,
+            s.kind,
+            s.name.to_string(),
+        )
+    })
 }
 
 /// Checks that the v2 blob answers as the v1 blob on everything: both iterations, the
@@ -69,7 +87,10 @@ pub(super) fn same_answers(
     addresses: &[u64],
 ) {
     assert_eq!(Version::detect(v2_bytes), Version::V2, "{label}");
-    assert!(matches!(Version::detect(v1_bytes), Version::V1(_)), "{label}");
+    assert!(
+        matches!(Version::detect(v1_bytes), Version::V1(_)),
+        "{label}"
+    );
     let a = KsymBlob::parse(v1_bytes).unwrap_or_else(|e| panic!("{label}: v1: {e}"));
     let b = v2::Blob::parse(v2_bytes).unwrap_or_else(|e| panic!("{label}: v2: {e}"));
     assert_eq!(b.used_size(), v2_bytes.len(), "{label}");
@@ -111,7 +132,12 @@ pub(super) fn same_answers(
         );
         let all_a: Vec<(u64, u8)> = a.lookup_name_all(q).map(|e| (e.address, e.kind)).collect();
         let all_b: Vec<(u64, u8)> = b.lookup_name_all(q).map(|e| (e.address, e.kind)).collect();
-        assert_eq!(all_a, all_b, "{label}: lookup_name_all({:?})", String::from_utf8_lossy(q));
+        assert_eq!(
+            all_a,
+            all_b,
+            "{label}: lookup_name_all({:?})",
+            String::from_utf8_lossy(q)
+        );
     }
 
     let ranges = TextRanges::new(ranges).unwrap();
@@ -123,7 +149,11 @@ pub(super) fn same_answers(
     kb.lookup_address_each(addresses, |_, s| batch_b.push(answer_v2(s)));
     for (k, &addr) in addresses.iter().enumerate() {
         let single = answer_v1(ka.lookup_address(addr));
-        assert_eq!(single, answer_v2(kb.lookup_address(addr)), "{label}: {addr:#x}");
+        assert_eq!(
+            single,
+            answer_v2(kb.lookup_address(addr)),
+            "{label}: {addr:#x}"
+        );
         assert_eq!(single, batch_b[k], "{label}: batched {addr:#x}");
         assert_eq!(batch_a[k], batch_b[k], "{label}: batched v1 {addr:#x}");
         assert_eq!(

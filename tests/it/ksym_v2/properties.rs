@@ -13,7 +13,18 @@ use super::{both, same_answers, sweep, v2_options};
 /// occur; types from a small set; addresses with aliases and gaps of every size.
 fn symbol_sets() -> impl Strategy<Value = Vec<Symbol>> {
     let part = prop::sample::select(vec![
-        "a", "ab", "abc", "_", "__x64_sys_", "do_", "fork", "ü", "ext4_", "::", "<T>", "z",
+        "a",
+        "ab",
+        "abc",
+        "_",
+        "__x64_sys_",
+        "do_",
+        "fork",
+        "ü",
+        "ext4_",
+        "::",
+        "<T>",
+        "z",
     ]);
     let name = prop::collection::vec(part, 1..6).prop_map(|parts| parts.concat());
     let kind = prop::sample::select(vec![b'T', b't', b'W', b'D']);
@@ -72,7 +83,10 @@ fn names_longer_than_v1_allows_round_trip() {
         .collect();
     let built = build(&symbols, &v2_options()).expect("v2 takes names of any length");
     let blob = v2::Blob::parse(&built.bytes).unwrap();
-    let model: BTreeMap<&str, u64> = symbols.iter().map(|s| (s.name.as_str(), s.address)).collect();
+    let model: BTreeMap<&str, u64> = symbols
+        .iter()
+        .map(|s| (s.name.as_str(), s.address))
+        .collect();
     let by_name: Vec<(String, u64)> = blob
         .symbols_by_name()
         .map(|e| (e.name.to_string(), e.address))
@@ -82,7 +96,14 @@ fn names_longer_than_v1_allows_round_trip() {
     for (name, address) in &model {
         assert_eq!(blob.lookup_name(name), Some(*address));
         let mut buf = vec![0u8; name.len()];
-        assert_eq!(blob.lookup_name_all(name).next().unwrap().name.copy_to(&mut buf), Ok(name.len()));
+        assert_eq!(
+            blob.lookup_name_all(name)
+                .next()
+                .unwrap()
+                .name
+                .copy_to(&mut buf),
+            Ok(name.len())
+        );
         assert_eq!(buf, name.as_bytes());
     }
     let ksyms = v2::Ksyms::new(blob, TextRanges::single(0x1000, 0x1100).unwrap());

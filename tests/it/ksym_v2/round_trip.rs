@@ -38,7 +38,10 @@ fn kernel_v2_answers_as_v1() {
     // middle, around the hole and at the end.
     let bias = 0x1a0_0000;
     let middle = first + (last - first) / 2;
-    let ranges = [first + bias..middle + bias, middle + 0x100 + bias..last + 0x1000 + bias];
+    let ranges = [
+        first + bias..middle + bias,
+        middle + 0x100 + bias..last + 0x1000 + bias,
+    ];
     let dense = [
         first - 64..first + 0x1000,
         middle - 0x800..middle + 0x800,

@@ -27,7 +27,11 @@ fn sizes(label: &str, text: &str) -> (usize, usize, Option<usize>) {
         ..KallsymsOptions::default()
     };
     let kallsyms = kallsyms_size_with(text, &options).ok().map(|size| {
-        assert_eq!(size.num_syms, symbols.len(), "{label}: kallsyms kept every symbol");
+        assert_eq!(
+            size.num_syms,
+            symbols.len(),
+            "{label}: kallsyms kept every symbol"
+        );
         size.total()
     });
     let n = symbols.len() as f64;

@@ -1,21 +1,17 @@
-//! The addresses in blocks (spec 4.2): per block its first address relative to `base` and
-//! the in-block offsets packed in the fewest bits that block needs.
+//! The addresses in blocks (spec 4.2): per block its first address relative to `base`
+//! (4- or 8-byte words, searched directly), the byte position of its data, and the data:
+//! a width byte and the in-block offsets packed in the fewest bits that block needs.
 
 use super::pack::{bits, BitWriter};
 use crate::{Error, Result};
-
-/// Width of a block record's `width` field (spec 4.2).
-const WIDTH_FIELD_BITS: u8 = 7;
 
 /// The encoded addresses.
 pub(crate) struct Addresses {
     /// The lowest address (0 when there are none).
     pub base: u64,
-    /// Width of a block's `first`.
-    pub first_bits: u8,
-    /// Width of a block's `pos`.
-    pub pos_bits: u8,
-    /// The `addr_blocks` segment.
+    /// Bytes of a block's `first`: 4, or 8 when a first offset needs more than 32 bits.
+    pub first_bytes: u8,
+    /// The `addr_blocks` segment: every block's `first`, then every block's `pos` (u32).
     pub blocks: Vec<u8>,
     /// The `addr_data` segment (D bytes).
     pub data: Vec<u8>,
@@ -24,29 +20,21 @@ pub(crate) struct Addresses {
 /// Encodes `addresses` (non-decreasing) in blocks of `block` symbols.
 pub(crate) fn encode(addresses: &[u64], block: usize) -> Result<Addresses> {
     let base = addresses.first().copied().unwrap_or(0);
-    let mut data = BitWriter::new();
-    // (first, pos, width) per block.
-    let mut records = Vec::with_capacity(addresses.len().div_ceil(block));
+    let mut data = Vec::new();
+    let mut firsts = Vec::with_capacity(addresses.len().div_ceil(block));
+    let mut positions = Vec::with_capacity(firsts.capacity());
     for chunk in addresses.chunks(block) {
         let first = chunk[0];
         let width = bits(chunk[chunk.len() - 1] - first);
-        let pos = data.bit_len();
+        positions.push(data.len() as u64);
+        data.push(width);
+        let mut offsets = BitWriter::new();
         for &a in &chunk[1..] {
-            data.push(a - first, width);
+            offsets.push(a - first, width);
         }
-        records.push((first - base, pos, width));
+        data.extend_from_slice(&offsets.finish());
+        firsts.push(first - base);
     }
-    // Both are non-decreasing over the blocks, so the last record holds the largest.
-    let (first_bits, pos_bits) = records
-        .last()
-        .map_or((0, 0), |&(first, pos, _)| (bits(first), bits(pos)));
-    let mut blocks = BitWriter::new();
-    for &(first, pos, width) in &records {
-        blocks.push(first, first_bits);
-        blocks.push(pos, pos_bits);
-        blocks.push(u64::from(width), WIDTH_FIELD_BITS);
-    }
-    let data = data.finish();
     if data.len() as u64 >= 1 << 32 {
         return Err(Error::limit(
             "address data bytes",
@@ -54,11 +42,23 @@ pub(crate) fn encode(addresses: &[u64], block: usize) -> Result<Addresses> {
             u64::from(u32::MAX),
         ));
     }
+    // Firsts are non-decreasing: the last is the largest.
+    let first_bytes = if firsts.last().is_some_and(|&f| f > u64::from(u32::MAX)) {
+        8
+    } else {
+        4
+    };
+    let mut blocks = Vec::with_capacity(firsts.len() * (usize::from(first_bytes) + 4));
+    for &first in &firsts {
+        blocks.extend_from_slice(&first.to_le_bytes()[..usize::from(first_bytes)]);
+    }
+    for &pos in &positions {
+        blocks.extend_from_slice(&(pos as u32).to_le_bytes());
+    }
     Ok(Addresses {
         base,
-        first_bits,
-        pos_bits,
-        blocks: blocks.finish(),
+        first_bytes,
+        blocks,
         data,
     })
 }
@@ -68,33 +68,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn blocks_hold_relative_firsts_and_packed_offsets() {
+    fn blocks_hold_relative_firsts_positions_and_packed_offsets() {
         let addrs = [0x1000, 0x1010, 0x1030, 0x2000, 0x2000];
         let a = encode(&addrs, 2).unwrap();
-        assert_eq!(a.base, 0x1000);
-        // Firsts 0, 0x30, 0x1000: 13 bits. Widths 5 (0x10), 12 (0xfd0), 0 (one symbol).
-        assert_eq!(a.first_bits, 13);
-        // Positions 0, 5, 17: 5 bits.
-        assert_eq!(a.pos_bits, 5);
-        assert_eq!(a.data.len(), 3); // 17 bits
-        assert_eq!(a.blocks.len(), (3 * (13 + 5 + 7) as usize).div_ceil(8));
-        let mut buf = [0u8; 16];
-        buf[..a.blocks.len()].copy_from_slice(&a.blocks);
-        let word = u128::from_le_bytes(buf);
-        let rec = |k: u32| (word >> (25 * k)) & ((1 << 25) - 1);
-        let field = |r: u128| (r & 0x1fff, (r >> 13) & 0x1f, r >> 18);
-        assert_eq!(field(rec(0)), (0, 0, 5));
-        assert_eq!(field(rec(1)), (0x30, 5, 12));
-        assert_eq!(field(rec(2)), (0x1000, 17, 0));
-        let data = u32::from_le_bytes([a.data[0], a.data[1], a.data[2], 0]);
-        assert_eq!(data & 0x1f, 0x10);
-        assert_eq!((data >> 5) & 0xfff, 0xfd0);
+        assert_eq!((a.base, a.first_bytes), (0x1000, 4));
+        // Firsts 0, 0x30, 0x1000; positions 0, 2, 5.
+        let words: Vec<u32> = a
+            .blocks
+            .chunks(4)
+            .map(|w| u32::from_le_bytes(w.try_into().unwrap()))
+            .collect();
+        assert_eq!(words, [0, 0x30, 0x1000, 0, 2, 5]);
+        // Block 0: width 5, offset 0x10 (1 byte); block 1: width 12, 0xfd0 (2 bytes);
+        // block 2: width 0, no offsets.
+        assert_eq!(a.data, [5, 0x10, 12, 0xd0, 0x0f, 0]);
     }
 
     #[test]
     fn no_addresses() {
         let a = encode(&[], 32).unwrap();
-        assert_eq!((a.base, a.first_bits, a.pos_bits), (0, 0, 0));
+        assert_eq!((a.base, a.first_bytes), (0, 4));
         assert!(a.blocks.is_empty() && a.data.is_empty());
+    }
+
+    #[test]
+    fn far_blocks_take_eight_byte_firsts() {
+        let a = encode(&[0, 1 << 40], 1).unwrap();
+        assert_eq!(a.first_bytes, 8);
+        assert_eq!(a.blocks.len(), 2 * 8 + 2 * 4);
     }
 }

@@ -55,8 +55,8 @@ pub(crate) fn lay_out(
         shifts.addr_block,
         shifts.restart,
         shifts.group,
-        addrs.first_bits,
-        addrs.pos_bits,
+        addrs.first_bytes,
+        0, // reserved
         links.type_bits,
         links.group_bits,
         links.index_bits,

@@ -85,7 +85,7 @@ impl<'a> Segments<'a> {
             ("token_ends", 512),
             ("token_bytes", token_bytes),
             ("shapes", 2 * s),
-            ("addr_blocks", packed_len(na, u64::from(fb + pb) + 7)),
+            ("addr_blocks", na * (u64::from(fb) + 4)),
             ("addr_data", d),
             ("a2n", packed_len(n, u64::from(gb + tb))),
             ("restart_keys", 8 * nr),
@@ -119,17 +119,22 @@ impl<'a> Segments<'a> {
         let (fb, pb, tb, gb, ib, rb) = (h[42], h[43], h[44], h[45], h[46], h[47]);
         let n = self.n;
         let (blocks, data) = (self.get("addr_blocks"), self.get("addr_data"));
-        let rec = u64::from(fb + pb) + 7;
+        assert!(fb == 4 || fb == 8, "first_bytes");
+        assert_eq!(pb, 0, "reserved");
+        let na = n.div_ceil(a) as usize;
+        let fb = usize::from(fb);
         let addresses: Vec<u64> = (0..n)
             .map(|i| {
-                let j = i / a;
-                let first = packed(blocks, j * rec, 0, fb);
-                let pos = packed(blocks, j * rec + u64::from(fb), 0, pb);
-                let width = packed(blocks, j * rec + u64::from(fb + pb), 0, 7) as u8;
+                let j = (i / a) as usize;
+                let mut first = [0u8; 8];
+                first[..fb].copy_from_slice(&blocks[j * fb..j * fb + fb]);
+                let first = u64::from_le_bytes(first);
+                let pos = u32_at(blocks, na * fb + 4 * j) as usize;
+                let width = data[pos];
                 let off = if i % a == 0 {
                     0
                 } else {
-                    packed(data, pos, i % a - 1, width)
+                    packed(data, 8 * (pos as u64 + 1), i % a - 1, width)
                 };
                 self.base + first + off
             })
@@ -358,7 +363,8 @@ fn empty_and_single() {
     let one = build(&[sym(0x42, b'T', "x")], &v2()).unwrap();
     let seg = Segments::of(&one.bytes);
     assert_eq!(seg.symbols(), vec![(0x42, b'T', b"x".to_vec())]);
-    assert_eq!(&one.bytes[42..48], &[0; 6], "every width 0 for one symbol");
+    // first_bytes 4, the reserved byte, then every width 0 for one symbol.
+    assert_eq!(&one.bytes[42..48], &[4, 0, 0, 0, 0, 0]);
 }
 
 #[test]

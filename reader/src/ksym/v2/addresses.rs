@@ -1,7 +1,21 @@
 //! Addresses, types and the links between the two orders (spec 4.2 and 4.3).
 
-use super::blob::Blob;
-use crate::partition::partition_points_by;
+use super::blob::{Blob, Firsts};
+use crate::partition::{partition_points, partition_points_by};
+
+/// Where a stored address falls: the symbols at or below it and their neighbours'
+/// addresses, found together so that a lookup reads each block once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Located {
+    /// How many symbols have an address at or below the query.
+    pub count: usize,
+    /// The address of symbol `count − 1` (the last at or below the query).
+    pub start: u64,
+    /// The address of symbol `count` (the first above), if there is one.
+    pub following: Option<u64>,
+    /// Whether symbol `count − 2` has the same address as `count − 1` (an alias).
+    pub alias_before: bool,
+}
 
 impl<'a> Blob<'a> {
     /// The stored address of symbol `index` (address order), or `None` past the end.
@@ -11,11 +25,11 @@ impl<'a> Blob<'a> {
             return None;
         }
         let shift = self.g.addr_block_shift;
-        let record = self.block(index.wrapping_shr(shift));
+        let j = index.wrapping_shr(shift);
         let k = index & 1usize.wrapping_shl(shift).wrapping_sub(1);
         let offset = match k.checked_sub(1) {
-            Some(k) => record.first.wrapping_add(self.in_block(&record, k)),
-            None => record.first,
+            Some(k) => self.first(j).wrapping_add(self.block_data(j).get(k)),
+            None => self.first(j),
         };
         Some(self.g.base.wrapping_add(offset))
     }
@@ -24,40 +38,84 @@ impl<'a> Blob<'a> {
     /// addresses are sorted; on any other blob still a count in `0..=len()`).
     #[inline]
     pub(crate) fn count_at_or_below(&self, stored: u64) -> usize {
-        let [count] = self.counts_at_or_below(&[stored]);
-        count
+        self.locate(stored).map_or(0, |l| l.count)
     }
 
-    /// [`count_at_or_below`](Self::count_at_or_below) of several addresses, searched in
-    /// lockstep so that their loads overlap.
+    /// [`Located`] for `stored`, or `None` when no symbol is at or below it.
+    #[inline]
+    pub(crate) fn locate(&self, stored: u64) -> Option<Located> {
+        let [located] = self.locate_each(&[stored]);
+        located
+    }
+
+    /// [`locate`](Self::locate) of several addresses; the block searches run in lockstep
+    /// so that their loads overlap.
     #[inline(always)]
-    pub(crate) fn counts_at_or_below<const N: usize>(&self, stored: &[u64; N]) -> [usize; N] {
+    pub(crate) fn locate_each<const N: usize>(&self, stored: &[u64; N]) -> [Option<Located>; N] {
         let base = self.g.base;
         let mut offsets = [0u64; N];
         for (o, s) in offsets.iter_mut().zip(stored) {
-            // Below the base: u64::MAX marks "nothing at or below".
+            // Below the base: u64::MAX marks "nothing at or below" (no block passes).
             *o = s.checked_sub(base).unwrap_or(u64::MAX);
         }
-        let blocks = partition_points_by(self.address_blocks(), &offsets, |j, &o| {
-            o != u64::MAX && self.block(j).first <= o
-        });
-        let mut counts = [0usize; N];
-        for ((count, &o), blocks) in counts.iter_mut().zip(&offsets).zip(blocks) {
-            let Some(j) = blocks.checked_sub(1) else {
-                continue;
-            };
-            let record = self.block(j);
-            let relative = o.wrapping_sub(record.first);
-            let in_block = self.block_len(j).saturating_sub(1);
-            let [after_first] = partition_points_by(in_block, &[relative], |k, &r| {
-                self.in_block(&record, k) <= r
-            });
-            *count = j
+        let blocks = match self.firsts() {
+            Firsts::Words(firsts) => partition_points(firsts, &offsets, |f, &o| {
+                o != u64::MAX && u64::from(f.get()) <= o
+            }),
+            Firsts::Wide(firsts) => {
+                partition_points(firsts, &offsets, |f, &o| o != u64::MAX && f.get() <= o)
+            }
+        };
+        let mut located = [None; N];
+        for ((slot, &o), blocks) in located.iter_mut().zip(&offsets).zip(blocks) {
+            *slot = blocks.checked_sub(1).map(|j| self.locate_in(j, o));
+        }
+        located
+    }
+
+    /// [`Located`] for the offset `o` (from `base`), which lies at or above block `j`'s
+    /// first address and below the next block's.
+    #[inline(always)]
+    fn locate_in(&self, j: usize, o: u64) -> Located {
+        let first = self.first(j);
+        let data = self.block_data(j);
+        let relative = o.wrapping_sub(first);
+        let in_block = self.block_len(j).saturating_sub(1);
+        let [p] = partition_points_by(in_block, &[relative], |k, &r| data.get(k) <= r);
+        let at = |k: usize| match k.checked_sub(1) {
+            Some(k) => data.get(k),
+            None => 0,
+        };
+        let start = at(p);
+        let following = if p < in_block {
+            Some(first.wrapping_add(data.get(p)))
+        } else {
+            let next = j.wrapping_add(1);
+            (next < self.address_blocks()).then(|| self.first(next))
+        };
+        let alias_before = match p.checked_sub(1) {
+            Some(previous) => at(previous) == start,
+            // The block's first symbol: its alias would end the previous block.
+            None => j.checked_sub(1).is_some_and(|previous| {
+                let data = self.block_data(previous);
+                let last = self.block_len(previous).saturating_sub(1);
+                let end = match last.checked_sub(1) {
+                    Some(k) => data.get(k),
+                    None => 0,
+                };
+                self.first(previous).wrapping_add(end) == first
+            }),
+        };
+        let base = self.g.base;
+        Located {
+            count: j
                 .wrapping_shl(self.g.addr_block_shift)
                 .wrapping_add(1)
-                .wrapping_add(after_first);
+                .wrapping_add(p),
+            start: base.wrapping_add(first).wrapping_add(start),
+            following: following.map(|f| base.wrapping_add(f)),
+            alias_before,
         }
-        counts
     }
 
     /// The type index and group of symbol `index` (`a2n`).

@@ -2,7 +2,10 @@
 
 use core::fmt;
 
-use super::header::{Geometry, WIDTH_BITS};
+use zerocopy::little_endian::{U32, U64};
+use zerocopy::FromBytes;
+
+use super::header::Geometry;
 use super::packed::{bits_at, Packed};
 use crate::Error;
 
@@ -21,12 +24,30 @@ pub struct Blob<'a> {
     pub(crate) g: Geometry,
 }
 
-/// One decoded block record (spec 4.2).
+/// The `first` array of the address blocks, in its stored word size (spec 4.2).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct BlockRecord {
-    pub first: u64,
-    pub pos: u64,
+pub(crate) enum Firsts<'a> {
+    Words(&'a [U32]),
+    Wide(&'a [U64]),
+}
+
+/// One block's in-block offsets: a packed array of `width`-bit values.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct BlockData<'a> {
     pub width: u32,
+    pub bits: &'a [u8],
+}
+
+impl BlockData<'_> {
+    /// In-block offset `k` (of the block's symbol `k + 1`).
+    #[inline(always)]
+    pub fn get(&self, k: usize) -> u64 {
+        bits_at(
+            self.bits,
+            (k as u64).wrapping_mul(u64::from(self.width)),
+            self.width,
+        )
+    }
 }
 
 impl<'a> Blob<'a> {
@@ -166,25 +187,59 @@ impl<'a> Blob<'a> {
         ceil_shift(self.len(), self.g.addr_block_shift)
     }
 
-    /// Block `j`'s record.
+    /// The blocks' first offsets (`addr_blocks`, first array).
     #[inline(always)]
-    pub(crate) fn block(&self, j: usize) -> BlockRecord {
-        let g = &self.g;
-        let records = self.segment(g.addr_blocks, g.addr_data);
-        let width = g
-            .first_bits
-            .wrapping_add(g.pos_bits)
-            .wrapping_add(WIDTH_BITS);
-        let bit = (j as u64).wrapping_mul(u64::from(width));
-        let pos_bit = bit.wrapping_add(u64::from(g.first_bits));
-        let width_bit = pos_bit.wrapping_add(u64::from(g.pos_bits));
-        BlockRecord {
-            first: bits_at(records, bit, g.first_bits),
-            pos: bits_at(records, pos_bit, g.pos_bits),
-            width: u32::try_from(bits_at(records, width_bit, WIDTH_BITS))
-                .unwrap_or(64)
-                .min(64),
+    pub(crate) fn firsts(&self) -> Firsts<'a> {
+        let blocks = self.segment(self.g.addr_blocks, self.g.addr_data);
+        let count = self.address_blocks();
+        if self.g.first_bytes == 8 {
+            let bytes = blocks.get(..count.wrapping_mul(8)).unwrap_or_default();
+            Firsts::Wide(<[U64]>::ref_from_bytes(bytes).unwrap_or_default())
+        } else {
+            let bytes = blocks.get(..count.wrapping_mul(4)).unwrap_or_default();
+            Firsts::Words(<[U32]>::ref_from_bytes(bytes).unwrap_or_default())
         }
+    }
+
+    /// Block `j`'s first offset (0 past the end).
+    #[inline(always)]
+    pub(crate) fn first(&self, j: usize) -> u64 {
+        match self.firsts() {
+            Firsts::Words(w) => w.get(j).map_or(0, |v| u64::from(v.get())),
+            Firsts::Wide(w) => w.get(j).map_or(0, |v| v.get()),
+        }
+    }
+
+    /// Block `j`'s data: its width and packed offsets (empty past the end).
+    #[inline(always)]
+    pub(crate) fn block_data(&self, j: usize) -> BlockData<'a> {
+        match self.block_bytes(j) {
+            Some([width, bits @ ..]) => BlockData {
+                width: u32::from(*width).min(64),
+                bits,
+            },
+            _ => BlockData::default(),
+        }
+    }
+
+    /// Block `j`'s width byte as stored (`None` when `pos` is past `addr_data`).
+    pub(crate) fn raw_block_width(&self, j: usize) -> Option<u8> {
+        self.block_bytes(j)?.first().copied()
+    }
+
+    /// `addr_data` from block `j`'s `pos` on.
+    #[inline(always)]
+    fn block_bytes(&self, j: usize) -> Option<&'a [u8]> {
+        let blocks = self.segment(self.g.addr_blocks, self.g.addr_data);
+        let positions = self
+            .address_blocks()
+            .wrapping_mul(self.g.first_bytes as usize);
+        let at = positions.wrapping_add(j.wrapping_mul(4));
+        let pos = blocks
+            .get(at..at.wrapping_add(4))
+            .and_then(|b| <[u8; 4]>::try_from(b).ok())
+            .map_or(usize::MAX, |b| u32::from_le_bytes(b) as usize);
+        self.segment(self.g.addr_data, self.g.a2n).get(pos..)
     }
 
     /// The symbols of block `j` (`A`, or fewer in the last block).
@@ -192,16 +247,6 @@ impl<'a> Blob<'a> {
     pub(crate) fn block_len(&self, j: usize) -> usize {
         let a = 1usize.wrapping_shl(self.g.addr_block_shift);
         self.len().saturating_sub(j.wrapping_mul(a)).min(a)
-    }
-
-    /// In-block offset `k` (of symbol `j·A + 1 + k`) of the block `record`.
-    #[inline(always)]
-    pub(crate) fn in_block(&self, record: &BlockRecord, k: usize) -> u64 {
-        let data = self.segment(self.g.addr_data, self.g.a2n);
-        let bit = record
-            .pos
-            .wrapping_add((k as u64).wrapping_mul(u64::from(record.width)));
-        bits_at(data, bit, record.width)
     }
 }
 

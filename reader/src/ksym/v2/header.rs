@@ -12,9 +12,6 @@ pub const HEADER_SIZE: usize = 48;
 /// Bytes of `token_ends`: 256 u16 ends.
 pub(crate) const TOKEN_ENDS_SIZE: u64 = 512;
 
-/// Bits of a block record's `width` field.
-pub(crate) const WIDTH_BITS: u32 = 7;
-
 /// The largest `restart_shift`: a name is decoded from at most 32 entries, which bounds
 /// the stack its decoder needs.
 pub(crate) const MAX_RESTART_SHIFT: u8 = 5;
@@ -35,8 +32,7 @@ pub(crate) struct Geometry {
     pub addr_block_shift: u32,
     pub restart_shift: u32,
     pub group_shift: u32,
-    pub first_bits: u32,
-    pub pos_bits: u32,
+    pub first_bytes: u32,
     pub type_bits: u32,
     pub group_bits: u32,
     pub index_bits: u32,
@@ -97,8 +93,7 @@ impl Geometry {
             addr_block_shift: u8_at(bytes, 39),
             restart_shift: u8_at(bytes, 40),
             group_shift: u8_at(bytes, 41),
-            first_bits: u8_at(bytes, 42),
-            pos_bits: u8_at(bytes, 43),
+            first_bytes: u8_at(bytes, 42),
             type_bits: u8_at(bytes, 44),
             group_bits: u8_at(bytes, 45),
             index_bits: u8_at(bytes, 46),
@@ -107,7 +102,15 @@ impl Geometry {
         };
         let names_len = u64::from(u32::from_le_bytes(field(bytes, 28)));
         let addr_data_len = u64::from(u32::from_le_bytes(field(bytes, 32)));
-        let limits: [(&'static str, u64, u32, u32); 10] = [
+        if g.first_bytes != 4 && g.first_bytes != 8 {
+            let kind = ErrorKind::BadFieldSize(u64::from(g.first_bytes));
+            return Err(err("first_bytes", 42, kind));
+        }
+        if u8_at(bytes, 43) != 0 {
+            let kind = ErrorKind::Malformed("reserved byte is not zero");
+            return Err(err("reserved", 43, kind));
+        }
+        let limits: [(&'static str, u64, u32, u32); 8] = [
             ("num_shapes", 38, g.num_shapes, 255),
             ("addr_block_shift", 39, g.addr_block_shift, 15),
             (
@@ -117,8 +120,6 @@ impl Geometry {
                 u32::from(MAX_RESTART_SHIFT),
             ),
             ("group_shift", 41, g.group_shift, 8),
-            ("first_bits", 42, g.first_bits, 64),
-            ("pos_bits", 43, g.pos_bits, 64),
             ("type_bits", 44, g.type_bits, 8),
             ("group_bits", 45, g.group_bits, 32),
             ("index_bits", 46, g.index_bits, 32),
@@ -147,19 +148,15 @@ impl Geometry {
             .and_then(|b| <[u8; 2]>::try_from(b).ok())
             .map(u16::from_le_bytes)
             .ok_or_else(|| truncated(bytes, "token_ends", token_ends_at, TOKEN_ENDS_SIZE))?;
-        let record = g
-            .first_bits
-            .wrapping_add(g.pos_bits)
-            .wrapping_add(WIDTH_BITS);
         let overflow = |section| err(section, 0, ErrorKind::Overflow);
         let sizes: [(&'static str, Option<u64>); 11] = [
             ("types", Some(u64::from(g.num_types))),
             ("token_ends", Some(TOKEN_ENDS_SIZE)),
             ("token_bytes", Some(u64::from(token_bytes_len))),
-            ("shapes", Some(2 * u64::from(g.num_shapes))),
+            ("shapes", Some(u64::from(g.num_shapes).wrapping_mul(2))),
             (
                 "addr_blocks",
-                packed_len(blocks(n, g.addr_block_shift), record),
+                blocks(n, g.addr_block_shift).checked_mul(u64::from(g.first_bytes).wrapping_add(4)),
             ),
             ("addr_data", Some(addr_data_len)),
             ("a2n", packed_len(n, g.group_bits.wrapping_add(g.type_bits))),

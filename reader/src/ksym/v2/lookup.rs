@@ -3,10 +3,10 @@
 
 use core::fmt;
 
+use super::addresses::Located;
 use super::blob::Blob;
 use super::name::Name;
 use crate::ksym::TextRanges;
-use crate::partition::in_lanes;
 use crate::Error;
 
 /// A v2 blob ready for address lookups: the blob, the text ranges the caller vouches
@@ -86,8 +86,8 @@ impl<'a> Ksyms<'a> {
     #[inline]
     pub fn lookup_address(&self, addr: u64) -> Option<Symbol<'a>> {
         let range = self.ranges.find(addr)?;
-        let next = self.blob.count_at_or_below(addr.wrapping_sub(self.bias));
-        self.symbol_before(addr, range, next)
+        let located = self.blob.locate(addr.wrapping_sub(self.bias))?;
+        self.symbol_at(addr, range, &located)
     }
 
     /// Looks up every address of `addrs` and calls `each(i, symbol)` for `addrs[i]`, in
@@ -98,15 +98,21 @@ impl<'a> Ksyms<'a> {
         addrs: &[u64],
         mut each: impl FnMut(usize, Option<Symbol<'a>>),
     ) {
-        in_lanes(
-            addrs,
-            |addr| addr.wrapping_sub(self.bias),
-            |keys| self.blob.counts_at_or_below(keys),
-            |i, addr, next| {
-                let range = self.ranges.find(addr);
-                each(i, range.and_then(|r| self.symbol_before(addr, r, next)));
-            },
-        );
+        let lanes = crate::LANES;
+        for (c, chunk) in addrs.chunks(lanes).enumerate() {
+            let mut keys = [0u64; crate::LANES];
+            for (key, &addr) in keys.iter_mut().zip(chunk) {
+                *key = addr.wrapping_sub(self.bias);
+            }
+            let located = self.blob.locate_each(&keys);
+            for (lane, (&addr, at)) in chunk.iter().zip(located).enumerate() {
+                let symbol = self
+                    .ranges
+                    .find(addr)
+                    .and_then(|range| self.symbol_at(addr, range, &at?));
+                each(c.wrapping_mul(lanes).wrapping_add(lane), symbol);
+            }
+        }
     }
 
     /// Resolves a return address: looks up `ra − 1` and reports the offset of `ra`.
@@ -117,28 +123,36 @@ impl<'a> Ksyms<'a> {
         Some(symbol)
     }
 
-    /// The symbol covering `addr` in the range `(start, end)`, given `next`: the number
-    /// of stored addresses at or below `addr − bias`.
+    /// The symbol covering `addr` in the range `(start, end)`, given where `addr − bias`
+    /// falls among the stored addresses.
     #[inline]
-    fn symbol_before(
+    fn symbol_at(
         &self,
         addr: u64,
         (range_start, range_end): (u64, u64),
-        next: usize,
+        at: &Located,
     ) -> Option<Symbol<'a>> {
         let stored = addr.wrapping_sub(self.bias);
-        let last = next.checked_sub(1)?;
-        let start = self.blob.address(last)?;
+        let start = at.start;
         let offset = stored.wrapping_sub(start);
         if offset > addr.wrapping_sub(range_start) {
             return None;
         }
         let to_range_end = range_end.wrapping_sub(addr).wrapping_add(offset);
-        let size = match self.blob.address(next) {
+        let size = match at.following {
             Some(following) => following.wrapping_sub(start).min(to_range_end),
             None => to_range_end,
         };
-        let index = self.first_alias(last, start);
+        let last = at.count.checked_sub(1)?;
+        // Most addresses carry one symbol; only a real alias group costs a second search.
+        let index = if at.alias_before {
+            start
+                .checked_sub(1)
+                .map_or(0, |below| self.blob.count_at_or_below(below))
+                .min(last)
+        } else {
+            last
+        };
         Some(Symbol {
             index,
             address: start.wrapping_add(self.bias),
@@ -147,18 +161,5 @@ impl<'a> Ksyms<'a> {
             kind: self.blob.kind(index),
             name: Name::of_index(self.blob, index),
         })
-    }
-
-    /// The first index of the alias group at `address` that contains `index`.
-    #[inline]
-    fn first_alias(&self, index: usize, address: u64) -> usize {
-        let previous = index.checked_sub(1).and_then(|p| self.blob.address(p));
-        if previous != Some(address) {
-            return index;
-        }
-        match address.checked_sub(1) {
-            Some(below) => self.blob.count_at_or_below(below).min(index),
-            None => 0,
-        }
     }
 }

@@ -55,55 +55,54 @@ impl Blob<'_> {
     }
 
     fn validate_addresses(&self) -> Result<(), Error> {
-        let data_bits = (self.segment(self.g.addr_data, self.g.a2n).len() as u64).wrapping_mul(8);
-        let record_bits = u64::from(self.g.first_bits)
-            .wrapping_add(u64::from(self.g.pos_bits))
-            .wrapping_add(7);
+        let data = self.segment(self.g.addr_data, self.g.a2n);
+        let blocks = self.address_blocks();
+        let positions_at = u64::from(self.g.addr_blocks)
+            .wrapping_add((blocks as u64).wrapping_mul(u64::from(self.g.first_bytes)));
         let mut previous = 0u64;
-        for j in 0..self.address_blocks() {
-            let at = u64::from(self.g.addr_blocks)
-                .wrapping_add((j as u64).wrapping_mul(record_bits) / 8);
-            let record = self.block(j);
-            let raw_width = {
-                let records = self.segment(self.g.addr_blocks, self.g.addr_data);
-                let bit = (j as u64)
-                    .wrapping_mul(record_bits)
-                    .wrapping_add(record_bits)
-                    .wrapping_sub(7);
-                super::packed::bits_at(records, bit, 7)
-            };
-            if raw_width > 64 {
-                let kind = ErrorKind::OutOfRange {
-                    value: raw_width,
-                    limit: 64,
-                };
-                return Err(err("addr_blocks", at, kind));
-            }
+        for j in 0..blocks {
+            let first_at = u64::from(self.g.addr_blocks)
+                .wrapping_add((j as u64).wrapping_mul(u64::from(self.g.first_bytes)));
+            let pos_at = positions_at.wrapping_add((j as u64).wrapping_mul(4));
+            let block = self.block_data(j);
+            // The width byte must be inside `addr_data`, its value at most 64, and the
+            // offsets must end inside `addr_data` too.
             let count = self.block_len(j).saturating_sub(1) as u64;
-            let end = count
-                .checked_mul(u64::from(record.width))
-                .and_then(|bits| bits.checked_add(record.pos));
-            if end.is_none_or(|end| end > data_bits) {
-                let kind = ErrorKind::OutOfRange {
-                    value: record.pos,
-                    limit: data_bits,
-                };
-                return Err(err("addr_blocks", at, kind));
+            let needed = count.wrapping_mul(u64::from(block.width)).div_ceil(8);
+            let raw_width = self.raw_block_width(j);
+            match raw_width {
+                None => {
+                    let kind = ErrorKind::OutOfRange {
+                        value: 0,
+                        limit: data.len() as u64,
+                    };
+                    return Err(err("addr_blocks", pos_at, kind));
+                }
+                Some(w) if w > 64 => {
+                    let kind = ErrorKind::OutOfRange {
+                        value: u64::from(w),
+                        limit: 64,
+                    };
+                    return Err(err("addr_data", pos_at, kind));
+                }
+                Some(_) if needed > block.bits.len() as u64 => {
+                    let kind = ErrorKind::Truncated {
+                        needed,
+                        available: block.bits.len() as u64,
+                    };
+                    return Err(err("addr_data", pos_at, kind));
+                }
+                Some(_) => {}
             }
-            if (j == 0 && record.first != 0) || record.first < previous {
-                return Err(err("addr_blocks", at, ErrorKind::Unsorted));
+            let first = self.first(j);
+            if (j == 0 && first != 0) || first < previous {
+                return Err(err("addr_blocks", first_at, ErrorKind::Unsorted));
             }
-            previous = record.first;
+            previous = first;
             for k in 0..usize::try_from(count).unwrap_or(0) {
-                let offset = record.first.checked_add(self.in_block(&record, k));
+                let offset = first.checked_add(block.get(k));
                 let Some(offset) = offset.filter(|&o| o >= previous) else {
-                    let at = u64::from(self.g.addr_data).wrapping_add(
-                        record
-                            .pos
-                            .wrapping_add((k as u64).wrapping_mul(u64::from(record.width)))
-                            / 8,
-                    );
-                    return Err(err("addr_data", at, ErrorKind::Unsorted));
+                    return Err(err("addr_data", pos_at, ErrorKind::Unsorted));
                 };
                 previous = offset;
             }
