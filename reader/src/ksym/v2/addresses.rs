@@ -1,7 +1,17 @@
 //! Addresses, types and the links between the two orders (spec 4.2 and 4.3).
 
-use super::blob::{Blob, Firsts};
+use super::blob::{Blob, BlockData, Firsts};
 use crate::partition::{partition_points, partition_points_by};
+
+/// One address of a batch between the block search and the in-block search.
+#[derive(Clone, Copy, Debug, Default)]
+struct Lane<'a> {
+    block: Option<usize>,
+    first: u64,
+    data: BlockData<'a>,
+    relative: u64,
+    len: usize,
+}
 
 /// Where a stored address falls: the symbols at or below it and their neighbours'
 /// addresses, found together so that a lookup reads each block once.
@@ -66,28 +76,43 @@ impl<'a> Blob<'a> {
                 partition_points(firsts, &offsets, |f, &o| o != u64::MAX && f.get() <= o)
             }
         };
+        // Every key's block and its data first, then the in-block searches in lockstep:
+        // the blocks' cache misses overlap instead of following one another.
+        let mut lanes = [Lane::default(); N];
+        for ((lane, &o), blocks) in lanes.iter_mut().zip(&offsets).zip(blocks) {
+            if let Some(j) = blocks.checked_sub(1) {
+                let first = self.first(j);
+                *lane = Lane {
+                    block: Some(j),
+                    first,
+                    data: self.block_data(j),
+                    relative: o.wrapping_sub(first),
+                    len: self.block_len(j).saturating_sub(1),
+                };
+            }
+        }
+        let most = 1usize.wrapping_shl(self.g.addr_block_shift).wrapping_sub(1);
+        let positions = partition_points_by(most, &lanes, |k, lane| {
+            k < lane.len && lane.data.get(k) <= lane.relative
+        });
         let mut located = [None; N];
-        for ((slot, &o), blocks) in located.iter_mut().zip(&offsets).zip(blocks) {
-            *slot = blocks.checked_sub(1).map(|j| self.locate_in(j, o));
+        for ((slot, lane), p) in located.iter_mut().zip(&lanes).zip(positions) {
+            *slot = lane.block.map(|j| self.located(j, lane, p));
         }
         located
     }
 
-    /// [`Located`] for the offset `o` (from `base`), which lies at or above block `j`'s
-    /// first address and below the next block's.
+    /// [`Located`] for a lane whose block is `j` and whose position in it is `p` (the
+    /// block's offsets at or below the lane's).
     #[inline(always)]
-    fn locate_in(&self, j: usize, o: u64) -> Located {
-        let first = self.first(j);
-        let data = self.block_data(j);
-        let relative = o.wrapping_sub(first);
-        let in_block = self.block_len(j).saturating_sub(1);
-        let [p] = partition_points_by(in_block, &[relative], |k, &r| data.get(k) <= r);
+    fn located(&self, j: usize, lane: &Lane<'a>, p: usize) -> Located {
+        let (first, data) = (lane.first, lane.data);
         let at = |k: usize| match k.checked_sub(1) {
             Some(k) => data.get(k),
             None => 0,
         };
         let start = at(p);
-        let following = if p < in_block {
+        let following = if p < lane.len {
             Some(first.wrapping_add(data.get(p)))
         } else {
             let next = j.wrapping_add(1);

@@ -42,11 +42,20 @@ impl BlockData<'_> {
     /// In-block offset `k` (of the block's symbol `k + 1`).
     #[inline(always)]
     pub fn get(&self, k: usize) -> u64 {
-        bits_at(
-            self.bits,
-            (k as u64).wrapping_mul(u64::from(self.width)),
-            self.width,
-        )
+        let bit = k.wrapping_mul(self.width as usize);
+        // Offsets of up to 56 bits sit in the 8 bytes from their first byte, and the
+        // blob's later segments follow `addr_data`: one load, shift and mask, no branch
+        // but the bounds check. Wider offsets (blocks spanning 2^56 bytes) and the very
+        // last bytes of the blob take the general reader.
+        if self.width <= 56 {
+            let byte = bit >> 3;
+            if let Some(window) = self.bits.get(byte..byte.wrapping_add(8)) {
+                let window = <[u8; 8]>::try_from(window).map_or(0, u64::from_le_bytes);
+                let mask = 1u64.wrapping_shl(self.width).wrapping_sub(1);
+                return (window >> (bit & 7)) & mask;
+            }
+        }
+        bits_at(self.bits, bit as u64, self.width)
     }
 }
 
@@ -227,7 +236,18 @@ impl<'a> Blob<'a> {
         self.block_bytes(j)?.first().copied()
     }
 
-    /// `addr_data` from block `j`'s `pos` on.
+    /// The bytes of `addr_data` after block `j`'s width byte (what its offsets may use).
+    pub(crate) fn block_room(&self, j: usize) -> u64 {
+        // `block_bytes` runs to the blob's end: take off the segments after `addr_data`.
+        let after_data = u64::from(self.g.end.wrapping_sub(self.g.a2n));
+        self.block_bytes(j)
+            .map_or(0, |b| b.len() as u64)
+            .saturating_sub(after_data)
+            .saturating_sub(1)
+    }
+
+    /// The blob from block `j`'s `pos` in `addr_data` on (the later segments follow, so
+    /// that reading a word at the last offsets never needs a shorter path).
     #[inline(always)]
     fn block_bytes(&self, j: usize) -> Option<&'a [u8]> {
         let blocks = self.segment(self.g.addr_blocks, self.g.addr_data);
@@ -239,7 +259,7 @@ impl<'a> Blob<'a> {
             .get(at..at.wrapping_add(4))
             .and_then(|b| <[u8; 4]>::try_from(b).ok())
             .map_or(usize::MAX, |b| u32::from_le_bytes(b) as usize);
-        self.segment(self.g.addr_data, self.g.a2n).get(pos..)
+        self.segment(self.g.addr_data, self.g.end).get(pos..)
     }
 
     /// The symbols of block `j` (`A`, or fewer in the last block).

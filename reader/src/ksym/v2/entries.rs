@@ -95,7 +95,8 @@ impl<'a> Blob<'a> {
 
     /// Compares the name an entry's codes spell, placed at position `from` of a name
     /// whose first `from` bytes equal `query`'s, with `query`. Returns the order of the
-    /// name against the query and the length of their common prefix.
+    /// name against the query and the length of their common prefix. The first `skip`
+    /// bytes the codes spell are known to equal the query's and are not compared.
     #[inline]
     pub(crate) fn compare_codes(
         &self,
@@ -103,24 +104,37 @@ impl<'a> Blob<'a> {
         query: &[u8],
         from: usize,
     ) -> (Ordering, usize) {
+        self.compare_codes_skipping(head, query, from, 0)
+    }
+
+    /// [`compare_codes`](Self::compare_codes) that steps over the first `skip` bytes of
+    /// the codes without comparing them (the search knows they equal the query's).
+    #[inline]
+    pub(crate) fn compare_codes_skipping(
+        &self,
+        head: &Head,
+        query: &[u8],
+        from: usize,
+        skip: usize,
+    ) -> (Ordering, usize) {
         let mut at = from;
+        let known = from.saturating_add(skip).min(query.len());
         for &c in self.codes(head) {
             let piece = self.code(c);
-            let rest = query.get(at..).unwrap_or_default();
-            let common = piece.len().min(rest.len());
-            let (p, q) = (
-                piece.get(..common).unwrap_or_default(),
-                rest.get(..common).unwrap_or_default(),
-            );
-            if p != q {
-                let same = p.iter().zip(q).take_while(|(a, b)| a == b).count();
-                let order = p.get(same).cmp(&q.get(same));
-                return (order, at.wrapping_add(same));
+            let end = at.wrapping_add(piece.len());
+            if end <= known {
+                at = end;
+                continue;
             }
-            at = at.wrapping_add(common);
-            if piece.len() > common {
-                // The query ended inside this code: the name is longer.
-                return (Ordering::Greater, at);
+            // Codes are short strings (most of one to eight bytes): a byte loop beats a
+            // call to `memcmp` for each.
+            for &byte in piece {
+                match query.get(at) {
+                    Some(&q) if q == byte => at = at.wrapping_add(1),
+                    Some(&q) => return (byte.cmp(&q), at),
+                    // The query ended inside this code: the name is longer.
+                    None => return (Ordering::Greater, at),
+                }
             }
         }
         (at.cmp(&query.len()), at)

@@ -36,7 +36,9 @@ pub struct Name<'a> {
 /// name's bytes from `start` on, up to the next piece's start.
 #[derive(Clone, Copy, Debug, Default)]
 struct Piece {
-    start: u64,
+    /// Saturates at 2^32 − 1: a name that long cannot be decoded from a blob of under
+    /// 4 GiB anyway.
+    start: u32,
     head_at: u32,
 }
 
@@ -82,8 +84,11 @@ impl<'a> Name<'a> {
             return pieces;
         };
         let blob = &self.blob;
-        let complete = blob.walk_to(rank, |_, at, head| {
-            let lcp = head.lcp.min(pieces.len);
+        // Only the last entry's length is computed: a piece ends where the next begins.
+        // (An invalid blob whose shared length exceeds the previous name then reads short
+        // pieces: a wrong name, never an out-of-bounds read.)
+        let complete = blob.walk_to(rank, |r, at, head| {
+            let lcp = u32::try_from(head.lcp).unwrap_or(u32::MAX);
             while let Some(top) = pieces.depth.checked_sub(1) {
                 if pieces.stack.get(top).is_some_and(|p| p.start >= lcp) {
                     pieces.depth = top;
@@ -98,7 +103,9 @@ impl<'a> Name<'a> {
                 };
                 pieces.depth = pieces.depth.wrapping_add(1);
             }
-            pieces.len = lcp.wrapping_add(blob.expanded_len(head));
+            if r == rank {
+                pieces.len = u64::from(lcp).wrapping_add(blob.expanded_len(head));
+            }
         });
         if !complete {
             pieces.depth = 0;
@@ -115,8 +122,8 @@ impl<'a> Name<'a> {
         for (p, piece) in stack.iter().enumerate() {
             let end = stack
                 .get(p.wrapping_add(1))
-                .map_or(pieces.len, |next| next.start);
-            let mut remaining = end.saturating_sub(piece.start);
+                .map_or(pieces.len, |next| u64::from(next.start));
+            let mut remaining = end.saturating_sub(u64::from(piece.start));
             let Some(head) = self.blob.head(piece.head_at as usize) else {
                 return;
             };
@@ -241,6 +248,10 @@ struct Utf8Buffer {
 
 impl Utf8Buffer {
     fn push(&mut self, mut chunk: &[u8], f: &mut fmt::Formatter<'_>, quoted: bool) -> fmt::Result {
+        // Most names are ASCII: a chunk that is, with nothing pending, goes out as it is.
+        if self.len == 0 && !quoted && chunk.is_ascii() {
+            return f.write_str(core::str::from_utf8(chunk).unwrap_or_default());
+        }
         while !chunk.is_empty() {
             let room = self.bytes.len().wrapping_sub(self.len);
             let take = room.min(chunk.len());

@@ -118,17 +118,23 @@ impl<'a> Blob<'a> {
                 break;
             }
         }
+        // Names sorted between two bounds share with the query at least the shorter of
+        // the bounds' common prefixes with it: each probe compares only past that.
+        let (mut common_lo, mut common_hi) = (0usize, 0usize);
         while lo < hi {
             let mid = lo.wrapping_add(hi.wrapping_sub(lo) / 2);
             let at = self.restart_pos(mid);
-            let order = self
-                .head(at)
-                .map_or(Ordering::Greater, |h| self.compare_codes(&h, query, 0).0);
+            let skip = common_lo.min(common_hi);
+            let (order, common) = self.head(at).map_or((Ordering::Greater, 0), |h| {
+                self.compare_codes_skipping(&h, query, 0, skip)
+            });
             if order != Ordering::Less {
                 hi = mid;
+                common_hi = common;
             } else {
                 last = Some(mid);
                 lo = mid.wrapping_add(1);
+                common_lo = common;
             }
         }
         last

@@ -85,10 +85,10 @@ impl Blob<'_> {
                     };
                     return Err(err("addr_data", pos_at, kind));
                 }
-                Some(_) if needed > block.bits.len() as u64 => {
+                Some(_) if needed > self.block_room(j) => {
                     let kind = ErrorKind::Truncated {
                         needed,
-                        available: block.bits.len() as u64,
+                        available: self.block_room(j),
                     };
                     return Err(err("addr_data", pos_at, kind));
                 }
