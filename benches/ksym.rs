@@ -4,13 +4,17 @@
 //!
 //! Reference figures of the origin reader on the same blob: `lookup_address` 243 ns,
 //! `lookup_name` 1.7 µs.
+//!
+//! The `ksym2/` benchmarks run the same queries on the ksym-bin v2 blob of the same
+//! symbols (built here by the builder), so that the two versions compare in one run.
 
 use std::hint::black_box;
 use std::ops::Range;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use symblob::ksym::{KallsymsMapped, KsymBlob, Ksyms, NameIndex, TextRanges};
+use symblob::ksym::{v2, KallsymsMapped, KsymBlob, Ksyms, NameIndex, TextRanges};
+use symblob_build::ksym::{build, BuildOptions, FormatVersion, Symbol};
 
 const TEXT: Range<u64> = 0xffffffff81000000..0xffffffff81e01ef2;
 const INIT_TEXT: Range<u64> = 0xffffffff8304e000..0xffffffff830b1850;
@@ -133,5 +137,76 @@ fn bench(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench);
+/// The same queries on the v2 blob of the same symbols.
+fn bench_v2(c: &mut Criterion) {
+    let v1_bytes = blob_bytes();
+    let v1 = KsymBlob::parse(&v1_bytes).expect("the benchmark blob parses");
+    let symbols: Vec<Symbol> = v1
+        .symbols()
+        .map(|e| Symbol {
+            address: e.address,
+            kind: e.kind,
+            name: e.name.to_string(),
+        })
+        .collect();
+    let options = BuildOptions {
+        format_version: FormatVersion::V2,
+        ..BuildOptions::default()
+    };
+    let bytes = build(&symbols, &options).expect("v2 build").bytes;
+    let blob = v2::Blob::parse(&bytes).expect("the v2 blob parses");
+    let ranges = [TEXT, INIT_TEXT];
+    let ksyms = v2::Ksyms::new(blob, TextRanges::new(&ranges).unwrap());
+
+    c.bench_function("ksym2/open", |b| {
+        b.iter(|| v2::Blob::open(black_box(&bytes)).map(|k| k.len()))
+    });
+    c.bench_function("ksym2/validate", |b| b.iter(|| black_box(blob).validate()));
+
+    let addresses = random_addresses(1 << 16);
+    let mask = addresses.len() - 1;
+    let mut i = 0usize;
+    c.bench_function("ksym2/lookup_address (random, in ranges)", |b| {
+        b.iter(|| {
+            i = (i + 1) & mask;
+            ksyms
+                .lookup_address(black_box(addresses[i]))
+                .map(|s| s.offset)
+        })
+    });
+    let mut line = String::with_capacity(256);
+    c.bench_function("ksym2/lookup_address + name+off/size", |b| {
+        use std::fmt::Write as _;
+        b.iter(|| {
+            i = (i + 1) & mask;
+            line.clear();
+            if let Some(s) = ksyms.lookup_address(black_box(addresses[i])) {
+                let _ = write!(line, "{s}");
+            }
+            line.len()
+        })
+    });
+    let mut group = c.benchmark_group("ksym2");
+    group.throughput(criterion::Throughput::Elements(addresses.len() as u64));
+    group.bench_function("lookup_address_each (random, in ranges)", |b| {
+        b.iter(|| {
+            let mut acc = 0u64;
+            ksyms.lookup_address_each(black_box(&addresses), |_, s| {
+                acc += s.map_or(0, |s| s.offset);
+            });
+            acc
+        })
+    });
+    group.finish();
+
+    let mut names: Vec<String> = symbols.iter().map(|s| s.name.clone()).collect();
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    let mut j = 0usize;
+    c.bench_function("ksym2/lookup_name (every distinct name)", |b| {
+        b.iter(|| blob.lookup_name(black_box(next_name(&names, &mut j).as_bytes())))
+    });
+}
+
+criterion_group!(benches, bench, bench_v2);
 criterion_main!(benches);

@@ -106,6 +106,12 @@ compare() {
     --gsym "$o.gsym" --symcache "$o.symcache" --count "$COUNT" --seconds "$SECONDS_PER_TOOL" \
     --children "$CHILDREN" \
     --work "$WORK/samples" --tsv "$TSV" | tee -a "$TABLES"
+  # ksym-bin v2 of the same symbols, side by side with v1 and blazesym in one run.
+  "$SYMBLOB" ksym build -q --format-version 2 "$elf" -o "$o.v2.ksym"
+  "$PEERS" lookups --elf "$elf" --label "$label-ksym-v2" --ksym "$o.ksym" --ksym2 "$o.v2.ksym" \
+    --tools symblob-ksym,symblob-ksym2,symblob-ksym-batch,symblob-ksym2-batch,symblob-ksym-formatted,symblob-ksym2-formatted,symblob-ksym-name-plain,symblob-ksym2-name,blazesym-name \
+    --count "$COUNT" --seconds "$SECONDS_PER_TOOL" --children "$CHILDREN" \
+    --work "$WORK/samples" | tee -a "$TABLES"
   # Name → address again on a blob without tokens (`--max-tokens 0`: every name whole).
   "$SYMBLOB" ksym build -q --max-tokens 0 "$elf" -o "$o-whole.ksym"
   "$PEERS" lookups --elf "$elf" --label "$label-ksym-whole" --ksym "$o-whole.ksym" \
