@@ -9,30 +9,29 @@ use core::arch::asm;
 use core::fmt::Write;
 use core::hint::black_box;
 
-use symblob::ksym::{KsymBlob, Ksyms};
-
 use crate::rt::Console;
+use crate::table::{Symbol, Table};
 
 /// Most frames printed; a corrupt chain cannot make the walk run away.
 const MAX_FRAMES: usize = 32;
 
 /// The first of three nested calls that end in the backtrace.
 #[inline(never)]
-pub fn level_one(ksyms: &Ksyms<'_>, out: &mut Console) {
-    level_two(ksyms, out);
+pub fn level_one(table: &Table<'_>, out: &mut Console) {
+    level_two(table, out);
     // Work after the call keeps it from being a tail call, so this frame stays on the
     // stack.
     black_box(1);
 }
 
 #[inline(never)]
-fn level_two(ksyms: &Ksyms<'_>, out: &mut Console) {
-    level_three(ksyms, out);
+fn level_two(table: &Table<'_>, out: &mut Console) {
+    level_three(table, out);
     black_box(2);
 }
 
 #[inline(never)]
-fn level_three(ksyms: &Ksyms<'_>, out: &mut Console) {
+fn level_three(table: &Table<'_>, out: &mut Console) {
     let pc: u64;
     let mut fp: u64;
     // SAFETY: reads two registers, touches no memory.
@@ -42,7 +41,7 @@ fn level_three(ksyms: &Ksyms<'_>, out: &mut Console) {
     }
     // The program counter is an address inside this function: plain address lookup.
     let _ = write!(out, "pc: ");
-    print_frame(out, pc, ksyms.lookup_address(pc));
+    print_frame(out, pc, table.lookup_address(pc));
     let _ = writeln!(out, "Call Trace:");
     for _ in 0..MAX_FRAMES {
         // A frame pointer is 16-byte aligned at a call boundary; anything else, or zero,
@@ -59,7 +58,7 @@ fn level_three(ksyms: &Ksyms<'_>, out: &mut Console) {
         }
         // Return addresses are resolved as `ra − 1`, so that a call in the last
         // instruction of a function is named after the caller.
-        print_frame(out, ra, ksyms.lookup_return_address(ra));
+        print_frame(out, ra, table.lookup_return_address(ra));
         // The stack grows down: callers' frames are at higher addresses.
         if next <= fp {
             break;
@@ -70,7 +69,7 @@ fn level_three(ksyms: &Ksyms<'_>, out: &mut Console) {
 }
 
 /// Prints ` [<address>] name+0xoff/0xsize`, or the bare address when no symbol covers it.
-fn print_frame(out: &mut Console, address: u64, symbol: Option<symblob::ksym::Symbol<'_>>) {
+fn print_frame(out: &mut Console, address: u64, symbol: Option<Symbol<'_>>) {
     let _ = match symbol {
         Some(symbol) => writeln!(out, " [<{address:016x}>] {symbol}"),
         None => writeln!(out, " [<{address:016x}>] {address:#x}"),
@@ -80,7 +79,7 @@ fn print_frame(out: &mut Console, address: u64, symbol: Option<symblob::ksym::Sy
 /// Resolves the names of a few functions with `lookup_name` and compares the answers with
 /// the functions' own addresses; prints `OK` or `MISMATCH` for each and returns the number
 /// of mismatches.
-pub fn check_names(blob: &KsymBlob<'_>, out: &mut Console) -> usize {
+pub fn check_names(table: &Table<'_>, out: &mut Console) -> usize {
     let expected: [(&str, usize); 6] = [
         (
             "freestanding::frames::level_one",
@@ -100,7 +99,7 @@ pub fn check_names(blob: &KsymBlob<'_>, out: &mut Console) -> usize {
     ];
     let mut mismatches = 0;
     for (name, address) in expected {
-        let found = blob.lookup_name(name);
+        let found = table.lookup_name(name.as_bytes());
         let ok = found == Some(address as u64);
         let _ = match found {
             Some(found) => writeln!(

@@ -7,6 +7,10 @@
 //! `symblob_build::embed`). Filling the section moves nothing, so the stored addresses stay
 //! those of the running code.
 //!
+//! The blob may be of either ksym-bin version (v1 or v2): the program tells them apart by
+//! the blob's first bytes (`symblob::ksym::Version::detect`) and reads it with that
+//! version's reader (`src/table.rs`).
+//!
 //! Exit status: 0 when every name check passed, 1 on a mismatch, 2 when the section was
 //! never filled ("no symbols embedded"), 3 when the section holds a malformed blob.
 #![no_std]
@@ -16,10 +20,13 @@ mod fixed_buf;
 mod frames;
 mod rt;
 mod stack;
+mod table;
 
 use core::fmt::Write;
 
-use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
+use symblob::ksym::TextRanges;
+
+use table::Table;
 
 /// Size of the placeholder section; the post-link step fails if the blob is larger.
 const KSYMS_SIZE: usize = 64 * 1024;
@@ -72,19 +79,6 @@ extern "C" fn rust_main(_initial_sp: *const usize) -> ! {
 
 fn run(out: &mut rt::Console) -> i32 {
     let bytes = embedded_blob();
-    let blob = match KsymBlob::parse(bytes) {
-        Ok(blob) => blob,
-        Err(e) => {
-            let _ = writeln!(out, "bad symbol blob: {e}");
-            return 3;
-        }
-    };
-    if blob.is_empty() {
-        // An all-zero section parses as a valid blob with no symbols: the post-link step
-        // did not run.
-        let _ = writeln!(out, "no symbols embedded");
-        return 2;
-    }
     let (text_start, text_end) = text_range();
     let ranges = match TextRanges::single(text_start, text_end) {
         Ok(ranges) => ranges,
@@ -93,20 +87,33 @@ fn run(out: &mut rt::Console) -> i32 {
             return 3;
         }
     };
-    let ksyms = Ksyms::new(blob, ranges);
+    let table = match Table::parse(bytes, ranges) {
+        Ok(table) => table,
+        Err(e) => {
+            let _ = writeln!(out, "bad symbol blob: {e}");
+            return 3;
+        }
+    };
+    if table.is_empty() {
+        // An all-zero section parses as a valid (v1) blob with no symbols: the post-link
+        // step did not run.
+        let _ = writeln!(out, "no symbols embedded");
+        return 2;
+    }
     let _ = writeln!(
         out,
-        "symbols: {}, blob: {} of {} bytes, text: {:#x}..{:#x}",
-        blob.len(),
-        blob.used_size(),
+        "symbols: {}, blob: {} of {} bytes, text: {:#x}..{:#x}, format: ksym-bin v{}",
+        table.len(),
+        table.used_size(),
         bytes.len(),
         text_start,
-        text_end
+        text_end,
+        table.version()
     );
 
-    frames::level_one(&ksyms, out);
-    let mismatches = frames::check_names(&blob, out);
-    stack::report(&ksyms, out);
+    frames::level_one(&table, out);
+    let mismatches = frames::check_names(&table, out);
+    stack::report(&table, out);
     if mismatches == 0 {
         0
     } else {

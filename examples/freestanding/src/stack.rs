@@ -10,10 +10,9 @@ use core::fmt::Write;
 use core::hint::black_box;
 use core::ptr::addr_of_mut;
 
-use symblob::ksym::Ksyms;
-
 use crate::fixed_buf::FixedBuf;
 use crate::rt::Console;
+use crate::table::Table;
 
 const PAINT: u64 = 0x5a5a_5a5a_5a5a_5a5a;
 const STACK_WORDS: usize = 8 * 1024;
@@ -57,12 +56,13 @@ extern "C" fn trampoline(job: *mut &mut dyn FnMut()) {
 }
 
 /// Measures parse, validate, every address and return-address lookup, every name lookup,
-/// `Display` of a symbol and the whole dump, and prints the high-water marks.
-pub fn report(ksyms: &Ksyms<'_>, out: &mut Console) {
-    let blob = ksyms.blob();
+/// `Display` of a symbol and the whole dump, and prints the high-water marks. Each figure
+/// is that of the blob's version (the dispatch in `Table` adds at most a frame).
+pub fn report(table: &Table<'_>, out: &mut Console) {
     let bytes = crate::embedded_blob();
     let mut name_buf = [0u8; 512];
     let mut line = [0u8; 160];
+    let addresses = || (0..table.len()).filter_map(|index| table.address(index));
 
     // The trampoline and an empty job: subtract from the figures below for the reader's
     // own share.
@@ -70,33 +70,35 @@ pub fn report(ksyms: &Ksyms<'_>, out: &mut Console) {
         black_box(());
     });
     let parse = measure(&mut || {
-        black_box(symblob::ksym::KsymBlob::parse(black_box(bytes)).is_ok());
+        black_box(Table::parse(black_box(bytes), table.ranges()).is_ok());
     });
     let validate = measure(&mut || {
-        black_box(blob.validate().is_ok());
+        black_box(table.validate().is_ok());
     });
     let lookup_address = measure(&mut || {
-        for entry in blob.symbols() {
+        for address in addresses() {
             for delta in [0, 1] {
-                black_box(ksyms.lookup_address(black_box(entry.address + delta)));
+                black_box(table.lookup_address(black_box(address.wrapping_add(delta))));
             }
         }
     });
     let lookup_return_address = measure(&mut || {
-        for entry in blob.symbols() {
-            black_box(ksyms.lookup_return_address(black_box(entry.address + 1)));
+        for address in addresses() {
+            black_box(table.lookup_return_address(black_box(address.wrapping_add(1))));
         }
     });
     let lookup_name = measure(&mut || {
-        for entry in blob.symbols() {
-            if let Ok(len) = entry.name.copy_to(&mut name_buf) {
-                black_box(blob.lookup_name(black_box(&name_buf[..len])));
+        for index in 0..table.len() {
+            if let Some(len) = table.copy_name(index, &mut name_buf) {
+                if let Some(name) = name_buf.get(..len) {
+                    black_box(table.lookup_name(black_box(name)));
+                }
             }
         }
     });
     let display = measure(&mut || {
-        for entry in blob.symbols() {
-            if let Some(symbol) = ksyms.lookup_address(entry.address) {
+        for address in addresses() {
+            if let Some(symbol) = table.lookup_address(address) {
                 let mut w = FixedBuf::new(&mut line);
                 let _ = write!(w, "{symbol}");
                 black_box(w.bytes());
@@ -106,7 +108,7 @@ pub fn report(ksyms: &Ksyms<'_>, out: &mut Console) {
     let mut dumped = 0;
     let dump = measure(&mut || {
         let mut w = FixedBuf::new(&mut []);
-        let _ = blob.dump(&mut w);
+        let _ = table.dump(&mut w);
         dumped = w.wanted();
     });
 
