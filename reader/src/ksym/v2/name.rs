@@ -166,6 +166,61 @@ impl<'a> Name<'a> {
         }
     }
 
+    /// The name's byte at `position`, if it is that long.
+    pub(crate) fn byte_at(&self, position: u64) -> Option<u8> {
+        let (mut at, mut found) = (0u64, None);
+        self.for_each_chunk(|chunk| {
+            let end = at.wrapping_add(chunk.len() as u64);
+            if position < end {
+                let k = usize::try_from(position.wrapping_sub(at)).unwrap_or(usize::MAX);
+                found = chunk.get(k).copied();
+                return false;
+            }
+            at = end;
+            true
+        });
+        found
+    }
+
+    /// Compares the name with the name `head`'s codes spell on their own (a restart's),
+    /// bytewise, without a buffer or a second decoder on the stack.
+    pub(crate) fn cmp_codes(&self, head: &super::entries::Head) -> Ordering {
+        let blob = self.blob;
+        let codes = blob.codes(head);
+        // A cursor over the codes' bytes: code index, byte within its string.
+        let (mut code, mut byte) = (0usize, 0usize);
+        let mut next_byte = || loop {
+            let string = blob.code(*codes.get(code)?);
+            if let Some(&b) = string.get(byte) {
+                byte = byte.wrapping_add(1);
+                return Some(b);
+            }
+            code = code.wrapping_add(1);
+            byte = 0;
+        };
+        let mut order = Ordering::Equal;
+        self.for_each_chunk(|chunk| {
+            for &ours in chunk {
+                match next_byte() {
+                    Some(theirs) if theirs == ours => {}
+                    Some(theirs) => {
+                        order = ours.cmp(&theirs);
+                        return false;
+                    }
+                    None => {
+                        order = Ordering::Greater;
+                        return false;
+                    }
+                }
+            }
+            true
+        });
+        match order {
+            Ordering::Equal if next_byte().is_some() => Ordering::Less,
+            decided => decided,
+        }
+    }
+
     /// Compares the name with `other` bytewise (shorter first on a common prefix).
     pub fn cmp_bytes(&self, other: &[u8]) -> Ordering {
         let mut at = 0usize;
@@ -363,11 +418,12 @@ impl PartialEq<&str> for Name<'_> {
 }
 
 /// Chunks a [`NameBytes`] loads per walk of the name.
-const CHUNKS: usize = 32;
+const CHUNKS: usize = 8;
 
 /// The bytes of a [`Name`], in order.
 ///
-/// The name is walked once per 32 chunks (code strings), so the iterator stays small.
+/// The name is walked once per 8 chunks (code strings), so the iterator stays small (it
+/// lives on kernel stacks).
 #[derive(Clone, Copy)]
 pub struct NameBytes<'a> {
     name: Name<'a>,

@@ -234,13 +234,11 @@ impl Blob<'_> {
         previous_len: u64,
     ) -> Result<(), ErrorKind> {
         let previous = Name::of_rank(*self, rank.wrapping_sub(1));
-        let current = Name::of_rank(*self, rank);
         let order = if head.lcp == 0 {
-            // A restart (or a name sharing nothing): compare whole names.
-            previous.bytes().cmp(current.bytes())
+            // A restart (or a name sharing nothing): its codes are the whole name.
+            previous.cmp_codes(head)
         } else {
-            let lcp = usize::try_from(head.lcp).unwrap_or(usize::MAX);
-            let theirs = previous.bytes().nth(lcp);
+            let theirs = previous.byte_at(head.lcp);
             let ours = self
                 .codes(head)
                 .first()
@@ -274,9 +272,14 @@ impl Blob<'_> {
     fn check_key(&self, rank: usize) -> Result<(), Error> {
         let m = rank.wrapping_shr(self.g.restart_shift);
         let mut key = [0u8; 8];
-        for (k, b) in key.iter_mut().zip(Name::of_rank(*self, rank).bytes()) {
-            *k = b;
-        }
+        let mut filled = 0usize;
+        Name::of_rank(*self, rank).for_each_chunk(|chunk| {
+            for (k, b) in key.iter_mut().skip(filled).zip(chunk) {
+                *k = *b;
+                filled = filled.wrapping_add(1);
+            }
+            filled < key.len()
+        });
         let found = self.restart_key(m);
         let expected = u64::from_be_bytes(key);
         if found != expected {
