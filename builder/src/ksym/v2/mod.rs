@@ -106,6 +106,50 @@ impl SegmentSizes {
     pub fn total(&self) -> u64 {
         self.named().iter().map(|&(_, b)| b).sum()
     }
+
+    /// The sizes the header of the v2 blob `bytes` gives (spec section 4), or `None` when
+    /// `bytes` is shorter than the header and `token_ends` or a size overflows. Nothing
+    /// else is checked: open the blob first.
+    pub fn from_header(bytes: &[u8]) -> Option<SegmentSizes> {
+        let at = |offset: usize, len: usize| -> Option<u64> {
+            let field = bytes.get(offset..offset + len)?;
+            Some(field.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
+        };
+        if bytes.len() < HEADER_BYTES {
+            return None;
+        }
+        let header = HEADER_BYTES as u64;
+        let n = at(24, 4)?;
+        let types = at(36, 2)?;
+        // The one-byte fields: shifts, counts and widths.
+        let shift = |offset: usize| at(offset, 1);
+        let bits = shift;
+        // ceil(count / 2^shift) and ceil(count · width / 8).
+        let blocks = |count: u64, shift: u64| -> Option<u64> {
+            Some(count.checked_add((1u64 << shift.min(63)) - 1)? >> shift.min(63))
+        };
+        let packed = |count: u64, width: u64| -> Option<u64> {
+            Some(count.checked_mul(width)?.checked_add(7)? / 8)
+        };
+        let token_ends_at = usize::try_from(header + types).ok()?;
+        let token_bytes = at(token_ends_at.checked_add(510)?, 2)?;
+        let address_blocks = blocks(n, shift(39)?)?;
+        let restarts = blocks(n, shift(40)?)?;
+        Some(SegmentSizes {
+            header,
+            types,
+            token_ends: 512,
+            token_bytes,
+            shapes: 2 * shift(38)?,
+            addr_blocks: packed(address_blocks, bits(42)? + bits(43)? + 7)?,
+            addr_data: at(32, 4)?,
+            a2n: packed(n, bits(45)? + bits(44)?)?,
+            restart_keys: restarts.checked_mul(8)?,
+            restart_pos: packed(restarts, bits(47)?)?,
+            names: at(28, 4)?,
+            n2a: packed(n, bits(46)?)?,
+        })
+    }
 }
 
 /// A written v2 blob and what the statistics need.
