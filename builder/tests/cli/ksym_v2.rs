@@ -52,7 +52,11 @@ fn same_answers(rel: &str, every: usize) {
     assert!(!dump.is_empty());
     assert_eq!(dump, out(&["ksym", "dump", "{}"], &v2, b""), "{rel}: dump");
     let json = ["ksym", "dump", "--json", "{}"];
-    assert_eq!(out(&json, &v1, b""), out(&json, &v2, b""), "{rel}: dump --json");
+    assert_eq!(
+        out(&json, &v1, b""),
+        out(&json, &v2, b""),
+        "{rel}: dump --json"
+    );
 
     // Queries: every `every`-th symbol's address, one byte on either side, and addresses
     // outside the table.
@@ -84,7 +88,12 @@ fn same_answers(rel: &str, every: usize) {
     }
     // By name: each queried symbol's name, and a name no blob holds.
     let mut names = vec!["ksym", "name", "--json", "{}", "no_such_symbol_anywhere"];
-    names.extend(rows.iter().map(|&(_, n)| n).filter(|n| !n.is_empty()).take(200));
+    names.extend(
+        rows.iter()
+            .map(|&(_, n)| n)
+            .filter(|n| !n.is_empty())
+            .take(200),
+    );
     assert_eq!(out(&names, &v1, b""), out(&names, &v2, b""), "{rel}: name");
     names.remove(2);
     assert_eq!(out(&names, &v1, b""), out(&names, &v2, b""), "{rel}: name");
@@ -108,7 +117,12 @@ fn ksym_v2_answers_as_v1_edge_order() {
 
 #[test]
 fn ksym_v2_answers_as_v1_small_inputs() {
-    for name in ["alias-dup-6.nm", "seed-3.nm", "utf8-boundary.nm", "tokens-300.nm"] {
+    for name in [
+        "alias-dup-6.nm",
+        "seed-3.nm",
+        "utf8-boundary.nm",
+        "tokens-300.nm",
+    ] {
         same_answers(&format!("ksym/input/{name}"), 1);
     }
 }
@@ -183,7 +197,10 @@ fn ksym_v2_truncated_blob_is_a_clear_error() {
             let err = failed(&o);
             assert_ne!(o.status.code(), Some(101), "{args:?} panicked: {err}");
             for part in [s(&cut), "ksym-bin", section, "offset 0x", "truncated"] {
-                assert!(err.contains(part), "{args:?} at {len}: {part:?} not in {err}");
+                assert!(
+                    err.contains(part),
+                    "{args:?} at {len}: {part:?} not in {err}"
+                );
             }
             assert_eq!(err.lines().count(), 1, "{err}");
         }
@@ -217,7 +234,10 @@ fn ksym_v2_invalid_blob_is_reported() {
     assert_eq!(info["format_version"], 2);
     assert_eq!(info["valid"], false);
     assert!(info["validation_error"].as_str().unwrap().contains("names"));
-    for args in [&["ksym", "dump", s(&bad)][..], &["lookup", s(&bad), "0x401000"]] {
+    for args in [
+        &["ksym", "dump", s(&bad)][..],
+        &["lookup", s(&bad), "0x401000"],
+    ] {
         let o = run(args, b"");
         let err = failed(&o);
         assert_ne!(o.status.code(), Some(101), "{args:?} panicked: {err}");

@@ -122,8 +122,7 @@ impl SegmentSizes {
         let n = at(24, 4)?;
         let types = at(36, 2)?;
         // The one-byte fields: shifts, counts and widths.
-        let shift = |offset: usize| at(offset, 1);
-        let bits = shift;
+        let byte = |offset: usize| at(offset, 1);
         // ceil(count / 2^shift) and ceil(count · width / 8).
         let blocks = |count: u64, shift: u64| -> Option<u64> {
             Some(count.checked_add((1u64 << shift.min(63)) - 1)? >> shift.min(63))
@@ -133,21 +132,22 @@ impl SegmentSizes {
         };
         let token_ends_at = usize::try_from(header + types).ok()?;
         let token_bytes = at(token_ends_at.checked_add(510)?, 2)?;
-        let address_blocks = blocks(n, shift(39)?)?;
-        let restarts = blocks(n, shift(40)?)?;
+        let address_blocks = blocks(n, byte(39)?)?;
+        let restarts = blocks(n, byte(40)?)?;
         Some(SegmentSizes {
             header,
             types,
             token_ends: 512,
             token_bytes,
-            shapes: 2 * shift(38)?,
-            addr_blocks: packed(address_blocks, bits(42)? + bits(43)? + 7)?,
+            shapes: 2 * byte(38)?,
+            // `first` words of `first_bytes` bytes, then u32 positions.
+            addr_blocks: address_blocks.checked_mul(byte(42)? + 4)?,
             addr_data: at(32, 4)?,
-            a2n: packed(n, bits(45)? + bits(44)?)?,
+            a2n: packed(n, byte(45)? + byte(44)?)?,
             restart_keys: restarts.checked_mul(8)?,
-            restart_pos: packed(restarts, bits(47)?)?,
+            restart_pos: packed(restarts, byte(47)?)?,
             names: at(28, 4)?,
-            n2a: packed(n, bits(46)?)?,
+            n2a: packed(n, byte(46)?)?,
         })
     }
 }
