@@ -21,11 +21,6 @@ impl BitWriter {
         Self::default()
     }
 
-    /// Bits written so far (the bit position the next value starts at).
-    pub(crate) fn bit_len(&self) -> u64 {
-        self.len
-    }
-
     /// Appends the low `width` bits of `value`; `value` must fit in them (the caller
     /// chose `width` as the smallest that holds every value, so a wider value is a bug).
     pub(crate) fn push(&mut self, value: u64, width: u8) {

@@ -76,7 +76,7 @@ impl<'a> Segments<'a> {
             u64::from(h[38]),
         );
         let (a, r) = (1u64 << h[39], 1u64 << h[40]);
-        let (fb, pb, tb, gb, ib, rb) = (h[42], h[43], h[44], h[45], h[46], h[47]);
+        let (fb, tb, gb, ib, rb) = (h[42], h[44], h[45], h[46], h[47]);
         let (na, nr) = (n.div_ceil(a), n.div_ceil(r));
         let packed_len = |count: u64, w: u64| (count * w).div_ceil(8);
         let token_bytes = u16_at(blob, 48 + t as usize + 510);
