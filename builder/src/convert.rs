@@ -56,6 +56,10 @@ impl Format {
             Detected::Blob(symblob::Format::Lidia) => Some(Format::Lidia),
             Detected::Blob(symblob::Format::Symbfile) => Some(Format::Symbfile),
             Detected::Blob(symblob::Format::Gsym) => Some(Format::Gsym),
+            // A v2 blob has a magic number: read as one, its errors say what is wrong.
+            _ if symblob::ksym::Version::detect(bytes) == symblob::ksym::Version::V2 => {
+                Some(Format::Ksym)
+            }
             // Detection checks the layout only; a ksym blob to convert must parse whole.
             Detected::Blob(symblob::Format::Ksym)
                 if symblob::ksym::KsymBlob::parse(bytes).is_ok() =>

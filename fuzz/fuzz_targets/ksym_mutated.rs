@@ -1,11 +1,12 @@
 //! ksym-bin reader on damaged valid blobs: a generated symbol set is built into a blob,
-//! a few bytes are edited, and the reader runs on the result at a chosen alignment.
+//! a few bytes are edited, and the reader runs on the result at a chosen alignment
+//! (ksym-bin v2 when `max_tokens` has [`V2_BIT`] set).
 
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use symblob_fuzz::gen::{build_blob, GenSymbols};
+use symblob_fuzz::gen::{build_blob, GenSymbols, V2_BIT};
 use symblob_fuzz::mutate::{apply, Edit};
 use symblob_fuzz::{at_offset, reader};
 
@@ -27,5 +28,9 @@ fuzz_target!(|input: Input| {
     let offset = usize::from(input.offset % 8);
     let shifted = at_offset(&blob, offset);
     let names: Vec<&[u8]> = input.names.iter().map(Vec::as_slice).collect();
-    reader::ksym(&shifted[offset..], &input.probes, &names);
+    if input.max_tokens & V2_BIT != 0 {
+        reader::ksym_v2(&shifted[offset..], &input.probes, &names);
+    } else {
+        reader::ksym(&shifted[offset..], &input.probes, &names);
+    }
 });

@@ -1,6 +1,8 @@
 //! ksym-bin round trip: a generated symbol set is built (either layout), and the reader's
 //! iteration, dump, name lookups and address lookups, and the drop-in `KallsymsMapped`'s,
-//! must match a BTreeMap model of the input (spec D8, D11, D13).
+//! must match a BTreeMap model of the input (spec D8, D11, D13). With [`V2_BIT`] of
+//! `max_tokens` set the same symbols are built as ksym-bin v2 as well, and the v2 reader
+//! must answer as the model, and its address lookups as v1's.
 
 #![no_main]
 
@@ -8,8 +10,8 @@ use std::fmt::Write as _;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use symblob::ksym::{KallsymsMapped, KsymBlob, Ksyms, TextRanges, KSYM_NAME_LEN};
-use symblob_fuzz::gen::{build_blob, GenSymbols};
+use symblob::ksym::{v2, KallsymsMapped, KsymBlob, Ksyms, TextRanges, KSYM_NAME_LEN};
+use symblob_fuzz::gen::{build_blob, GenSymbols, V2_BIT};
 use symblob_fuzz::model::KsymModel;
 
 #[derive(Arbitrary, Debug)]
@@ -23,8 +25,10 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let symbols = input.symbols.symbols();
-    let built = build_blob(&symbols, input.max_tokens);
+    let built = build_blob(&symbols, input.max_tokens & !V2_BIT);
+    let built_v2 = (input.max_tokens & V2_BIT != 0).then(|| build_blob(&symbols, V2_BIT));
     let offset = usize::from(input.offset % 8);
+    let buf_v2 = built_v2.map(|b| symblob_fuzz::at_offset(&b, offset));
     let buf = symblob_fuzz::at_offset(&built, offset);
     let blob = KsymBlob::parse(&buf[offset..]).expect("a built blob parses");
     blob.validate().expect("a built blob validates");
@@ -62,6 +66,33 @@ fuzz_target!(|input: Input| {
     }
     assert_eq!(blob.lookup_name("not a stored name\u{1}"), None);
 
+    // The v2 blob of the same symbols: the same orders, dump and name answers.
+    let blob_v2 = buf_v2.as_ref().map(|buf| {
+        let blob = v2::Blob::parse(&buf[offset..]).expect("a built v2 blob parses");
+        assert_eq!(blob.len(), model.len);
+        let mut dump_v2 = String::new();
+        blob.dump(&mut dump_v2).unwrap();
+        assert_eq!(dump_v2, expected_dump);
+        for (i, (entry, (a, k, n))) in blob.symbols().zip(&expected).enumerate() {
+            assert_eq!((entry.index, entry.address, entry.kind), (i, *a, *k));
+            assert!(entry.name == *n);
+            assert_eq!(blob.symbol_by_rank(blob.rank_of(i).unwrap()), Some(entry));
+        }
+        let by_name_v2: Vec<(String, u64)> = blob
+            .symbols_by_name()
+            .map(|e| (e.name.to_string(), e.address))
+            .collect();
+        assert_eq!(by_name_v2, by_name);
+        for (name, &lowest) in &model.by_name {
+            assert_eq!(blob.lookup_name(name), Some(lowest), "{name}");
+            let all: Vec<_> = blob.lookup_name_all(name).map(|e| e.address).collect();
+            let v1_all: Vec<_> = blob_lookup_all(&by_name, name);
+            assert_eq!(all, v1_all, "{name}");
+        }
+        assert_eq!(blob.lookup_name("not a stored name\u{1}"), None);
+        blob
+    });
+
     // Address lookups over one text range around the symbols.
     let (Some(&first), Some(&last)) = (
         model.by_address.keys().next(),
@@ -82,7 +113,7 @@ fuzz_target!(|input: Input| {
         queries.extend([a.wrapping_sub(1), a, a.wrapping_add(1), a.wrapping_add(7)]);
     }
     queries.extend([start, end - 1, end]);
-    for q in queries {
+    for &q in &queries {
         let got = ksyms.lookup_address(q).map(|s| {
             (
                 s.index,
@@ -97,6 +128,46 @@ fuzz_target!(|input: Input| {
             .lookup_address(q, start, end)
             .map(|m| (m.index, m.address, m.size, m.offset, m.kind, m.name));
         assert_eq!(got, want, "lookup_address({q:#x})");
+    }
+    // v2 answers every address as v1 does, one at a time, batched and as return
+    // addresses.
+    if let Some(blob_v2) = blob_v2 {
+        let ranges = TextRanges::single(start, end).unwrap();
+        let bias = input.probes.first().copied().unwrap_or(0);
+        for bias in [0, bias] {
+            let one = Ksyms::new(blob, ranges).with_bias(bias);
+            let two = v2::Ksyms::new(blob_v2, ranges).with_bias(bias);
+            for &q in &queries {
+                let q = q.wrapping_add(bias);
+                let got_v1 = one.lookup_address(q).map(|s| {
+                    (
+                        s.index,
+                        s.address,
+                        s.size,
+                        s.offset,
+                        s.kind,
+                        s.name.to_string(),
+                    )
+                });
+                let got_v2 = two.lookup_address(q).map(|s| {
+                    (
+                        s.index,
+                        s.address,
+                        s.size,
+                        s.offset,
+                        s.kind,
+                        s.name.to_string(),
+                    )
+                });
+                assert_eq!(got_v2, got_v1, "v2 lookup_address({q:#x}) bias {bias:#x}");
+                let r1 = one.lookup_return_address(q).map(|s| (s.index, s.offset));
+                let r2 = two.lookup_return_address(q).map(|s| (s.index, s.offset));
+                assert_eq!(r2, r1, "v2 lookup_return_address({q:#x})");
+            }
+            two.lookup_address_each(&queries, |i, s| {
+                assert_eq!(s, two.lookup_address(queries[i]));
+            });
+        }
     }
 
     // The drop-in type, with the crate's rules: every name finds its lowest address (the
@@ -128,3 +199,13 @@ fuzz_target!(|input: Input| {
         }
     }
 });
+
+/// The addresses of every symbol named `name`, in name order, from the (name, address)
+/// list of the v1 blob.
+fn blob_lookup_all(by_name: &[(String, u64)], name: &str) -> Vec<u64> {
+    by_name
+        .iter()
+        .filter(|(n, _)| n == name)
+        .map(|&(_, a)| a)
+        .collect()
+}

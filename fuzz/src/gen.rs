@@ -5,7 +5,9 @@
 //! UTF-8 characters), so that token selection, aliases and equal names all happen often.
 
 use arbitrary::Arbitrary;
-use symblob_build::ksym::{build, BuildOptions, FormatVersion, LayoutKind, Symbol, WholeSearchNames};
+use symblob_build::ksym::{
+    build, BuildOptions, FormatVersion, LayoutKind, Symbol, WholeSearchNames,
+};
 use symblob_build::lidia::{LineEntry, RangeSpec};
 
 /// Name prefixes: several names share each, which makes tokens pay off.
@@ -199,10 +201,14 @@ impl GenRanges {
     }
 }
 
+/// The bit of [`build_blob`]'s `max_tokens` that chooses ksym-bin v2.
+pub const V2_BIT: u16 = 0x4000;
+
 /// Builds `symbols` into a ksym-bin blob with at most `max_tokens % 512` tokens (the
 /// builder never uses token id 511), in the plain layout when bit 9 of `max_tokens` is
 /// set and the sized one otherwise; bits 10–13 choose the whole search names (0: the
-/// default, r: the first r − 1 rounds). Generated names are always valid input.
+/// default, r: the first r − 1 rounds); bit 14 builds ksym-bin v2 instead, where none of
+/// the others apply. Generated names are always valid input.
 pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
     let layout = if max_tokens & 0x200 != 0 {
         LayoutKind::Plain
@@ -210,7 +216,11 @@ pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
         LayoutKind::Sized
     };
     let options = BuildOptions {
-        format_version: FormatVersion::V1,
+        format_version: if max_tokens & V2_BIT != 0 {
+            FormatVersion::V2
+        } else {
+            FormatVersion::V1
+        },
         max_tokens: usize::from(max_tokens % 512),
         pad_to: None,
         layout,

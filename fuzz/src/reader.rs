@@ -442,3 +442,161 @@ pub fn cif(bytes: &[u8]) {
         }
     }
 }
+
+/// ksym-bin v2 on any bytes: [`v2::Blob::open`] (O(1)) and [`v2::Blob::parse`] agree,
+/// `validate` gives `parse`'s verdict, and every accessor stays total and bounded on a
+/// blob that only opens. On a blob that validates, the accessors agree with each other
+/// as [`ksym`] checks them for v1.
+pub fn ksym_v2(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
+    use symblob::ksym::v2;
+    let full = v2::Blob::parse(bytes);
+    let blob = match v2::Blob::open(bytes) {
+        Ok(blob) => blob,
+        Err(e) => {
+            assert_eq!(full.err(), Some(e), "parse fails as open does");
+            return;
+        }
+    };
+    assert_eq!(blob.validate().err(), full.err());
+    let validated = full.is_ok();
+    let n = blob.len();
+    assert_eq!(blob.is_empty(), n == 0);
+    assert!(blob.used_size() <= bytes.len());
+    let _ = (blob.base(), blob.multi_byte_codes());
+    assert!(blob.symbol(n).is_none() && blob.symbol_by_rank(n).is_none());
+    assert!(blob.address(n).is_none() && blob.rank_of(n).is_none());
+    assert!(blob.index_of_rank(n).is_none());
+
+    assert_eq!(blob.symbols().len(), n);
+    assert!(blob.symbols().count() <= n);
+    assert!(blob.symbols().rev().count() <= n);
+    assert!(blob.symbols_by_name().count() <= n);
+    let mut sink = CountingSink::default();
+    let _ = blob.dump(&mut sink);
+
+    let mut previous: Option<v2::Entry<'_>> = None;
+    for entry in blob.symbols().take(PER_ENTRY_LIMIT) {
+        assert!(entry.index < n);
+        check_name_v2(&entry.name);
+        let own: Vec<u8> = entry.name.bytes().collect();
+        let lowest = blob.lookup_name(&own);
+        let all: Vec<_> = blob.lookup_name_all(&own).collect();
+        if validated {
+            if let Some(p) = previous {
+                assert!(p.address <= entry.address);
+            }
+            let rank = blob.rank_of(entry.index).expect("every index has a rank");
+            assert_eq!(blob.index_of_rank(rank), Some(entry.index));
+            assert_eq!(blob.symbol_by_rank(rank), Some(entry));
+            assert!(all
+                .iter()
+                .all(|e| e.name.cmp_bytes(&own) == Ordering::Equal));
+            assert!(all.iter().any(|e| e.index == entry.index));
+            let expected = blob
+                .symbols()
+                .filter(|e| e.name.cmp_bytes(&own) == Ordering::Equal)
+                .map(|e| e.address)
+                .min();
+            assert_eq!(lowest, expected);
+            assert_eq!(lowest, all.iter().map(|e| e.address).min());
+        }
+        previous = Some(entry);
+    }
+    if validated {
+        // Name order is sorted by (name, address).
+        let by_name: Vec<_> = blob.symbols_by_name().take(PER_ENTRY_LIMIT).collect();
+        for w in by_name.windows(2) {
+            let a: Vec<u8> = w[0].name.bytes().collect();
+            assert_ne!(w[1].name.cmp_bytes(&a), Ordering::Less);
+        }
+    }
+    for name in names {
+        let lowest = blob.lookup_name(name);
+        let all: Vec<_> = blob.lookup_name_all(name).collect();
+        assert!(all.len() <= n);
+        if validated {
+            assert_eq!(lowest, all.iter().map(|e| e.address).min());
+        }
+    }
+
+    let stored: Vec<u64> = blob
+        .symbols()
+        .take(PER_ENTRY_LIMIT)
+        .map(|e| e.address)
+        .collect();
+    let mut queries: Vec<u64> = probes.to_vec();
+    for a in &stored {
+        queries.extend([a.wrapping_sub(1), *a, a.wrapping_add(1)]);
+    }
+    for ranges in &text_ranges(probes, &stored) {
+        let Ok(ranges) = TextRanges::new(ranges) else {
+            continue;
+        };
+        for bias in [0, probes.first().copied().unwrap_or(0)] {
+            let ksyms = v2::Ksyms::new(blob, ranges).with_bias(bias);
+            for &q in &queries {
+                let found = ksyms.lookup_address(q);
+                let ret = ksyms.lookup_return_address(q.wrapping_add(1));
+                if let Some(sym) = found {
+                    assert!(sym.index < n);
+                    let mut sink = CountingSink::default();
+                    write!(sink, "{sym}").expect("a counting sink never fails");
+                    if validated {
+                        check_lookup_v2(&blob, &ksyms, q, &sym);
+                    }
+                }
+                if validated && q != u64::MAX {
+                    let expected = found.map(|mut s| {
+                        s.offset += 1;
+                        s
+                    });
+                    assert_eq!(ret, expected);
+                }
+            }
+            ksyms.lookup_address_each(&queries, |i, s| {
+                if validated {
+                    assert_eq!(s, ksyms.lookup_address(queries[i]));
+                }
+            });
+        }
+    }
+}
+
+/// A v2 address lookup on a valid blob: the symbol starts at or before the address, the
+/// offset lies inside the size, the index is the first alias.
+fn check_lookup_v2(
+    blob: &symblob::ksym::v2::Blob<'_>,
+    ksyms: &symblob::ksym::v2::Ksyms<'_>,
+    addr: u64,
+    sym: &symblob::ksym::v2::Symbol<'_>,
+) {
+    let entry = blob.symbol(sym.index).expect("lookup index is in bounds");
+    assert_eq!(entry.address, sym.address.wrapping_sub(ksyms.bias()));
+    assert_eq!(sym.offset, addr.wrapping_sub(sym.address));
+    assert!(sym.offset < sym.size, "{sym:?} at {addr:#x}");
+    assert!(ksyms.ranges().find(addr).is_some());
+    if let Some(before) = sym.index.checked_sub(1) {
+        let prev = blob.address(before).expect("in bounds");
+        assert!(prev < entry.address, "index is the first alias");
+    }
+    assert_eq!(entry.name, sym.name);
+    assert_eq!(entry.kind, sym.kind);
+}
+
+/// A v2 name's accessors agree with each other (on any blob that opens).
+fn check_name_v2(name: &symblob::ksym::v2::Name<'_>) {
+    let bytes: Vec<u8> = name.bytes().collect();
+    assert_eq!(bytes.len(), name.len());
+    assert_eq!(name.is_empty(), bytes.is_empty());
+    assert_eq!(name.cmp_bytes(&bytes), Ordering::Equal);
+    assert!(name.starts_with(&bytes[..bytes.len() / 2]));
+    assert!(*name == bytes[..]);
+    let mut buf = vec![0u8; name.len()];
+    assert_eq!(name.copy_to(&mut buf).ok(), Some(name.len()));
+    assert_eq!(buf, bytes);
+    if !buf.is_empty() {
+        assert!(name.copy_to(&mut buf[1..]).is_err());
+    }
+    let mut sink = CountingSink::default();
+    write!(sink, "{name} {name:?}").expect("a counting sink never fails");
+}

@@ -13,6 +13,7 @@ mod input_names;
 mod json;
 mod ksym;
 mod ksym_elf;
+mod ksym_v2;
 mod lidia;
 mod lidia_debug;
 mod output;

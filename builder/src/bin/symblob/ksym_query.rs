@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde_json::{json, Value};
-use symblob::ksym::{KsymBlob, Ksyms, LayoutKind, TextRanges};
+use symblob::ksym::{LayoutKind, TextRanges};
+use symblob_build::ksym::SegmentSizes;
+use symblob_build::readback::ksym::{AnyKsym, AnyKsyms};
 use symblob_build::{Error, ErrorKind, Location};
 
 use crate::common::{
@@ -80,13 +82,17 @@ pub fn load(path: &Path) -> Result<(String, Vec<u8>)> {
     Ok((name, bytes))
 }
 
-/// Parses a ksym blob, naming the file in errors.
-pub fn parse<'a>(name: &str, bytes: &'a [u8]) -> Result<KsymBlob<'a>> {
-    Ok(KsymBlob::parse(bytes).map_err(|e| {
-        Error::new(e.kind.into(), name, Location::Whole, "")
-            .with_section(e.section)
-            .with_source(e)
-    })?)
+/// Parses (and validates) a ksym blob of either version, naming the file in errors.
+pub fn parse<'a>(name: &str, bytes: &'a [u8]) -> Result<AnyKsym<'a>> {
+    AnyKsym::parse(bytes).map_err(|e| reader_error(name, e))
+}
+
+/// The reader's error `e` about the blob `name`, with its section and offset.
+pub fn reader_error(name: &str, e: symblob::Error) -> crate::common::Failure {
+    Error::new(e.kind.into(), name, Location::Whole, "")
+        .with_section(e.section)
+        .with_source(e)
+        .into()
 }
 
 /// `symblob ksym lookup`.
@@ -100,13 +106,13 @@ pub fn run_lookup(args: LookupArgs) -> Result<Outcome> {
 /// Answers `addresses` (or standard input) from `blob`, with `text` ranges (runtime
 /// addresses; the blob's own by default, moved by the bias).
 pub fn answer_all(
-    blob: KsymBlob<'_>,
+    blob: AnyKsym<'_>,
     text: &[Range<u64>],
     flags: LookupFlags,
     addresses: &[String],
 ) -> Result<Outcome> {
     let mut ranges = if text.is_empty() {
-        symblob_build::readback::ksym::text_ranges(&blob)
+        blob.text_ranges()
             .into_iter()
             .map(|r| r.start.wrapping_add(flags.bias)..r.end.wrapping_add(flags.bias))
             .collect()
@@ -121,7 +127,7 @@ pub fn answer_all(
         let text_ranges = TextRanges::new(&ranges).map_err(|e| {
             Error::new(ErrorKind::InvalidArgument, "--text", Location::Whole, "").with_source(e)
         })?;
-        Some(Ksyms::new(blob, text_ranges).with_bias(flags.bias))
+        Some(blob.ksyms(text_ranges, flags.bias))
     };
     lookups::run(addresses, flags, &NOT_FOUND, |addr, out| {
         answer(ksyms.as_ref(), flags, addr, out)
@@ -137,7 +143,7 @@ const NOT_FOUND: Placeholder = Placeholder {
 
 /// Writes the answer to the address `addr`: text or one JSON line.
 fn answer(
-    ksyms: Option<&Ksyms<'_>>,
+    ksyms: Option<&AnyKsyms<'_>>,
     flags: LookupFlags,
     addr: u64,
     out: &mut dyn Write,
@@ -157,7 +163,7 @@ fn answer(
             &json!({
                 "address": hex(addr),
                 "found": true,
-                "name": sym.name.to_string(),
+                "name": sym.name,
                 "type": char::from(sym.kind).to_string(),
                 "symbol_address": hex(sym.address),
                 "offset": hex(sym.offset),
@@ -172,7 +178,7 @@ fn answer(
 /// Writes what `write` writes about the blob at `path` to standard output.
 fn write_out(
     path: &Path,
-    write: impl FnOnce(&KsymBlob<'_>, &mut dyn Write) -> io::Result<()>,
+    write: impl FnOnce(&AnyKsym<'_>, &mut dyn Write) -> io::Result<()>,
 ) -> Result<()> {
     let (name, bytes) = load(path)?;
     let blob = parse(&name, &bytes)?;
@@ -191,7 +197,8 @@ pub fn run_name(args: NameArgs) -> Result<()> {
             if args.json {
                 let all: Vec<Value> = blob
                     .lookup_name_all(query)
-                    .map(|e| json!({ "address": hex(e.address), "type": char::from(e.kind).to_string() }))
+                    .into_iter()
+                    .map(|(address, kind)| json!({ "address": hex(address), "type": char::from(kind).to_string() }))
                     .collect();
                 let row = json!({ "name": query, "address": found.map(hex), "all": all });
                 write_json_line(out, &row)?;
@@ -209,21 +216,17 @@ pub fn run_name(args: NameArgs) -> Result<()> {
 /// `symblob ksym dump`: streamed, so that `| head` stops it early and memory stays flat.
 pub fn run_dump(args: BlobArgs) -> Result<()> {
     write_out(&args.blob, |blob, out| {
-        for index in 0..blob.len() {
-            if args.json {
-                let Some(entry) = blob.symbol(index) else {
-                    continue;
-                };
-                let row = json!({
-                    "address": hex(entry.address),
-                    "type": char::from(entry.kind).to_string(),
-                    "name": entry.name.to_string(),
-                });
-                write_json_line(out, &row)?;
-            } else if let Some(line) = blob.dump_line(index) {
-                // The /proc/kallsyms line of the reader's `dump`, newline included.
-                write!(out, "{line}")?;
-            }
+        if !args.json {
+            // The /proc/kallsyms lines of the reader's `dump`.
+            return blob.write_dump(out);
+        }
+        for entry in blob.rows() {
+            let row = json!({
+                "address": hex(entry.address),
+                "type": char::from(entry.kind).to_string(),
+                "name": entry.name,
+            });
+            write_json_line(out, &row)?;
         }
         Ok(())
     })
@@ -232,7 +235,10 @@ pub fn run_dump(args: BlobArgs) -> Result<()> {
 /// `symblob ksym info`.
 pub fn run_info(args: BlobArgs) -> Result<()> {
     let (name, bytes) = load(&args.blob)?;
-    let blob = parse(&name, &bytes)?;
+    let blob = match AnyKsym::open(&bytes).map_err(|e| reader_error(&name, e))? {
+        AnyKsym::V1(blob) => blob,
+        AnyKsym::V2(_) => return run_info_v2(&args, &name, &bytes),
+    };
     let layout = blob.layout();
     let n = blob.len() as u64;
     let raw_name_bytes: u64 = blob.symbols().map(|e| e.name.len() as u64).sum();
@@ -268,6 +274,7 @@ pub fn run_info(args: BlobArgs) -> Result<()> {
             .map(|(name, s)| json!({ "segment": name, "offset": s.offset, "size": s.size }))
             .collect();
         return print_json(&json!({
+            "format_version": 1,
             "layout": layout.kind.name(),
             "symbols": n,
             "tokens": blob.token_count(),
@@ -317,4 +324,91 @@ pub fn run_info(args: BlobArgs) -> Result<()> {
         );
     }
     print(&text)
+}
+
+/// `symblob ksym info` of a v2 blob: the v1 keys that mean the same, and the segments of
+/// spec section 4 (they add up to `used_size`).
+fn run_info_v2(args: &BlobArgs, name: &str, bytes: &[u8]) -> Result<()> {
+    let blob = parse_v2(name, bytes)?;
+    let sizes = SegmentSizes::from_header(bytes).unwrap_or_default();
+    let n = blob.len() as u64;
+    let used = blob.used_size() as u64;
+    let validation = blob.validate().map_err(|e| e.to_string());
+    // Names are only read from a blob that validates.
+    let raw_name_bytes: Option<u64> = validation
+        .is_ok()
+        .then(|| blob.symbols().map(|e| e.name.len() as u64).sum());
+    let ratio = match raw_name_bytes {
+        Some(raw) if raw > 0 => sizes.names as f64 / raw as f64,
+        _ => 0.0,
+    };
+    let mut offset = 0;
+    let segments: Vec<(&str, u64, u64)> = sizes
+        .named()
+        .into_iter()
+        .map(|(segment, size)| {
+            offset += size;
+            (segment, offset - size, size)
+        })
+        .collect();
+    if args.json {
+        let segs: Vec<Value> = segments
+            .iter()
+            .map(|(name, offset, size)| json!({ "segment": name, "offset": offset, "size": size }))
+            .collect();
+        return print_json(&json!({
+            "format_version": 2,
+            "symbols": n,
+            "multi_byte_codes": blob.multi_byte_codes(),
+            "base": hex(blob.base()),
+            "used_size": used,
+            "file_size": bytes.len(),
+            "bytes_per_symbol": per_symbol(used, n),
+            "raw_name_bytes": raw_name_bytes,
+            "names_bytes": sizes.names,
+            "names_ratio": ratio,
+            "segments": segs,
+            "valid": validation.is_ok(),
+            "validation_error": validation.err(),
+        }));
+    }
+    let mut text = String::new();
+    let _ = writeln!(text, "format version   2");
+    let _ = writeln!(text, "symbols          {n}");
+    let _ = writeln!(
+        text,
+        "codes            {} multi-byte",
+        blob.multi_byte_codes()
+    );
+    let _ = writeln!(text, "base             {:#x}", blob.base());
+    let _ = writeln!(
+        text,
+        "used size        {used} bytes (file {} bytes)",
+        bytes.len()
+    );
+    let _ = writeln!(text, "bytes/symbol     {:.2}", per_symbol(used, n));
+    if let Some(raw) = raw_name_bytes {
+        let _ = writeln!(
+            text,
+            "names ratio      {ratio:.3} ({} names bytes / {raw} raw name bytes)",
+            sizes.names
+        );
+    }
+    let _ = writeln!(
+        text,
+        "validation       {}",
+        match &validation {
+            Ok(()) => "ok".to_string(),
+            Err(e) => e.clone(),
+        }
+    );
+    for (name, offset, size) in segments {
+        let _ = writeln!(text, "  {name:<20} @{offset:#010x} {size:>10} bytes");
+    }
+    print(&text)
+}
+
+/// Opens a v2 blob (layout checks only: `info` reports what validation finds).
+fn parse_v2<'a>(name: &str, bytes: &'a [u8]) -> Result<symblob::ksym::v2::Blob<'a>> {
+    symblob::ksym::v2::Blob::open(bytes).map_err(|e| reader_error(name, e))
 }

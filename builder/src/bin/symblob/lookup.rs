@@ -5,15 +5,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use symblob::ksym::KsymBlob;
 use symblob_build::lidia::model::write_model;
 use symblob_build::readback::breakpad::{self, looks_like_breakpad};
+use symblob_build::readback::ksym::AnyKsym;
 
 use crate::common::{display_name, read_input, Failure, Outcome, Result};
 use crate::lookups::{self, LookupFlags};
 use symblob::{Detected, Format};
 
-use crate::sniff::{mismatch, Want};
+use crate::sniff::{self, mismatch, Want};
 use crate::{gsym, ksym_query, lidia, symbfile, symbfile_query};
 
 /// Arguments of `symblob lookup`.
@@ -45,7 +45,7 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
         let file = lidia::parse(&args.file, &lidia_bytes)?;
         return lidia::answer_all(&file, args.flags, &args.addresses);
     }
-    match symblob::detect(&bytes) {
+    match sniff::detect(&bytes) {
         Detected::Blob(Format::Lidia) => {
             let file = lidia::parse(&args.file, &bytes)?;
             lidia::answer_all(&file, args.flags, &args.addresses)
@@ -61,7 +61,12 @@ pub fn run(args: LookupArgs) -> Result<Outcome> {
         // A ksym blob has no magic number: bytes whose layout is not a ksym blob's may
         // still be one broken, and its parser says what is wrong.
         Detected::Blob(Format::Ksym) | Detected::Unknown => {
-            let blob = KsymBlob::parse(&bytes).map_err(|e| {
+            // A v2 blob has a magic number: its own errors say what is wrong.
+            if symblob::ksym::Version::detect(&bytes) == symblob::ksym::Version::V2 {
+                let blob = ksym_query::parse(&name, &bytes)?;
+                return ksym_query::answer_all(blob, &[], args.flags, &args.addresses);
+            }
+            let blob = AnyKsym::parse(&bytes).map_err(|e| {
                 Failure::Message(format!(
                     "`{name}` is not a ksym blob, a Lidia file, a symbfile, a GSYM file or a Breakpad file (read as a ksym blob: {e})"
                 ))

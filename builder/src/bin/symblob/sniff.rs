@@ -55,7 +55,7 @@ pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
             ))),
         };
     }
-    match (symblob::detect(bytes), want) {
+    match (detect(bytes), want) {
         (Detected::Blob(Format::Ksym), Want::Ksym | Want::Lookup)
         | (Detected::Blob(Format::Lidia), Want::Lidia | Want::Lookup)
         | (Detected::Blob(Format::Symbfile), Want::Symbfile | Want::Lookup)
@@ -65,6 +65,16 @@ pub fn expect(bytes: &[u8], name: &str, want: Want) -> Result<()> {
         // CIF streams may be base64 text, which can look like anything textual.
         (Detected::SymbolText, Want::Cif) => Ok(()),
         (found, want) => Err(mismatch(found, name, want)),
+    }
+}
+
+/// What `bytes` are, as [`symblob::detect`] says, and a ksym-bin v2 blob (which starts
+/// with its magic number) as a ksym blob.
+pub fn detect(bytes: &[u8]) -> Detected {
+    if symblob::ksym::Version::detect(bytes) == symblob::ksym::Version::V2 {
+        Detected::Blob(Format::Ksym)
+    } else {
+        symblob::detect(bytes)
     }
 }
 

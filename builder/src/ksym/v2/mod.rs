@@ -106,6 +106,50 @@ impl SegmentSizes {
     pub fn total(&self) -> u64 {
         self.named().iter().map(|&(_, b)| b).sum()
     }
+
+    /// The sizes the header of the v2 blob `bytes` gives (spec section 4), or `None` when
+    /// `bytes` is shorter than the header and `token_ends` or a size overflows. Nothing
+    /// else is checked: open the blob first.
+    pub fn from_header(bytes: &[u8]) -> Option<SegmentSizes> {
+        let at = |offset: usize, len: usize| -> Option<u64> {
+            let field = bytes.get(offset..offset + len)?;
+            Some(field.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
+        };
+        if bytes.len() < HEADER_BYTES {
+            return None;
+        }
+        let header = HEADER_BYTES as u64;
+        let n = at(24, 4)?;
+        let types = at(36, 2)?;
+        // The one-byte fields: shifts, counts and widths.
+        let byte = |offset: usize| at(offset, 1);
+        // ceil(count / 2^shift) and ceil(count · width / 8).
+        let blocks = |count: u64, shift: u64| -> Option<u64> {
+            Some(count.checked_add((1u64 << shift.min(63)) - 1)? >> shift.min(63))
+        };
+        let packed = |count: u64, width: u64| -> Option<u64> {
+            Some(count.checked_mul(width)?.checked_add(7)? / 8)
+        };
+        let token_ends_at = usize::try_from(header + types).ok()?;
+        let token_bytes = at(token_ends_at.checked_add(510)?, 2)?;
+        let address_blocks = blocks(n, byte(39)?)?;
+        let restarts = blocks(n, byte(40)?)?;
+        Some(SegmentSizes {
+            header,
+            types,
+            token_ends: 512,
+            token_bytes,
+            shapes: 2 * byte(38)?,
+            // `first` words of `first_bytes` bytes, then u32 positions.
+            addr_blocks: address_blocks.checked_mul(byte(42)? + 4)?,
+            addr_data: at(32, 4)?,
+            a2n: packed(n, byte(45)? + byte(44)?)?,
+            restart_keys: restarts.checked_mul(8)?,
+            restart_pos: packed(restarts, byte(47)?)?,
+            names: at(28, 4)?,
+            n2a: packed(n, byte(46)?)?,
+        })
+    }
 }
 
 /// A written v2 blob and what the statistics need.

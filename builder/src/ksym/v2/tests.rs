@@ -76,7 +76,7 @@ impl<'a> Segments<'a> {
             u64::from(h[38]),
         );
         let (a, r) = (1u64 << h[39], 1u64 << h[40]);
-        let (fb, pb, tb, gb, ib, rb) = (h[42], h[43], h[44], h[45], h[46], h[47]);
+        let (fb, tb, gb, ib, rb) = (h[42], h[44], h[45], h[46], h[47]);
         let (na, nr) = (n.div_ceil(a), n.div_ceil(r));
         let packed_len = |count: u64, w: u64| (count * w).div_ceil(8);
         let token_bytes = u16_at(blob, 48 + t as usize + 510);
@@ -278,6 +278,14 @@ fn header_fields_and_sizes_add_up() {
         }
     }
     assert_eq!(seg.base, 0x1000);
+    // The sizes read back from the header are the ones written.
+    assert_eq!(super::SegmentSizes::from_header(b), Some(sizes));
+    for symbols in [vec![], vec![sym(0x42, b'T', "x")]] {
+        let built = build(&symbols, &v2()).unwrap();
+        let read = super::SegmentSizes::from_header(&built.bytes);
+        assert_eq!(read, built.stats.segments_v2);
+    }
+    assert_eq!(super::SegmentSizes::from_header(&b[..47]), None);
     assert_eq!((b[39], b[40], b[41]), (5, 5, 6));
     assert_eq!(seg.get("types"), b"TWt");
     assert_eq!(b[44], 2, "type_bits for 3 types");
