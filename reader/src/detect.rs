@@ -37,7 +37,8 @@ pub enum Detected {
 ///
 /// 1. No bytes: [`Detected::Empty`].
 /// 2. A magic number: ELF (`\x7fELF`), Lidia (`.dia`), symbfile (`symbfile`), GSYM (its
-///    magic in either byte order: `MYSG` or `GSYM`), gzip (`1f 8b`). The magic alone
+///    magic in either byte order: `MYSG` or `GSYM`), ksym-bin v2 (`KSYMBIN2`), gzip
+///    (`1f 8b`). The magic alone
 ///    decides; the format's parser then checks the rest and reports what is wrong with a
 ///    file that only starts right.
 /// 3. ksym-bin, which has no magic number: the segment layout of either ksym layout fits
@@ -97,6 +98,8 @@ fn by_magic(bytes: &[u8]) -> Option<Detected> {
         Some(Detected::Blob(Format::Symbfile))
     } else if starts(&gsym::raw::MAGIC_LE) || starts(&gsym::raw::MAGIC_BE) {
         Some(Detected::Blob(Format::Gsym))
+    } else if starts(&crate::ksym::v2::MAGIC) {
+        Some(Detected::Blob(Format::Ksym))
     } else if starts(&GZIP_MAGIC) {
         Some(Detected::Gzip)
     } else {
@@ -155,6 +158,7 @@ mod tests {
         sized[0] = 40;
         assert_eq!(detect(&sized), Detected::Blob(Format::Ksym));
         assert_eq!(detect(&[0u8; 32]), Detected::Blob(Format::Ksym));
+        assert_eq!(detect(b"KSYMBIN2"), Detected::Blob(Format::Ksym));
         // A count of symbols the bytes cannot hold.
         let mut huge = [0u8; 64];
         huge[7] = 0x10;

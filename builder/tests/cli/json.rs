@@ -203,6 +203,9 @@ fn ksym_build_name_dump_and_info_json() {
         keys(T::Float, &["names_ratio"]),
         keys(T::Object, &["skipped"]),
         keys(T::Array, &["text_ranges"]),
+        keys(T::Uint, &["format_version"]),
+        // The per-segment sizes of a v2 blob; v1 has its fixed layout (`ksym info`).
+        keys(T::Null, &["segments"]),
     ];
     check(&v, &build.concat());
     let skipped = [
@@ -285,6 +288,7 @@ fn ksym_build_name_dump_and_info_json() {
         "file_size",
         "raw_name_bytes",
         "names_bytes",
+        "format_version",
     ];
     let info = [
         keys(T::Str, &["layout"]),
