@@ -1,13 +1,13 @@
 //! The ksym-bin v2 writer (`docs/formats/ksym-bin-v2.md`).
 //!
 //! [`build`](super::build) comes here when [`BuildOptions::format_version`] is
-//! [`FormatVersion::V2`]; the orders are v1's ([`order`](super::order)), so a v1 and a v2
-//! blob of the same symbols hold them in the same address and name orders.
+//! [`FormatVersion::V2`]; the orders are v1's (`ksym::order`), so a v1 and a v2 blob of
+//! the same symbols hold them in the same address and name orders.
 //!
-//! One concern per file: [`names`] front codes the names in name order with restarts,
-//! using the code table of [`codes`] and the shapes of [`shapes`]; [`addrs`] writes the
-//! address blocks; [`links`] the types, `a2n` and `n2a`; [`layout`] the header and the
-//! segments; [`pack`] the bit-packed arrays and ULEB128 all of them use. Every width is the
+//! One concern per file: `names` front codes the names in name order with restarts, using
+//! the code table of `codes` and the shapes of `shapes`; `addrs` writes the address blocks;
+//! `links` the types, `a2n` and `n2a`; `layout` the header and the segments; `pack` the
+//! bit-packed arrays and ULEB128 all of them use. Every width is the
 //! smallest that holds its values, and nothing depends on hashing order or the machine:
 //! the output is byte-for-byte reproducible.
 //!
