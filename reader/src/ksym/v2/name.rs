@@ -143,9 +143,15 @@ impl<'a> Name<'a> {
         }
     }
 
-    /// The length in bytes.
+    /// The length in bytes: what [`for_each_chunk`](Self::for_each_chunk) gives, so that
+    /// every accessor agrees even on a blob that does not validate.
     pub fn len(&self) -> usize {
-        usize::try_from(self.pieces().len).unwrap_or(usize::MAX)
+        let mut len = 0usize;
+        self.for_each_chunk(|chunk| {
+            len = len.wrapping_add(chunk.len());
+            true
+        });
+        len
     }
 
     /// Whether the name is empty (only in a broken blob: builders store no empty name).
