@@ -110,3 +110,26 @@ fn names_longer_than_v1_allows_round_trip() {
     let symbol = ksyms.lookup_address(0x1013).unwrap();
     assert_eq!(symbol.to_string(), format!("{}+0x3/0x10", names[1]));
 }
+
+/// Found by `ksym_parse`: a blob that opens but does not validate, whose entries claim to
+/// share more bytes with the previous name than it has. Every accessor of every name must
+/// still agree with the others (the length once counted bytes the name does not give).
+#[test]
+fn names_of_a_blob_that_does_not_validate_agree_with_themselves() {
+    let bytes = std::fs::read(crate::common::testdata(
+        "fuzz-regressions/ksym_v2/lcp-past-previous-name.bin",
+    ))
+    .unwrap();
+    let blob = v2::Blob::open(&bytes).expect("the layout is sound");
+    assert!(blob.validate().is_err(), "the entries are not");
+    assert!(!blob.is_empty());
+    for entry in blob.symbols().chain(blob.symbols_by_name()) {
+        let name = entry.name;
+        let decoded: Vec<u8> = name.bytes().collect();
+        assert_eq!(name.len(), decoded.len());
+        let mut buf = vec![0u8; name.len()];
+        assert_eq!(name.copy_to(&mut buf), Ok(decoded.len()));
+        assert_eq!(buf, decoded);
+        assert!(name == decoded[..]);
+    }
+}
