@@ -206,7 +206,7 @@ impl Blob<'_> {
                 return Err(err("names", names_at(at), kind));
             }
             if rank > 0 {
-                self.check_order(rank, &head, previous_len)
+                self.check_order(rank, &head)
                     .map_err(|kind| err("names", names_at(at), kind))?;
             }
             if restart {
@@ -227,12 +227,7 @@ impl Blob<'_> {
 
     /// Checks that the name at `rank` follows the one before it: shares exactly `lcp`
     /// bytes with it and sorts after it (equal names by address-order index).
-    fn check_order(
-        &self,
-        rank: usize,
-        head: &super::entries::Head,
-        previous_len: u64,
-    ) -> Result<(), ErrorKind> {
+    fn check_order(&self, rank: usize, head: &super::entries::Head) -> Result<(), ErrorKind> {
         let previous = Name::of_rank(*self, rank.wrapping_sub(1));
         let order = if head.lcp == 0 {
             // A restart (or a name sharing nothing): its codes are the whole name.
@@ -254,7 +249,6 @@ impl Blob<'_> {
             Ordering::Less => Ok(()),
             Ordering::Greater => Err(ErrorKind::Unsorted),
             Ordering::Equal => {
-                let _ = previous_len;
                 let (a, b) = (
                     self.index_of_rank(rank.wrapping_sub(1)),
                     self.index_of_rank(rank),
