@@ -11,6 +11,8 @@
 //! * `index_build`: `SymbfileIndex::new`, the one pass `symblob lookup` makes on open.
 //! * `index_lookup_each`: lookups through the index of 65,536 random addresses inside
 //!   range records (and return pads where no range covers), per address.
+//! * `index_lookup_cached`: the same over 256 of those addresses, repeated: lookups whose
+//!   data stays in the caches (what the decoding costs alone).
 //!
 //! With `SYMBLOB_BENCH_SYMBFILE=FILE` the sweeps and the index benches also run over that
 //! file (group `symbfile_file`), e.g. the range file of a large program.
@@ -209,6 +211,26 @@ fn index(g: &mut BenchmarkGroup<'_, WallTime>, file: &SymbFile<'_>) {
         })
         .collect();
     g.throughput(Throughput::Elements(addrs.len() as u64));
+    // The same lookups over 256 of the addresses, whose records and strings stay in the
+    // caches: what decoding costs without waiting for memory.
+    let cached: Vec<u64> = addrs
+        .iter()
+        .take(256)
+        .copied()
+        .cycle()
+        .take(addrs.len())
+        .collect();
+    g.bench_function("index_lookup_cached", |b| {
+        let mut out = [Range::EMPTY; 256];
+        b.iter(|| {
+            let mut sum = 0u64;
+            for &addr in &cached {
+                let n = index.lookup_ranges(addr, &mut out).unwrap();
+                sum += n as u64;
+            }
+            black_box(sum)
+        })
+    });
     g.bench_function("index_lookup_each", |b| {
         let mut out = [Range::EMPTY; 256];
         b.iter(|| {

@@ -4,6 +4,7 @@
 use super::proto::{Column, Fields, Packed, Value};
 use super::raw::{line_table, range};
 use super::records::{Fail, LINE_TABLE};
+use crate::varint::uleb128_prefix;
 use crate::ErrorKind;
 
 /// A record's line table, read in place: `(offset, line)` rows in wire order with the
@@ -175,6 +176,22 @@ pub(super) fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
     Some((count, sum))
 }
 
+/// A packed column of `u32` values whose sum fits `u32` (offset deltas of any size): its
+/// count and sum, decoded; `None` otherwise (the full decoder then says what is wrong).
+/// The usual path for columns [`packed_small`] does not take.
+#[inline]
+pub(super) fn packed_sum_u32(bytes: &[u8]) -> Option<(u32, u32)> {
+    let (mut count, mut sum) = (0u32, 0u32);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (v, n) = uleb128_prefix(rest).ok()?;
+        sum = sum.checked_add(u32::try_from(v).ok()?)?;
+        count = count.checked_add(1)?;
+        rest = rest.get(n..)?;
+    }
+    Some((count, sum))
+}
+
 /// The number of values in a packed column when every value certainly fits `u32` (at most
 /// four bytes, so below 2^28) and the last one is complete; `None` when the column needs
 /// the full decoder to decide. Counts the final bytes (top bit clear) without decoding.
@@ -243,6 +260,21 @@ mod tests {
                 let (values, n) = decoded.expect("a column of one-byte values decodes");
                 assert_eq!(count as usize, n, "{bytes:?}");
                 assert_eq!(u64::from(sum), values[..n].iter().sum::<u64>(), "{bytes:?}");
+            }
+            match packed_sum_u32(bytes) {
+                Some((count, sum)) => {
+                    let (values, n) = decoded.expect("a column summed as u32 values decodes");
+                    assert_eq!(count as usize, n, "{bytes:?}");
+                    let total = values[..n].iter().map(|&v| u128::from(v)).sum::<u128>();
+                    assert_eq!(u128::from(sum), total, "{bytes:?}");
+                }
+                None => assert!(
+                    decoded.is_none_or(|(values, n)| {
+                        let total = values[..n].iter().map(|&v| u128::from(v)).sum::<u128>();
+                        total > u128::from(u32::MAX)
+                    }),
+                    "{bytes:?}"
+                ),
             }
             if let Some(count) = packed_count_u32(bytes) {
                 let (values, n) = decoded.expect("a column counted as u32 values decodes");

@@ -5,7 +5,7 @@
 //! decodes or reports it; where a fast path answers, it answers as that walk would (the
 //! tests below compare the two on generated bodies).
 
-use super::line_table::{packed_count_u32, packed_small};
+use super::line_table::{packed_count_u32, packed_small, packed_sum_u32};
 use super::raw::{self, line_table, range, wire_type};
 use super::records::{RangeFields, StrField, VaField};
 use crate::varint::uleb128_prefix;
@@ -251,7 +251,7 @@ fn line_table_usual(table: &[u8]) -> Option<(&[u8], &[u8], u32)> {
         }
     }
     let (offsets, lines) = (offsets.unwrap_or(&[]), lines.unwrap_or(&[]));
-    let (rows, _) = packed_small(offsets)?;
+    let (rows, _) = packed_small(offsets).or_else(|| packed_sum_u32(offsets))?;
     (packed_count_u32(lines)? == rows).then_some((offsets, lines, rows))
 }
 

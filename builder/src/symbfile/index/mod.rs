@@ -18,8 +18,8 @@
 //!
 //! # Memory
 //!
-//! 16 bytes per range record plus 8 per two (the tree; 24 for a range of 4 GiB or more or
-//! a record past the file's first 4 GiB), 16 per return pad, and 16 per string of the
+//! 20 bytes per range record (32 in the interval tree: a range of 4 GiB or more, a
+//! record past the file's first 4 GiB, a range that breaks the nesting), 16 per return pad, and 16 per string of the
 //! string tables; the records themselves stay in the file's bytes. On the
 //! range files of real programs this is less than the file (BENCHMARKS.md).
 //!
@@ -47,13 +47,19 @@
 //! # Ok::<(), symblob_build::Error>(())
 //! ```
 
+mod forest;
 mod tree;
 
 use symblob::symbfile::{Head, Range, ReturnPad, StringTable, Strings, SymbFile};
 use symblob::Format;
 
 use crate::Result;
-use tree::{IntervalTree, Packed, Span};
+use forest::Forest;
+use tree::{IntervalTree, Span};
+
+/// Covering ranges a lookup collects before decoding them (an address covered by more
+/// takes a slower path).
+const INLINE_SPANS: usize = 64;
 
 /// A symbfile with its range records in an interval tree and its return pads sorted by
 /// address: lookups without a sweep. Borrows the file's bytes; `Send` and `Sync`, so one
@@ -61,10 +67,11 @@ use tree::{IntervalTree, Packed, Span};
 #[derive(Clone, Debug)]
 pub struct SymbfileIndex<'a> {
     file: SymbFile<'a>,
-    /// The ranges shorter than 4 GiB whose records lie in the first 4 GiB of the file.
-    ranges: IntervalTree<Packed>,
+    /// The ranges that nest, shorter than 4 GiB, with records in the first 4 GiB of the
+    /// file: in every real file, all of them.
+    nested: Forest,
     /// The others.
-    wide: IntervalTree<Span>,
+    others: IntervalTree,
     /// Return pads as `(va, offset)`, sorted (file order among equal VAs).
     pads: Vec<(u64, u64)>,
     /// The string tables in file order.
@@ -85,7 +92,7 @@ impl<'a> SymbfileIndex<'a> {
     /// fail on anywhere in the file (framing, message types, the VA chain, a malformed VA
     /// or length) and on a string table that is not well-formed UTF-8.
     pub fn new(file: SymbFile<'a>) -> Result<Self> {
-        let (mut spans, mut wide) = (Vec::new(), Vec::new());
+        let mut spans = Vec::new();
         let mut pads = Vec::new();
         let mut tables = Vec::new();
         for head in file.heads() {
@@ -93,17 +100,13 @@ impl<'a> SymbfileIndex<'a> {
                 // A record of length 0 covers nothing.
                 Head::Range { length: 0, .. } => {}
                 Head::Range { offset, va, length } => {
-                    let span = Span {
+                    spans.push(Span {
                         start: va,
                         // Inclusive, so that a range past 2^64 keeps every address it
                         // covers.
                         last: va.saturating_add(length - 1),
                         offset,
-                    };
-                    match Packed::new(span) {
-                        Some(packed) => spans.push(packed),
-                        None => wide.push(span),
-                    }
+                    });
                 }
                 Head::ReturnPad { offset, va } => pads.push((va, offset)),
                 Head::StringTable { offset, table } => {
@@ -127,10 +130,11 @@ impl<'a> SymbfileIndex<'a> {
         // sweep's.
         pads.sort_by_key(|&(va, _)| va);
         pads.shrink_to_fit();
+        let (nested, others) = Forest::new(spans);
         Ok(SymbfileIndex {
             file,
-            ranges: IntervalTree::new(spans),
-            wide: IntervalTree::new(wide),
+            nested,
+            others: IntervalTree::new(others),
             pads,
             tables,
         })
@@ -143,7 +147,7 @@ impl<'a> SymbfileIndex<'a> {
 
     /// Number of range records indexed (those of length 0, which cover nothing, are not).
     pub fn ranges(&self) -> usize {
-        self.ranges.len() + self.wide.len()
+        self.nested.len() + self.others.len()
     }
 
     /// Number of return-pad records.
@@ -159,8 +163,8 @@ impl<'a> SymbfileIndex<'a> {
             .iter()
             .map(|t| t.strings.capacity() * std::mem::size_of::<&str>())
             .sum();
-        self.ranges.heap_bytes()
-            + self.wide.heap_bytes()
+        self.nested.heap_bytes()
+            + self.others.heap_bytes()
             + self.pads.capacity() * std::mem::size_of::<(u64, u64)>()
             + self.tables.capacity() * std::mem::size_of::<Table<'_>>()
             + tables
@@ -172,11 +176,62 @@ impl<'a> SymbfileIndex<'a> {
     /// value is the number of covering records, which may exceed `out.len()`. Errors are
     /// those of the covering records.
     pub fn lookup_ranges(&self, addr: u64, out: &mut [Range<'a>]) -> Result<usize> {
+        // The covering spans first, then their records: the records' first bytes are read
+        // together, so that the memory system fetches them side by side, before any is
+        // decoded (the lookup is bound by memory latency, not by decoding).
+        let mut spans = [Span::default(); INLINE_SPANS];
+        let mut found = 0usize;
+        let mut collect = |span: &Span| -> Result<(), ()> {
+            *spans.get_mut(found).ok_or(())? = *span;
+            found += 1;
+            Ok(())
+        };
+        let collected = self
+            .nested
+            .covering(addr, &mut collect)
+            .and_then(|()| self.others.covering(addr, &mut collect));
+        if collected.is_err() {
+            return self.lookup_many_ranges(addr, out);
+        }
+        let spans = &mut spans[..found];
+        let bytes = self.file.bytes();
+        let touched = spans.iter().fold(0u8, |t, s| {
+            t ^ usize::try_from(s.offset)
+                .ok()
+                .and_then(|o| bytes.get(o))
+                .copied()
+                .unwrap_or(0)
+        });
+        std::hint::black_box(touched);
+        if found > out.len() {
+            // Keep the records first in the file.
+            spans.sort_unstable_by_key(|s| s.offset);
+        } else {
+            // The forest gives them innermost first: outermost first is (nearly always)
+            // the order of depths asked for.
+            spans.reverse();
+        }
+        for (slot, span) in out.iter_mut().zip(spans.iter()) {
+            *slot = self.range_at(span)?;
+        }
+        let kept = out.get_mut(..found.min(out.len())).unwrap_or_default();
+        if !kept.is_sorted_by_key(|r| (r.depth, r.offset)) {
+            // File order, then depth: the sweep's stable sort by depth of the file-order
+            // list.
+            kept.sort_unstable_by_key(|r| (r.depth, r.offset));
+        }
+        Ok(found)
+    }
+
+    /// [`Self::lookup_ranges`] for an address covered by more than [`INLINE_SPANS`]
+    /// ranges: each record decoded as its span is found.
+    #[cold]
+    fn lookup_many_ranges(&self, addr: u64, out: &mut [Range<'a>]) -> Result<usize> {
         let mut found = 0usize;
         let mut hit = |span: &Span| -> Result<()> {
             found += 1;
             // Keep the records first in the file: fill `out`, then replace the latest
-            // kept one by an earlier record (the trees yield them in address order).
+            // kept one by an earlier record (they come in no file order).
             let slot = if found <= out.len() {
                 out.get_mut(found - 1)
             } else {
@@ -189,10 +244,9 @@ impl<'a> SymbfileIndex<'a> {
             }
             Ok(())
         };
-        self.ranges.covering(addr, &mut hit)?;
-        self.wide.covering(addr, &mut hit)?;
+        self.nested.covering(addr, &mut hit)?;
+        self.others.covering(addr, &mut hit)?;
         let kept = out.get_mut(..found.min(out.len())).unwrap_or_default();
-        // File order, then depth: the sweep's stable sort by depth of the file-order list.
         kept.sort_unstable_by_key(|r| (r.depth, r.offset));
         Ok(found)
     }

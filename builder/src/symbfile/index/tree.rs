@@ -1,6 +1,7 @@
 //! A static interval tree over a sorted array: which of a file's range records cover an
 //! address, in O(log n + answers), for any set of ranges (nested, overlapping, identical,
-//! as long as the whole address space).
+//! as long as the whole address space). The index keeps here the ranges its
+//! [`Forest`](super::forest::Forest) cannot take.
 //!
 //! This is the implicit augmented tree of Heng Li's cgranges: the entries are sorted by
 //! start and the array itself is the tree. Entry `i` sits at level `k` = the number of
@@ -9,15 +10,11 @@
 //! that ends before the address. Leaves need no such field (their own end is their
 //! subtree's), so the tree costs its entries plus 8 bytes per inner node.
 //!
-//! Entries are [`Packed`] (16 bytes) when the range is shorter than 4 GiB and its record
-//! lies in the first 4 GiB of the file, as in every real file; [`Span`] (24 bytes)
-//! otherwise, in a second tree.
-//!
 //! Ends are inclusive (`last`), so that a range reaching the top of the address space
 //! (`va + length` past 2^64) is kept whole, as the sweep reads it.
 
 /// One range: `[start, last]` and the offset of its record in the file.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Span {
     /// First address covered.
     pub start: u64,
@@ -27,60 +24,10 @@ pub struct Span {
     pub offset: u64,
 }
 
-/// A [`Span`] in 16 bytes: its extent and offset in 32 bits each.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Packed {
-    start: u64,
-    /// `last − start`.
-    extent: u32,
-    offset: u32,
-}
-
-impl Packed {
-    /// `span` packed, if its extent and offset fit 32 bits.
-    pub fn new(span: Span) -> Option<Self> {
-        Some(Packed {
-            start: span.start,
-            extent: u32::try_from(span.last.checked_sub(span.start)?).ok()?,
-            offset: u32::try_from(span.offset).ok()?,
-        })
-    }
-}
-
-/// What the tree stores of a range.
-pub trait Entry: Copy {
-    /// The range.
-    fn span(&self) -> Span;
-    /// Its first address (what the entries are sorted by).
-    fn start(&self) -> u64;
-}
-
-impl Entry for Span {
-    fn span(&self) -> Span {
-        *self
-    }
-    fn start(&self) -> u64 {
-        self.start
-    }
-}
-
-impl Entry for Packed {
-    fn span(&self) -> Span {
-        Span {
-            start: self.start,
-            last: self.start + u64::from(self.extent),
-            offset: u64::from(self.offset),
-        }
-    }
-    fn start(&self) -> u64 {
-        self.start
-    }
-}
-
 /// The entries, sorted by start, and the subtree maxima of the inner nodes.
 #[derive(Clone, Debug)]
-pub struct IntervalTree<E> {
-    spans: Vec<E>,
+pub struct IntervalTree {
+    spans: Vec<Span>,
     /// `max_last[i / 2]`: the largest `last` in the subtree of inner node `i` (odd `i`).
     max_last: Vec<u64>,
     /// Level of the root, `floor(log2(n))`.
@@ -103,13 +50,13 @@ const STACK: usize = 2 * 64 + 2;
 /// descended, as cgranges does (levels 5 and 7 measured no better, BENCHMARKS.md).
 const SCAN_LEVEL: u32 = 3;
 
-impl<E: Entry> IntervalTree<E> {
+impl IntervalTree {
     /// The tree of `spans` (in file order; sorted here by start, file order kept among
     /// equal starts).
-    pub fn new(mut spans: Vec<E>) -> Self {
+    pub fn new(mut spans: Vec<Span>) -> Self {
         // Records come mostly in address order (functions in order, inline children after
         // their parent): the stable sort finds those runs and merges them.
-        spans.sort_by_key(E::start);
+        spans.sort_by_key(|s| s.start);
         spans.shrink_to_fit();
         let n = spans.len();
         let mut tree = IntervalTree {
@@ -124,7 +71,7 @@ impl<E: Entry> IntervalTree<E> {
         // built so far at the level below, which stands in for a right child past the
         // end of the array (the tree is complete only when n = 2^k − 1).
         let mut last_node = (n - 1) & !1;
-        let mut last_max = tree.spans[last_node].span().last;
+        let mut last_max = tree.spans[last_node].last;
         let mut level = 1u32;
         while level < usize::BITS && (1usize << level) <= n {
             let half = 1usize << (level - 1);
@@ -136,7 +83,7 @@ impl<E: Entry> IntervalTree<E> {
                 } else {
                     last_max
                 };
-                tree.max_last[node / 2] = tree.spans[node].span().last.max(left).max(right);
+                tree.max_last[node / 2] = tree.spans[node].last.max(left).max(right);
                 node += half << 2;
             }
             // Up to the parent of the rightmost subtree root.
@@ -157,7 +104,7 @@ impl<E: Entry> IntervalTree<E> {
     /// The largest `last` in the subtree of `node`.
     fn max_of(&self, node: usize) -> u64 {
         if node.is_multiple_of(2) {
-            self.spans[node].span().last
+            self.spans[node].last
         } else {
             self.max_last[node / 2]
         }
@@ -170,7 +117,7 @@ impl<E: Entry> IntervalTree<E> {
 
     /// Bytes of memory the tree holds.
     pub fn heap_bytes(&self) -> usize {
-        self.spans.capacity() * std::mem::size_of::<E>()
+        self.spans.capacity() * std::mem::size_of::<Span>()
             + self.max_last.capacity() * std::mem::size_of::<u64>()
     }
 
@@ -200,7 +147,7 @@ impl<E: Entry> IntervalTree<E> {
                 let first = z.node >> z.level << z.level;
                 let end = (first + (1usize << (z.level + 1)) - 1).min(n);
                 for entry in self.spans.get(first..end).unwrap_or(&[]) {
-                    let span = entry.span();
+                    let span = *entry;
                     if span.start > addr {
                         break;
                     }
@@ -226,10 +173,10 @@ impl<E: Entry> IntervalTree<E> {
                     };
                     top += 1;
                 }
-            } else if z.node < n && self.spans[z.node].start() <= addr {
+            } else if z.node < n && self.spans[z.node].start <= addr {
                 // Spans right of the node start at or after it: only if it starts at or
                 // before `addr` can they cover it.
-                let span = self.spans[z.node].span();
+                let span = self.spans[z.node];
                 if addr <= span.last {
                     hit(&span)?;
                 }
@@ -260,7 +207,7 @@ mod tests {
         v
     }
 
-    fn found<E: Entry>(tree: &IntervalTree<E>, addr: u64) -> Vec<u64> {
+    fn found(tree: &IntervalTree, addr: u64) -> Vec<u64> {
         let mut v = Vec::new();
         tree.covering(addr, |s| {
             v.push(s.offset);
@@ -289,10 +236,8 @@ mod tests {
                 spans.push(Span { start, last: start + len, offset: 1000 });
             }
             let tree = IntervalTree::new(spans.clone());
-            let packed = IntervalTree::new(spans.iter().map(|&s| Packed::new(s).unwrap()).collect());
             for addr in 0..=700 {
                 prop_assert_eq!(found(&tree, addr), brute(&spans, addr), "at {}", addr);
-                prop_assert_eq!(found(&packed, addr), brute(&spans, addr), "at {}", addr);
             }
         }
     }
@@ -320,10 +265,6 @@ mod tests {
         for addr in [0, 1, u64::MAX - 5, u64::MAX - 4, u64::MAX - 1, u64::MAX] {
             assert_eq!(found(&tree, addr), brute(&spans, addr), "at {addr:#x}");
         }
-        assert_eq!(
-            found(&IntervalTree::<Span>::new(Vec::new()), 5),
-            Vec::<u64>::new()
-        );
-        assert_eq!(Packed::new(spans[1]), None);
+        assert_eq!(found(&IntervalTree::new(Vec::new()), 5), Vec::<u64>::new());
     }
 }
