@@ -7,8 +7,13 @@
 //! address. [`SymbfileIndex::new`] makes that pass once
 //! ([`SymbFile::heads`]: framing, VA chain, lengths, nothing else decoded), keeps
 //! for each record only its address range and the offset of its message, and indexes each
-//! string table's strings. A lookup then finds the covering records in an interval tree
-//! and decodes just those, in place ([`SymbFile::range_at`]).
+//! string table's strings. A lookup then finds the covering records and decodes just
+//! those, in place ([`SymbFile::range_at`]). The ranges of real files nest (a function
+//! holds the calls inlined into it), so they go into a forest where each range links to
+//! the innermost range holding it: one search finds the last range starting at or before
+//! the address, and its chain of parents holds every covering range. Ranges that do not
+//! nest, or that a 16-byte node cannot hold, go into an interval tree, which takes any
+//! set of ranges.
 //!
 //! The answers are the sweep's, exactly: the same records in the same order, with the
 //! same truncation when `out` is short. Like the sweep, a lookup checks the records it
@@ -18,10 +23,12 @@
 //!
 //! # Memory
 //!
-//! 20 bytes per range record (32 in the interval tree: a range of 4 GiB or more, a
-//! record past the file's first 4 GiB, a range that breaks the nesting), 16 per return pad, and 16 per string of the
-//! string tables; the records themselves stay in the file's bytes. On the
-//! range files of real programs this is less than the file (BENCHMARKS.md).
+//! At most 20 bytes per range record in the forest (a 16-byte node, at most one 4-byte
+//! bucket), 28 in the interval tree (a range of 4 GiB or more, a record past the file's
+//! first 4 GiB, a start 4 GiB or more above the lowest, a range that breaks the nesting),
+//! 16 per return pad, and 16 per string of the string tables; the records themselves stay
+//! in the file's bytes. On the range files of real programs this is less than the file
+//! (BENCHMARKS.md).
 //!
 //! # Example
 //!
@@ -211,9 +218,15 @@ impl<'a> SymbfileIndex<'a> {
             // the order of depths asked for.
             spans.reverse();
         }
-        for (slot, span) in out.iter_mut().zip(spans.iter()) {
-            *slot = self.range_at(span)?;
-        }
+        // Decoded straight into `out`, the reader's error converted once.
+        let decode = |out: &mut [Range<'a>]| -> Result<(), symblob::Error> {
+            for (slot, span) in out.iter_mut().zip(spans.iter()) {
+                let strings = self.strings_for(span.offset);
+                *slot = self.file.range_at(span.offset, span.start, strings)?;
+            }
+            Ok(())
+        };
+        decode(out)?;
         let kept = out.get_mut(..found.min(out.len())).unwrap_or_default();
         if !kept.is_sorted_by_key(|r| (r.depth, r.offset)) {
             // File order, then depth: the sweep's stable sort by depth of the file-order
