@@ -11,6 +11,8 @@
 //! * `index_build`: `SymbfileIndex::new`, the one pass `symblob lookup` makes on open.
 //! * `index_lookup_each`: lookups through the index of 65,536 random addresses inside
 //!   range records (and return pads where no range covers), per address.
+//! * `index_lookup_uniform`: lookups of 65,536 addresses uniform over the depth-0 ranges'
+//!   bytes.
 //! * `index_lookup_cached`: the same over 256 of those addresses, repeated: lookups whose
 //!   data stays in the caches (what the decoding costs alone).
 //!
@@ -195,12 +197,15 @@ fn index(g: &mut BenchmarkGroup<'_, WallTime>, file: &SymbFile<'_>) {
     g.bench_function("index_build", |b| {
         b.iter(|| black_box(SymbfileIndex::new(*file).unwrap().ranges()))
     });
-    let mut spans = Vec::new();
+    let (mut spans, mut functions) = (Vec::new(), Vec::new());
     let mut scratch = vec![""; 1 << 20];
     let mut it = file.records(&mut scratch);
     while let Some(r) = it.next().unwrap() {
         if let View::Range(r) = r {
             spans.push((r.va, r.length.max(1)));
+            if r.depth == 0 {
+                functions.push((r.va, r.length.max(1)));
+            }
         }
     }
     let mut rng = Rng::new(7);
@@ -228,6 +233,60 @@ fn index(g: &mut BenchmarkGroup<'_, WallTime>, file: &SymbFile<'_>) {
                 let n = index.lookup_ranges(addr, &mut out).unwrap();
                 sum += n as u64;
             }
+            black_box(sum)
+        })
+    });
+    // Addresses uniform over the functions' bytes (as samples of code that runs evenly
+    // would be): fewer inline frames per address than a random record's.
+    let ends: Vec<u64> = functions
+        .iter()
+        .scan(0u64, |total, &(_, length)| {
+            *total += length;
+            Some(*total)
+        })
+        .collect();
+    let total = ends.last().copied().unwrap_or(1);
+    let uniform: Vec<u64> = (0..addrs.len())
+        .map(|_| {
+            let at = rng.below(total);
+            let i = ends.partition_point(|&end| end <= at);
+            let (va, length) = functions[i];
+            va + (at - (ends[i] - length))
+        })
+        .collect();
+    g.bench_function("index_lookup_uniform", |b| {
+        let mut out = [Range::EMPTY; 256];
+        b.iter(|| {
+            let mut sum = 0u64;
+            for &addr in &uniform {
+                sum += index.lookup_ranges(addr, &mut out).unwrap() as u64;
+            }
+            black_box(sum)
+        })
+    });
+    g.bench_function("index_lookup_uniform_batched", |b| {
+        let mut out = [Range::EMPTY; 256];
+        b.iter(|| {
+            let mut sum = 0u64;
+            index
+                .lookup_ranges_each(&uniform, &mut out, |_, found, _| {
+                    sum += found as u64;
+                    Ok(())
+                })
+                .unwrap();
+            black_box(sum)
+        })
+    });
+    g.bench_function("index_lookup_batched", |b| {
+        let mut out = [Range::EMPTY; 256];
+        b.iter(|| {
+            let mut sum = 0u64;
+            index
+                .lookup_ranges_each(&addrs, &mut out, |_, found, _| {
+                    sum += found as u64;
+                    Ok(())
+                })
+                .unwrap();
             black_box(sum)
         })
     });

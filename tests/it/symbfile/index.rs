@@ -58,20 +58,51 @@ fn pad_of(p: symblob::symbfile::ReturnPad<'_, '_>) -> (u64, ReturnPadRecord) {
     (p.offset, ReturnPadRecord::from(&p))
 }
 
-/// Asserts that the index of `bytes` answers each of `addrs` as the sweep does, with
-/// room for every frame and with room for one; returns how many addresses had an answer.
+/// The batched lookups' answers to `addrs` with room for `room` frames: for each address,
+/// the number of covering records and the frames kept.
+fn batched<'a>(
+    index: &SymbfileIndex<'a>,
+    addrs: &[u64],
+    room: usize,
+) -> Vec<(u64, usize, Vec<Range<'a>>)> {
+    let mut out = vec![Range::EMPTY; room];
+    let mut answers = Vec::new();
+    index
+        .lookup_ranges_each(addrs, &mut out, |addr, found, kept| {
+            answers.push((addr, found, kept.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+    answers
+}
+
+/// Asserts that the index of `bytes` answers each of `addrs` as the sweep does, one
+/// address at a time and batched, with room for every frame and with room for one;
+/// returns how many addresses had an answer.
 fn assert_index_is_the_sweep(name: &str, bytes: &[u8], addrs: &[u64]) -> usize {
     let file = SymbFile::parse(bytes).unwrap();
     let index = SymbfileIndex::new(file).unwrap();
     let mut scratch = vec![""; 1 << 12];
     let mut answered = 0;
-    for &addr in addrs {
+    let (all, first) = (batched(&index, addrs, 256), batched(&index, addrs, 1));
+    assert_eq!(
+        (all.len(), first.len()),
+        (addrs.len(), addrs.len()),
+        "{name}: batched answers"
+    );
+    for (i, &addr) in addrs.iter().enumerate() {
         let mut swept = vec![Range::EMPTY; 256];
         let mut indexed = vec![Range::EMPTY; 256];
         let n = file.lookup_ranges(addr, &mut scratch, &mut swept).unwrap();
         let m = index.lookup_ranges(addr, &mut indexed).unwrap();
         assert_eq!(m, n, "{name} at {addr:#x}: covering records");
         assert_eq!(indexed, swept, "{name} at {addr:#x}: frames");
+        let kept = &swept[..n.min(256)];
+        assert_eq!(
+            (all[i].0, all[i].1, &all[i].2[..]),
+            (addr, n, kept),
+            "{name} at {addr:#x}: batched"
+        );
         // With room for one frame: the first covering record in file order. A sweep
         // with that room is needed only when it may differ from the one above.
         let mut one = [Range::EMPTY; 1];
@@ -81,6 +112,12 @@ fn assert_index_is_the_sweep(name: &str, bytes: &[u8], addrs: &[u64]) -> usize {
                 .unwrap();
         }
         assert_eq!(one[0], swept[0], "{name} at {addr:#x}: room for one frame");
+        let kept = &swept[..n.min(1)];
+        assert_eq!(
+            (first[i].1, &first[i].2[..]),
+            (n, kept),
+            "{name} at {addr:#x}: batched, room for one"
+        );
         let swept = file
             .lookup_return_pad(addr, &mut scratch)
             .unwrap()
@@ -140,6 +177,33 @@ fn write(records: &[Record], window_records: usize) -> Vec<u8> {
         writer.add(r).unwrap();
     }
     writer.finish().unwrap()
+}
+
+/// An address covered by more records than a lookup collects before decoding (deep
+/// inlining, or identical ranges), beside ordinary ones, looked up one at a time and
+/// batched: the same answers as the sweep.
+#[test]
+fn symbfile_index_answers_deeply_covered_addresses_as_the_sweep() {
+    let mut records: Vec<Record> = (0..100u32)
+        .map(|depth| {
+            Record::Range(RangeRecord {
+                va: 0x1000 + u64::from(depth % 50),
+                length: 0x100 - u64::from(depth % 50) * 2,
+                func: format!("f{depth}"),
+                depth,
+                ..RangeRecord::default()
+            })
+        })
+        .collect();
+    records.push(Record::Range(RangeRecord {
+        va: 0x2000,
+        length: 4,
+        func: "g".into(),
+        ..RangeRecord::default()
+    }));
+    let bytes = write(&records, 8);
+    let addrs: Vec<u64> = (0xff0..0x1110).chain(0x1ff0..0x2010).collect();
+    assert_index_is_the_sweep("deep", &bytes, &addrs);
 }
 
 #[test]

@@ -60,6 +60,9 @@ impl Node {
     }
 }
 
+/// Addresses [`Forest::covering_each`] walks side by side.
+pub const LANES: usize = 8;
+
 /// No parent: a range no other range holds.
 const ROOT: u32 = u32::MAX;
 
@@ -163,6 +166,39 @@ impl Forest {
                 hit(&node.span(self.base))?;
             }
             next = (node.parent != ROOT).then_some(node.parent as usize);
+        }
+        Ok(())
+    }
+
+    /// [`Forest::covering`] for several addresses at once (`hit` gets the address's
+    /// position in `addrs`), their walks interleaved a step at a time so that the memory
+    /// system fetches the nodes of different addresses side by side. Each address's ranges
+    /// come innermost first, as from [`Forest::covering`].
+    pub fn covering_each<X>(
+        &self,
+        addrs: &[u64; LANES],
+        mut hit: impl FnMut(usize, &Span) -> Result<(), X>,
+    ) -> Result<(), X> {
+        let mut above = [0u64; LANES];
+        let mut next = [None; LANES];
+        for lane in 0..LANES {
+            if let Some(a) = addrs[lane].checked_sub(self.base) {
+                above[lane] = a;
+                next[lane] = self.last_starting_at_or_before(a);
+            }
+        }
+        let mut walking = true;
+        while walking {
+            walking = false;
+            for lane in 0..LANES {
+                if let Some(node) = next[lane].and_then(|i| self.nodes.get(i)) {
+                    walking = true;
+                    if above[lane] <= node.last() {
+                        hit(lane, &node.span(self.base))?;
+                    }
+                    next[lane] = (node.parent != ROOT).then_some(node.parent as usize);
+                }
+            }
         }
         Ok(())
     }

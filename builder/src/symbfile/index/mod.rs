@@ -61,12 +61,49 @@ use symblob::symbfile::{Head, Range, ReturnPad, StringTable, Strings, SymbFile};
 use symblob::Format;
 
 use crate::Result;
-use forest::Forest;
+use std::convert::Infallible;
+
+use forest::{Forest, LANES};
 use tree::{IntervalTree, Span};
 
 /// Covering ranges a lookup collects before decoding them (an address covered by more
 /// takes a slower path).
-const INLINE_SPANS: usize = 64;
+const INLINE_SPANS: usize = 32;
+
+/// The spans covering one address, collected before any record is decoded.
+#[derive(Clone)]
+struct Covering {
+    spans: [Span; INLINE_SPANS],
+    found: usize,
+    /// More than [`INLINE_SPANS`]: the address takes the slower path.
+    overflowed: bool,
+}
+
+impl Default for Covering {
+    fn default() -> Self {
+        Covering {
+            spans: [Span::default(); INLINE_SPANS],
+            found: 0,
+            overflowed: false,
+        }
+    }
+}
+
+impl Covering {
+    fn push(&mut self, span: &Span) {
+        match self.spans.get_mut(self.found) {
+            Some(slot) => {
+                *slot = *span;
+                self.found += 1;
+            }
+            None => self.overflowed = true,
+        }
+    }
+
+    fn spans(&self) -> &[Span] {
+        &self.spans[..self.found]
+    }
+}
 
 /// A symbfile with its range records in an interval tree and its return pads sorted by
 /// address: lookups without a sweep. Borrows the file's bytes; `Send` and `Sync`, so one
@@ -183,33 +220,72 @@ impl<'a> SymbfileIndex<'a> {
     /// value is the number of covering records, which may exceed `out.len()`. Errors are
     /// those of the covering records.
     pub fn lookup_ranges(&self, addr: u64, out: &mut [Range<'a>]) -> Result<usize> {
-        // The covering spans first, then their records: the records' first bytes are read
-        // together, so that the memory system fetches them side by side, before any is
-        // decoded (the lookup is bound by memory latency, not by decoding).
-        let mut spans = [Span::default(); INLINE_SPANS];
-        let mut found = 0usize;
-        let mut collect = |span: &Span| -> Result<(), ()> {
-            *spans.get_mut(found).ok_or(())? = *span;
-            found += 1;
+        let mut covering = Covering::default();
+        let mut collect = |span: &Span| -> Result<(), Infallible> {
+            covering.push(span);
             Ok(())
         };
-        let collected = self
-            .nested
-            .covering(addr, &mut collect)
-            .and_then(|()| self.others.covering(addr, &mut collect));
-        if collected.is_err() {
-            return self.lookup_many_ranges(addr, out);
+        let Ok(()) = self.nested.covering(addr, &mut collect);
+        let Ok(()) = self.others.covering(addr, &mut collect);
+        self.touch(std::slice::from_ref(&covering));
+        self.answer(addr, &mut covering, out)
+    }
+
+    /// [`Self::lookup_ranges`] of each of `addrs`, in order: `each` gets the address, the
+    /// number of covering records and the records kept in `out`. Faster than one lookup
+    /// at a time: the index walks of eight addresses are interleaved and their records'
+    /// first bytes read together, so that their cache misses overlap.
+    pub fn lookup_ranges_each(
+        &self,
+        addrs: &[u64],
+        out: &mut [Range<'a>],
+        mut each: impl FnMut(u64, usize, &[Range<'a>]) -> Result<()>,
+    ) -> Result<()> {
+        let mut covering: [Covering; LANES] = Default::default();
+        for chunk in addrs.chunks(LANES) {
+            let mut lanes = [0u64; LANES];
+            lanes[..chunk.len()].copy_from_slice(chunk);
+            for c in &mut covering {
+                (c.found, c.overflowed) = (0, false);
+            }
+            let Ok(()) = self.nested.covering_each(&lanes, |lane, span| {
+                covering[lane].push(span);
+                Ok::<(), Infallible>(())
+            });
+            for (lane, &addr) in chunk.iter().enumerate() {
+                let Ok(()) = self.others.covering(addr, |span| {
+                    covering[lane].push(span);
+                    Ok::<(), Infallible>(())
+                });
+            }
+            self.touch(&covering[..chunk.len()]);
+            for (lane, &addr) in chunk.iter().enumerate() {
+                let found = self.answer(addr, &mut covering[lane], out)?;
+                each(addr, found, &out[..found.min(out.len())])?;
+            }
         }
-        let spans = &mut spans[..found];
+        Ok(())
+    }
+
+    /// Reads the first byte of every record in `covering`, together, before any is
+    /// decoded: a lookup is bound by memory latency, and independent reads overlap.
+    fn touch(&self, covering: &[Covering]) {
         let bytes = self.file.bytes();
-        let touched = spans.iter().fold(0u8, |t, s| {
-            t ^ usize::try_from(s.offset)
-                .ok()
-                .and_then(|o| bytes.get(o))
-                .copied()
-                .unwrap_or(0)
+        let spans = covering.iter().flat_map(|c| c.spans());
+        let touched = spans.fold(0u8, |t, s| {
+            let byte = usize::try_from(s.offset).ok().and_then(|o| bytes.get(o));
+            t ^ byte.copied().unwrap_or(0)
         });
         std::hint::black_box(touched);
+    }
+
+    /// The answer of [`Self::lookup_ranges`] from the spans covering `addr`.
+    fn answer(&self, addr: u64, covering: &mut Covering, out: &mut [Range<'a>]) -> Result<usize> {
+        if covering.overflowed {
+            return self.lookup_many_ranges(addr, out);
+        }
+        let found = covering.found;
+        let spans = &mut covering.spans[..found];
         if found > out.len() {
             // Keep the records first in the file.
             spans.sort_unstable_by_key(|s| s.offset);
