@@ -16,7 +16,8 @@ use crate::symbfile::{blob_error, named};
 /// Inline levels kept per address; deeper chains are cut at the outermost levels.
 const MAX_DEPTH: usize = 256;
 
-/// Answers `addresses` (or standard input) from `file`, read from `path`.
+/// Answers `addresses` (or standard input) from `file`, read from `path`, in batches
+/// ([`SymbfileIndex::lookup_ranges_each`] overlaps the memory waits of several addresses).
 pub fn answer_all(
     path: &Path,
     file: SymbFile<'_>,
@@ -25,9 +26,9 @@ pub fn answer_all(
 ) -> Result<Outcome> {
     let index = SymbfileIndex::new(file).map_err(|e| named(path, e))?;
     let mut ranges = vec![Range::EMPTY; MAX_DEPTH];
-    lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
+    lookups::run_batched(addresses, flags, &frames::NO_FRAMES, |addrs, out| {
         // A corrupt record is an error of the whole file, not of this address.
-        answer(&index, flags, addr, &mut ranges, out).unwrap_or_else(|e| {
+        answer(&index, flags, addrs, &mut ranges, out).unwrap_or_else(|e| {
             Err(lookups::input_error(match e.reader_error() {
                 Some(&b) => blob_error(path, b),
                 None => e,
@@ -36,56 +37,97 @@ pub fn answer_all(
     })
 }
 
-/// One answer: the line `symblob lidia lookup` prints, or one JSON line `{address,
-/// source, frames: [{function, file, line, depth, call_file, call_line}]}`. The outer
-/// error is the file's, the inner one writing the answer's.
+/// The answers to `addrs`, in order: each the line `symblob lidia lookup` prints, or one
+/// JSON line `{address, source, frames: [{function, file, line, depth, call_file,
+/// call_line}]}`. The outer error is the file's, the inner one writing the answers'.
 fn answer<'a>(
     index: &SymbfileIndex<'a>,
     flags: LookupFlags,
-    addr: u64,
+    addrs: &[u64],
     ranges: &mut [Range<'a>],
     out: &mut dyn Write,
 ) -> symblob_build::Result<io::Result<()>> {
-    let mut frames = Vec::new();
-    let mut source = "none";
-    if let Some(at) = flags.file_address(addr) {
-        let found = index.lookup_ranges(at, ranges)?;
-        let kept = &ranges[..found.min(ranges.len())];
-        if !kept.is_empty() {
-            source = "ranges";
-            for (i, r) in kept.iter().enumerate() {
-                // The position inside each frame: the call site of the next inner frame,
-                // or for the innermost the address's own line.
-                let (file, line) = match kept.get(i + 1) {
-                    Some(inner) => (inner.call_file.or(r.file), inner.call_line.unwrap_or(0)),
-                    None => (r.file, r.line_at(at).unwrap_or(0)),
-                };
-                frames.push(Frame {
-                    function: r.func.into(),
-                    file: file.unwrap_or("").into(),
-                    line: line.into(),
-                    depth: r.depth.into(),
-                    call_file: r.call_file.unwrap_or("").into(),
-                    call_line: r.call_line.unwrap_or(0).into(),
-                });
-            }
-        } else if let Some(pad) = index.lookup_return_pad(at)? {
-            source = "return_pad";
-            let mut call = ("", 0);
-            for (depth, e) in pad.entries().enumerate() {
-                let (file, line) = (e.file.unwrap_or(""), e.line.unwrap_or(0));
-                frames.push(Frame {
-                    function: e.func.into(),
-                    file: file.into(),
-                    line: line.into(),
-                    depth: depth as u64,
-                    call_file: call.0.into(),
-                    call_line: call.1.into(),
-                });
-                call = (file, line);
-            }
+    // The addresses inside the file, looked up together; the others have no answer.
+    let inside: Vec<u64> = addrs
+        .iter()
+        .filter_map(|&a| flags.file_address(a))
+        .collect();
+    let mut asked = addrs.iter().copied();
+    let mut written = Ok(());
+    let mut write = |addr: u64, frames: &mut Vec<Frame<'_>>, source: &str| {
+        frames.reverse();
+        if written.is_ok() {
+            written = frames::write(out, flags.json, addr, frames, Some(source));
         }
+    };
+    index.lookup_ranges_each(&inside, ranges, |at, _, kept| {
+        for addr in asked.by_ref() {
+            if flags.file_address(addr).is_none() {
+                write(addr, &mut Vec::new(), "none");
+                continue;
+            }
+            let (mut frames, source) = if kept.is_empty() {
+                return_pad_frames(index, at)?
+            } else {
+                (range_frames(kept, at), "ranges")
+            };
+            write(addr, &mut frames, source);
+            break;
+        }
+        Ok(())
+    })?;
+    for addr in asked {
+        write(addr, &mut Vec::new(), "none");
     }
-    frames.reverse();
-    Ok(frames::write(out, flags.json, addr, &frames, Some(source)))
+    Ok(written)
+}
+
+/// The frames of the covering range records `kept` (outermost first) at `at`, outermost
+/// first.
+fn range_frames<'a>(kept: &[Range<'a>], at: u64) -> Vec<Frame<'a>> {
+    kept.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            // The position inside each frame: the call site of the next inner frame, or
+            // for the innermost the address's own line.
+            let (file, line) = match kept.get(i + 1) {
+                Some(inner) => (inner.call_file.or(r.file), inner.call_line.unwrap_or(0)),
+                None => (r.file, r.line_at(at).unwrap_or(0)),
+            };
+            Frame {
+                function: r.func.into(),
+                file: file.unwrap_or("").into(),
+                line: line.into(),
+                depth: r.depth.into(),
+                call_file: r.call_file.unwrap_or("").into(),
+                call_line: r.call_line.unwrap_or(0).into(),
+            }
+        })
+        .collect()
+}
+
+/// The frames of the return pad at `at`, outermost first, and the answer's source
+/// (`none` without a pad).
+fn return_pad_frames<'a>(
+    index: &SymbfileIndex<'a>,
+    at: u64,
+) -> symblob_build::Result<(Vec<Frame<'a>>, &'static str)> {
+    let Some(pad) = index.lookup_return_pad(at)? else {
+        return Ok((Vec::new(), "none"));
+    };
+    let mut frames = Vec::new();
+    let mut call = ("", 0);
+    for (depth, e) in pad.entries().enumerate() {
+        let (file, line) = (e.file.unwrap_or(""), e.line.unwrap_or(0));
+        frames.push(Frame {
+            function: e.func.into(),
+            file: file.into(),
+            line: line.into(),
+            depth: depth as u64,
+            call_file: call.0.into(),
+            call_line: call.1.into(),
+        });
+        call = (file, line);
+    }
+    Ok((frames, "return_pad"))
 }
