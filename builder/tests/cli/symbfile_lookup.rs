@@ -161,3 +161,68 @@ fn symbfile_lookup_of_a_corrupt_record_names_the_file_and_offset() {
         );
     }
 }
+
+/// Answers come as questions arrive, not when a batch is full or the input ends: one
+/// address, a bad line and another address, each answered before the next is written.
+#[test]
+fn symbfile_lookup_answers_each_address_as_it_arrives() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let path = symblib(&format!("{}.ranges.symbfile", crate::symbfile::ELFS[0]));
+    let bytes = std::fs::read(&path).unwrap();
+    let file = SymbFile::parse(&bytes).unwrap();
+    let addrs = dense_addresses(&bytes);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_symblob"))
+        .args(["lookup", s(&path)])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (lines, answers) = mpsc::channel();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let reader = std::thread::spawn(move || {
+        for line in stdout.lines() {
+            if lines.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut next = || {
+        answers
+            .recv_timeout(Duration::from_secs(60))
+            .map(|l| l + "\n")
+    };
+    let (first, second) = (addrs[addrs.len() / 3], addrs[addrs.len() / 2]);
+    for (question, addr) in [
+        ("{first}", Some(first)),
+        ("nonsense", None),
+        ("", Some(second)),
+    ] {
+        let question = match addr {
+            Some(a) => format!("{a:#x}\n"),
+            None => format!("{question}\n"),
+        };
+        stdin.write_all(question.as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let answer = next().expect("an answer before the next question");
+        match addr {
+            Some(a) => {
+                let mut expected = String::new();
+                swept_answer(&file, a, &mut expected);
+                assert_eq!(answer, expected);
+            }
+            None => assert_eq!(answer, "??\t0\n"),
+        }
+    }
+    drop(stdin);
+    assert!(
+        !child.wait().unwrap().success(),
+        "a bad line makes the exit status 1"
+    );
+    reader.join().unwrap();
+}
