@@ -192,7 +192,7 @@ fn symbfile_lookup_answers_each_address_as_it_arrives() {
             }
         }
     });
-    let mut next = || {
+    let next = || {
         answers
             .recv_timeout(Duration::from_secs(60))
             .map(|l| l + "\n")

@@ -212,11 +212,12 @@ enum Line<'a> {
     TooLong(&'a str),
 }
 
+/// What [`run_batched`] does with a question (`None`: answer what is pending), and where
+/// the question came from.
+type Ask<'a> = dyn FnMut(&mut dyn Write, Option<Line<'_>>, &str) -> io::Result<()> + 'a;
+
 /// The standard-input half of [`run`].
-fn from_stdin(
-    out: &mut dyn Write,
-    ask: &mut dyn FnMut(&mut dyn Write, Option<Line<'_>>, &str) -> io::Result<()>,
-) -> Result<()> {
+fn from_stdin(out: &mut dyn Write, ask: &mut Ask<'_>) -> Result<()> {
     let stdin_error = |e| symblob_build::Error::io("<stdin>", e);
     // Answers go to a file: nobody waits for them one by one.
     let interactive = !symblob_build::output::stdout_is_regular_file();
