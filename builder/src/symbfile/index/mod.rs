@@ -15,6 +15,11 @@
 //! nest, or that a 16-byte node cannot hold, go into an interval tree, which takes any
 //! set of ranges.
 //!
+//! [`SymbfileIndex::lookup_ranges_each`] answers many addresses faster than one at a
+//! time: lookups are bound by memory latency, and it interleaves the walks of eight
+//! addresses and reads all their records' first bytes before decoding any, so that their
+//! cache misses overlap.
+//!
 //! The answers are the sweep's, exactly: the same records in the same order, with the
 //! same truncation when `out` is short. Like the sweep, a lookup checks the records it
 //! returns (a corrupt one is an error of that lookup) and nothing else; the pass that
