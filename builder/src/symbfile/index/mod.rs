@@ -62,12 +62,12 @@
 mod forest;
 mod tree;
 
+use std::convert::Infallible;
+
 use symblob::symbfile::{Head, Range, ReturnPad, StringTable, Strings, SymbFile};
 use symblob::Format;
 
 use crate::Result;
-use std::convert::Infallible;
-
 use forest::{Forest, LANES};
 use tree::{IntervalTree, Span};
 
@@ -110,8 +110,9 @@ impl Covering {
     }
 }
 
-/// A symbfile with its range records in an interval tree and its return pads sorted by
-/// address: lookups without a sweep. Borrows the file's bytes; `Send` and `Sync`, so one
+/// A symbfile with its range records indexed (a forest of the ranges that nest, an
+/// interval tree of the others) and its return pads sorted by address: lookups without a
+/// sweep. Borrows the file's bytes; `Send` and `Sync`, so one
 /// index can answer from many threads.
 #[derive(Clone, Debug)]
 pub struct SymbfileIndex<'a> {
