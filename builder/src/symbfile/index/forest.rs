@@ -126,7 +126,7 @@ impl Forest {
         if kept < nodes.len() {
             nodes.truncate(kept);
             nodes.shrink_to_fit();
-            buckets = self::buckets(&nodes, shift);
+            buckets = bucket_table(&nodes, shift);
             others.sort_by_key(|s| s.offset);
         }
         let forest = Forest {
@@ -231,24 +231,12 @@ fn sorted(nodes: Vec<Node>) -> (Vec<Node>, Vec<u32>, u32) {
     while (top >> shift) as usize >= nodes.len().max(1) {
         shift += 1;
     }
-    let bucket = |n: &Node| (n.start >> shift) as usize;
-    let count = bucket(&Node {
-        start: top,
-        ..Node::EMPTY
-    }) + 1;
-    // Fewer than 2^32 nodes (each has a record of at least two bytes in the file's first
-    // 4 GiB).
-    let mut buckets = vec![0u32; count + 1];
-    for n in &nodes {
-        buckets[bucket(n) + 1] += 1;
-    }
-    for k in 1..buckets.len() {
-        buckets[k] += buckets[k - 1];
-    }
+    let buckets = bucket_table(&nodes, shift);
+    // Each bucket's cursor starts at its first place.
     let mut next = buckets.clone();
     let mut out = vec![Node::EMPTY; nodes.len()];
     for n in nodes {
-        let at = &mut next[bucket(&n)];
+        let at = &mut next[(n.start >> shift) as usize];
         out[*at as usize] = n;
         *at += 1;
     }
@@ -262,18 +250,20 @@ fn sorted(nodes: Vec<Node>) -> (Vec<Node>, Vec<u32>, u32) {
     (out, buckets, shift)
 }
 
-/// The bucket table of `nodes` (sorted by start) for `shift`.
-fn buckets(nodes: &[Node], shift: u32) -> Vec<u32> {
-    let top = nodes.last().map_or(0, |n| n.start);
-    let count = (top >> shift) as usize + 1;
-    let mut buckets = Vec::with_capacity(count + 1);
-    for (i, node) in nodes.iter().enumerate() {
-        while buckets.len() <= (node.start >> shift) as usize {
-            buckets.push(i as u32);
-        }
+/// The bucket table of `nodes` for `shift`: bucket `k` holds places
+/// `table[k]..table[k + 1]` of the sorted nodes. `nodes` may be in any order (it counts
+/// them). Fewer than 2^32 nodes: each has a record of at least two bytes in the file's
+/// first 4 GiB.
+fn bucket_table(nodes: &[Node], shift: u32) -> Vec<u32> {
+    let top = nodes.iter().map(|n| n.start).max().unwrap_or(0);
+    let mut table = vec![0u32; (top >> shift) as usize + 2];
+    for n in nodes {
+        table[(n.start >> shift) as usize + 1] += 1;
     }
-    buckets.resize(count + 1, nodes.len() as u32);
-    buckets
+    for k in 1..table.len() {
+        table[k] += table[k - 1];
+    }
+    table
 }
 
 #[cfg(test)]
