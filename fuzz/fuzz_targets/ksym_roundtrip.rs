@@ -114,16 +114,7 @@ fuzz_target!(|input: Input| {
     }
     queries.extend([start, end - 1, end]);
     for &q in &queries {
-        let got = ksyms.lookup_address(q).map(|s| {
-            (
-                s.index,
-                s.address,
-                s.size,
-                s.offset,
-                s.kind,
-                s.name.to_string(),
-            )
-        });
+        let got = answer_v1(ksyms.lookup_address(q));
         let want = model
             .lookup_address(q, start, end)
             .map(|m| (m.index, m.address, m.size, m.offset, m.kind, m.name));
@@ -139,26 +130,8 @@ fuzz_target!(|input: Input| {
             let two = v2::Ksyms::new(blob_v2, ranges).with_bias(bias);
             for &q in &queries {
                 let q = q.wrapping_add(bias);
-                let got_v1 = one.lookup_address(q).map(|s| {
-                    (
-                        s.index,
-                        s.address,
-                        s.size,
-                        s.offset,
-                        s.kind,
-                        s.name.to_string(),
-                    )
-                });
-                let got_v2 = two.lookup_address(q).map(|s| {
-                    (
-                        s.index,
-                        s.address,
-                        s.size,
-                        s.offset,
-                        s.kind,
-                        s.name.to_string(),
-                    )
-                });
+                let got_v1 = answer_v1(one.lookup_address(q));
+                let got_v2 = answer_v2(two.lookup_address(q));
                 assert_eq!(got_v2, got_v1, "v2 lookup_address({q:#x}) bias {bias:#x}");
                 let r1 = one.lookup_return_address(q).map(|s| (s.index, s.offset));
                 let r2 = two.lookup_return_address(q).map(|s| (s.index, s.offset));
@@ -202,6 +175,17 @@ fuzz_target!(|input: Input| {
 
 /// The addresses of every symbol named `name`, in name order, from the (name, address)
 /// list of the v1 blob.
+/// What an address lookup answers: index, address, size, offset, type and name.
+type Answer = Option<(usize, u64, u64, u64, u8, String)>;
+
+fn answer_v1(s: Option<symblob::ksym::Symbol<'_>>) -> Answer {
+    s.map(|s| (s.index, s.address, s.size, s.offset, s.kind, s.name.to_string()))
+}
+
+fn answer_v2(s: Option<v2::Symbol<'_>>) -> Answer {
+    s.map(|s| (s.index, s.address, s.size, s.offset, s.kind, s.name.to_string()))
+}
+
 fn blob_lookup_all(by_name: &[(String, u64)], name: &str) -> Vec<u64> {
     by_name
         .iter()

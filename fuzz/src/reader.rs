@@ -84,10 +84,7 @@ pub fn ksym(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
         .take(PER_ENTRY_LIMIT)
         .map(|e| e.address)
         .collect();
-    let mut queries: Vec<u64> = probes.to_vec();
-    for a in &stored {
-        queries.extend([a.wrapping_sub(1), *a, a.wrapping_add(1)]);
-    }
+    let queries = address_queries(probes, &stored);
     let range_sets = text_ranges(probes, &stored);
     for ranges in &range_sets {
         let Ok(ranges) = TextRanges::new(ranges) else {
@@ -524,10 +521,7 @@ pub fn ksym_v2(bytes: &[u8], probes: &[u64], names: &[&[u8]]) {
         .take(PER_ENTRY_LIMIT)
         .map(|e| e.address)
         .collect();
-    let mut queries: Vec<u64> = probes.to_vec();
-    for a in &stored {
-        queries.extend([a.wrapping_sub(1), *a, a.wrapping_add(1)]);
-    }
+    let queries = address_queries(probes, &stored);
     for ranges in &text_ranges(probes, &stored) {
         let Ok(ranges) = TextRanges::new(ranges) else {
             continue;
@@ -599,4 +593,13 @@ fn check_name_v2(name: &symblob::ksym::v2::Name<'_>) {
     }
     let mut sink = CountingSink::default();
     write!(sink, "{name} {name:?}").expect("a counting sink never fails");
+}
+
+/// The addresses to look up: the probes, and each stored address with its neighbours.
+fn address_queries(probes: &[u64], stored: &[u64]) -> Vec<u64> {
+    let mut queries = probes.to_vec();
+    for &a in stored {
+        queries.extend([a.wrapping_sub(1), a, a.wrapping_add(1)]);
+    }
+    queries
 }
