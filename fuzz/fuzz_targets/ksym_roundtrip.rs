@@ -179,11 +179,29 @@ fuzz_target!(|input: Input| {
 type Answer = Option<(usize, u64, u64, u64, u8, String)>;
 
 fn answer_v1(s: Option<symblob::ksym::Symbol<'_>>) -> Answer {
-    s.map(|s| (s.index, s.address, s.size, s.offset, s.kind, s.name.to_string()))
+    s.map(|s| {
+        (
+            s.index,
+            s.address,
+            s.size,
+            s.offset,
+            s.kind,
+            s.name.to_string(),
+        )
+    })
 }
 
 fn answer_v2(s: Option<v2::Symbol<'_>>) -> Answer {
-    s.map(|s| (s.index, s.address, s.size, s.offset, s.kind, s.name.to_string()))
+    s.map(|s| {
+        (
+            s.index,
+            s.address,
+            s.size,
+            s.offset,
+            s.kind,
+            s.name.to_string(),
+        )
+    })
 }
 
 fn blob_lookup_all(by_name: &[(String, u64)], name: &str) -> Vec<u64> {
