@@ -155,6 +155,8 @@ pub mod lidia;
 pub mod model;
 pub mod output;
 pub mod readback;
+#[cfg(feature = "serve")]
+pub mod serve;
 #[cfg(feature = "size")]
 pub mod size;
 #[cfg(feature = "symbfile")]

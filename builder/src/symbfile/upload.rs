@@ -264,6 +264,18 @@ pub fn publish_paths(root: &Path, executable: FileId, debug_id: FileId) -> (Path
     )
 }
 
+/// The text of `metadata.json` in the download layout: it points at the range file of
+/// `debug_id`.
+pub fn metadata_json(debug_id: FileId) -> String {
+    let metadata = serde_json::json!({
+        "version": 1,
+        "symbolFileReferences": { "dwarfFileID": debug_id.es() },
+    });
+    let mut text = serde_json::to_string_pretty(&metadata).expect("JSON value serializes");
+    text.push('\n');
+    text
+}
+
 /// Writes the download layout for an executable: `metadata.json` under its FileID,
 /// pointing at `debug_id`, and the zstd-compressed range file under `debug_id`. Returns
 /// the two paths written ([`publish_paths`]). `debug_id` is the FileID of the file the
@@ -282,12 +294,7 @@ pub fn publish(
     {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
-    let metadata = serde_json::json!({
-        "version": 1,
-        "symbolFileReferences": { "dwarfFileID": debug_id.es() },
-    });
-    let mut text = serde_json::to_string_pretty(&metadata).expect("JSON value serializes");
-    text.push('\n');
+    let text = metadata_json(debug_id);
     let compressed = zstd::encode_all(ranges, 19).map_err(|e| Error::io(&ranges_path, e))?;
     // Both files are complete before either is put in place, and the range file goes
     // first: a failed publish never leaves metadata pointing at a range file it did not

@@ -26,6 +26,7 @@ mod lidia;
 mod lookup;
 mod lookups;
 mod progress;
+mod serve;
 mod size;
 mod sniff;
 mod sources;
@@ -79,6 +80,9 @@ enum Command {
     /// unwind rules), as Mozilla's `dump_syms` writes them.
     #[command(subcommand)]
     Breakpad(breakpad::Command),
+    /// Run the symbolization service: symbfile uploads (`symbfile push`), symbolize
+    /// requests and the download layout, on a directory or an S3 bucket.
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -92,6 +96,7 @@ fn main() -> ExitCode {
         Command::Symbfile(c) => symbfile::run(c),
         Command::Gsym(c) => gsym::run(c),
         Command::Breakpad(c) => breakpad::run(c),
+        Command::Serve(args) => serve::run(args).map(|()| Outcome::Success),
         Command::Size(c) => size::run(c)
             .map(|()| Outcome::Success)
             .map_err(common::Failure::from),

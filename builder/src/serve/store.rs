@@ -1,0 +1,162 @@
+//! Where the service keeps files: a local directory or an S3 bucket, through
+//! `object_store`. Every object is written by one `put`, which both backends make atomic
+//! (the local one writes a temporary file and renames it; an S3 `PUT` is visible whole
+//! or not at all), so no reader ever sees half a file.
+//!
+//! Layout (`es` = the executable's FileID in ES form):
+//!
+//! | key | what |
+//! |---|---|
+//! | `<es[0:2]>/<es[2:4]>/<es>/metadata.json` | devfiler's pointer to the debug file's ranges (here the same FileID) |
+//! | `<es[0:2]>/<es[2:4]>/<es>/ranges` | the range symbfile, parts joined, zstd-compressed |
+//! | `<es[0:2]>/<es[2:4]>/<es>/ranges.lidia` | the same ranges as a Lidia file, answered in place |
+//! | `<es[0:2]>/<es[2:4]>/<es>/returnpads` | the return-pad symbfile, parts joined, zstd-compressed |
+//! | `uploads/<es>/<kind>/<parts>/<part>` | a received part until its file is complete |
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures::TryStreamExt;
+use object_store::aws::AmazonS3Builder;
+use object_store::local::LocalFileSystem;
+use object_store::path::Path as Key;
+use object_store::prefix::PrefixStore;
+use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
+
+use crate::symbfile::fileid::FileId;
+use crate::{Error, ErrorKind, Location, Result};
+
+/// A store that failed to answer (unreachable, full, refusing): the request gets a 503.
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<object_store::Error> for StoreError {
+    fn from(e: object_store::Error) -> Self {
+        StoreError(format!("the store failed: {e}"))
+    }
+}
+
+/// One object of a listing.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// The key's part after the listed prefix.
+    pub name: String,
+    /// When it was written.
+    pub modified: std::time::SystemTime,
+}
+
+/// The service's store.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<dyn ObjectStore>,
+    describe: String,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe)
+    }
+}
+
+impl Store {
+    /// Opens `spec`: `s3://bucket[/prefix]` (credentials, region and endpoint from the
+    /// usual `AWS_*` environment variables, e.g. `AWS_ENDPOINT` and `AWS_ALLOW_HTTP` for
+    /// a self-hosted server), or a directory, created when missing.
+    pub fn open(spec: &str) -> Result<Store> {
+        if let Some(rest) = spec.strip_prefix("s3://") {
+            let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
+            let bad = |e: object_store::Error| {
+                Error::new(ErrorKind::InvalidArgument, spec, Location::Whole, "").with_source(e)
+            };
+            // A store that does not answer makes requests fail in seconds, not after
+            // the default retries' minutes.
+            let retry = RetryConfig {
+                max_retries: 2,
+                retry_timeout: Duration::from_secs(10),
+                ..RetryConfig::default()
+            };
+            let client = ClientOptions::new()
+                .with_connect_timeout(Duration::from_secs(5))
+                .with_timeout(Duration::from_secs(120));
+            let s3 = AmazonS3Builder::from_env()
+                .with_bucket_name(bucket)
+                .with_retry(retry)
+                .with_client_options(client)
+                .build()
+                .map_err(bad)?;
+            let inner: Arc<dyn ObjectStore> = match prefix.trim_matches('/') {
+                "" => Arc::new(s3),
+                p => Arc::new(PrefixStore::new(s3, p)),
+            };
+            return Ok(Store {
+                inner,
+                describe: spec.to_owned(),
+            });
+        }
+        std::fs::create_dir_all(spec).map_err(|e| Error::io(spec, e))?;
+        let local = LocalFileSystem::new_with_prefix(spec)
+            .map_err(|e| Error::new(ErrorKind::Io, spec, Location::Whole, "").with_source(e))?;
+        Ok(Store {
+            inner: Arc::new(local),
+            describe: spec.to_owned(),
+        })
+    }
+
+    /// The object at `key`, or `None` when there is none.
+    pub async fn get(&self, key: &str) -> std::result::Result<Option<Bytes>, StoreError> {
+        match self.inner.get(&Key::from(key)).await {
+            Ok(found) => Ok(Some(found.bytes().await?)),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Writes `bytes` at `key`, whole or not at all.
+    pub async fn put(&self, key: &str, bytes: Bytes) -> std::result::Result<(), StoreError> {
+        self.inner.put(&Key::from(key), bytes.into()).await?;
+        Ok(())
+    }
+
+    /// Removes `key` (no error when it is already gone).
+    pub async fn delete(&self, key: &str) -> std::result::Result<(), StoreError> {
+        match self.inner.delete(&Key::from(key)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The objects under `prefix` (a folder, without its final `/`).
+    pub async fn list(&self, prefix: &str) -> std::result::Result<Vec<Listed>, StoreError> {
+        let folder = Key::from(prefix);
+        let found: Vec<_> = self.inner.list(Some(&folder)).try_collect().await?;
+        let skip = folder.as_ref().len() + 1;
+        Ok(found
+            .into_iter()
+            .filter_map(|meta| {
+                let name = meta.location.as_ref().get(skip..)?.to_owned();
+                Some(Listed {
+                    name,
+                    modified: meta.last_modified.into(),
+                })
+            })
+            .collect())
+    }
+}
+
+/// The folder of an executable's published files.
+pub fn published_dir(id: FileId) -> String {
+    let es = id.es();
+    format!("{}/{}/{}", &es[0..2], &es[2..4], es)
+}
+
+/// The folder of the received parts of one file kind (`ranges` or `returnpads`).
+pub fn parts_dir(id: FileId, kind: &str) -> String {
+    format!("uploads/{}/{kind}", id.es())
+}

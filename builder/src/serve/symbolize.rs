@@ -1,0 +1,244 @@
+//! `POST /api/symbolize`: the frames of addresses in one executable.
+//!
+//! Request `{"fileID": "<ES form>", "addresses": ["0x…", …], "returnAddress": false}`;
+//! answer `{"fileID": …, "results": [{"address": "0x…", "frames": [{"function", "file",
+//! "line"}, …]}, …]}`, innermost frame first, in the order asked. With `returnAddress`
+//! each address is a return address: the call before it is looked up (the address minus
+//! one), in the return pads first and in the ranges when there is no pad there.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use symblob::lidia::LidiaFile;
+
+use super::cache::Entry;
+use super::reply::{bad_request, Failure, Refused};
+use super::store::published_dir;
+use super::upload::unavailable;
+use super::State;
+use crate::model::ReturnPad;
+use crate::readback;
+use crate::symbfile::fileid::FileId;
+
+/// A parsed request.
+pub struct Request {
+    /// The executable.
+    pub id: FileId,
+    /// The addresses, as asked.
+    pub addresses: Vec<u64>,
+    /// Whether they are return addresses.
+    pub return_address: bool,
+}
+
+impl Request {
+    /// Parses a request body, refusing more than `max_addresses` addresses.
+    pub fn parse(body: &[u8], max_addresses: usize) -> Result<Request, Refused> {
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| bad_request(format!("the body is not JSON: {e}")))?;
+        Request::from_value(&value, max_addresses)
+    }
+
+    /// Reads a request from parsed JSON.
+    pub fn from_value(value: &Value, max_addresses: usize) -> Result<Request, Refused> {
+        let text = value["fileID"]
+            .as_str()
+            .ok_or_else(|| bad_request("`fileID` is missing or not a string"))?;
+        let id = FileId::parse(text)
+            .map_err(|_| bad_request(format!("`fileID` {text:?} is not a FileID")))?;
+        let list = value["addresses"]
+            .as_array()
+            .ok_or_else(|| bad_request("`addresses` is missing or not an array"))?;
+        if list.len() > max_addresses {
+            return Err(Refused::new(
+                Failure::TooLarge,
+                format!(
+                    "{} addresses asked; a request takes at most {max_addresses}",
+                    list.len()
+                ),
+            ));
+        }
+        let addresses = list
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                address(a).ok_or_else(|| {
+                    bad_request(format!(
+                        "`addresses[{i}]` is {a}, not an address (\"0x…\" or a number)"
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let return_address = match &value["returnAddress"] {
+            Value::Null => false,
+            Value::Bool(b) => *b,
+            other => {
+                return Err(bad_request(format!(
+                    "`returnAddress` is {other}, not true or false"
+                )))
+            }
+        };
+        Ok(Request {
+            id,
+            addresses,
+            return_address,
+        })
+    }
+}
+
+/// An address: `"0x…"` hex text or a JSON number.
+fn address(value: &Value) -> Option<u64> {
+    match value {
+        Value::String(s) => {
+            let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
+            u64::from_str_radix(hex, 16).ok()
+        }
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
+/// One frame of an answer.
+#[derive(Serialize)]
+pub struct Frame<'a> {
+    function: Cow<'a, str>,
+    file: Cow<'a, str>,
+    line: u64,
+}
+
+#[derive(Serialize)]
+struct Answer<'a> {
+    address: String,
+    frames: Vec<Frame<'a>>,
+}
+
+#[derive(Serialize)]
+struct Answers<'a> {
+    #[serde(rename = "fileID")]
+    file_id: String,
+    results: Vec<Answer<'a>>,
+}
+
+/// The symbols of `id`: from the cache, or read from the store. `None` when nothing was
+/// uploaded for it.
+pub async fn entry(state: &State, id: FileId) -> Result<Option<Arc<Entry>>, Refused> {
+    if let Some(entry) = state.cache.get(id) {
+        state.metrics.cache_hit();
+        return Ok(Some(entry));
+    }
+    state.metrics.cache_miss();
+    let dir = published_dir(id);
+    let (lidia_key, pads_key) = (format!("{dir}/ranges.lidia"), format!("{dir}/returnpads"));
+    let (lidia, pads) = futures::try_join!(state.store.get(&lidia_key), state.store.get(&pads_key))
+        .map_err(unavailable)?;
+    if lidia.is_none() && pads.is_none() {
+        return Ok(None);
+    }
+    let entry = tokio::task::spawn_blocking(move || load(lidia, pads))
+        .await
+        .map_err(|e| Refused::new(Failure::Internal, e.to_string()))??;
+    let entry = Arc::new(entry);
+    state.cache.insert(id, entry.clone());
+    Ok(Some(entry))
+}
+
+fn load(lidia: Option<bytes::Bytes>, pads: Option<bytes::Bytes>) -> Result<Entry, Refused> {
+    let broken = |what: &str, e: &dyn std::fmt::Display| {
+        Refused::new(
+            Failure::Internal,
+            format!("the stored {what} does not read: {e}"),
+        )
+    };
+    if let Some(bytes) = &lidia {
+        LidiaFile::parse(bytes)
+            .and_then(|l| l.validate())
+            .map_err(|e| broken("Lidia file", &e))?;
+    }
+    let pads = match pads {
+        None => Vec::new(),
+        Some(compressed) => {
+            let bytes = zstd::decode_all(&compressed[..]).map_err(|e| broken("return pads", &e))?;
+            let mut pads = readback::symbfile::read(&bytes, "returnpads")
+                .map_err(|e| broken("return pads", &e))?
+                .return_pads;
+            // Stable: of pads at one address the first uploaded answers.
+            pads.sort_by_key(|p| p.address);
+            pads
+        }
+    };
+    Ok(Entry { lidia, pads })
+}
+
+/// The answer to `request` from `entry`, as JSON text.
+pub fn answer(entry: &Entry, request: &Request) -> Vec<u8> {
+    let lidia = entry.lidia.as_ref().and_then(|b| LidiaFile::parse(b).ok());
+    let looked_up: Vec<Option<u64>> = request
+        .addresses
+        .iter()
+        .map(|&a| {
+            if request.return_address {
+                a.checked_sub(1)
+            } else {
+                Some(a)
+            }
+        })
+        .collect();
+    let mut results: Vec<Answer<'_>> = request
+        .addresses
+        .iter()
+        .map(|&a| Answer {
+            address: format!("{a:#x}"),
+            frames: Vec::new(),
+        })
+        .collect();
+    // Return pads first, for return addresses.
+    let mut pending = Vec::with_capacity(looked_up.len());
+    for (i, at) in looked_up.iter().enumerate() {
+        let Some(at) = *at else { continue };
+        match request
+            .return_address
+            .then(|| pad_at(&entry.pads, at))
+            .flatten()
+        {
+            Some(pad) => results[i].frames = pad_frames(pad),
+            None => pending.push(i),
+        }
+    }
+    if let Some(lidia) = lidia {
+        let addrs: Vec<u64> = pending.iter().filter_map(|&i| looked_up[i]).collect();
+        let text = |s: symblob::lidia::Str<'_>| String::from_utf8_lossy(s.as_bytes()).into_owned();
+        lidia.lookup_each(&addrs, |k, frames| {
+            results[pending[k]].frames = frames
+                .map(|f| Frame {
+                    function: text(f.function).into(),
+                    file: text(f.file).into(),
+                    line: f.line,
+                })
+                .collect();
+        });
+    }
+    let answers = Answers {
+        file_id: request.id.es(),
+        results,
+    };
+    serde_json::to_vec(&answers).unwrap_or_default()
+}
+
+fn pad_at(pads: &[ReturnPad], at: u64) -> Option<&ReturnPad> {
+    let i = pads.partition_point(|p| p.address < at);
+    pads.get(i).filter(|p| p.address == at)
+}
+
+/// A pad's frames, innermost first.
+fn pad_frames(pad: &ReturnPad) -> Vec<Frame<'_>> {
+    pad.frames
+        .iter()
+        .rev()
+        .map(|f| Frame {
+            function: Cow::Borrowed(&f.function),
+            file: Cow::Borrowed(f.file.as_deref().unwrap_or("")),
+            line: u64::from(f.line),
+        })
+        .collect()
+}
