@@ -18,6 +18,7 @@ mod lidia;
 mod lidia_debug;
 mod output;
 mod output_discovered;
+mod serve;
 mod publish_dwarf;
 mod size;
 mod size_chromium;

@@ -2,4 +2,3 @@
 //! (`symblob symbfile push`, HTTP requests).
 
 mod harness;
-mod symbolize;
