@@ -2,3 +2,4 @@
 //! (`symblob symbfile push`, HTTP requests).
 
 mod harness;
+mod symbolize;

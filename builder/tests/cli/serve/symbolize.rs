@@ -1,0 +1,191 @@
+//! Uploads through `symblob symbfile push`, answers through `/api/symbolize`: on the C,
+//! C++, Rust and Go test programs, the service answers every sampled address as
+//! `symblob lookup` answers it on the files that were uploaded, and the download layout
+//! gives the range file back.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use symblob::symbfile::{Record, SymbFile};
+use symblob_build::symbfile::fileid::FileId;
+
+use super::harness::{scratch, Server};
+use crate::common::{ok, s, symblob, testdata};
+
+/// The committed programs: C, C++ and Rust (DWARF), Go (pclntab and DWARF).
+const PROGRAMS: [&str; 4] = [
+    "golden/inputs/c-gcc-dwarf5",
+    "golden/inputs/cpp-gxx",
+    "golden/inputs/rust",
+    "lidia/elf/gohello",
+];
+
+/// Addresses to ask about a symbfile: the start, middle, last byte and end of its range
+/// records (every `step`-th one), or each return pad's return address.
+fn sampled(file: &[u8], limit: usize) -> Vec<u64> {
+    let parsed = SymbFile::parse(file).expect("symbfile");
+    let mut scratch = vec![""; 1 << 16];
+    let mut records = parsed.records(&mut scratch);
+    let mut all = Vec::new();
+    while let Some(record) = records.next().expect("record") {
+        match record {
+            Record::Range(r) if r.depth == 0 => all.extend([
+                r.va,
+                r.va + r.length / 2,
+                r.va + r.length.saturating_sub(1),
+                r.va + r.length,
+            ]),
+            Record::Range(_) => {}
+            Record::ReturnPad(p) => all.push(p.va + 1),
+        }
+    }
+    let step = all.len().div_ceil(limit).max(1);
+    all.into_iter().step_by(step).collect()
+}
+
+/// `(function, file, line)` of each frame of an answer, innermost first.
+fn frames(answer: &Value) -> Vec<(String, String, u64)> {
+    answer["frames"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no frames in {answer}"))
+        .iter()
+        .map(|f| {
+            (
+                f["function"].as_str().unwrap().to_owned(),
+                f["file"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// What `symblob lookup FILE --json [--return-address] ADDRS` answers.
+fn lookup(file: &Path, addrs: &[u64], return_address: bool) -> Vec<Vec<(String, String, u64)>> {
+    let mut cmd = symblob();
+    cmd.args(["lookup", s(file), "--json"]);
+    if return_address {
+        cmd.arg("--return-address");
+    }
+    cmd.args(addrs.iter().map(|a| format!("{a:#x}")));
+    let out = ok(&cmd.output().unwrap());
+    out.lines()
+        .map(|l| frames(&serde_json::from_str(l).unwrap()))
+        .collect()
+}
+
+fn symbolize(
+    server: &Server,
+    es: &str,
+    addrs: &[u64],
+    return_address: bool,
+) -> Vec<Vec<(String, String, u64)>> {
+    let hex: Vec<String> = addrs.iter().map(|a| format!("{a:#x}")).collect();
+    let (status, answer) = server.symbolize(
+        "see-key",
+        &json!({ "fileID": es, "addresses": hex, "returnAddress": return_address }),
+    );
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(answer["fileID"], es);
+    let results = answer["results"].as_array().unwrap();
+    assert_eq!(results.len(), addrs.len());
+    for (r, h) in results.iter().zip(&hex) {
+        assert_eq!(r["address"], *h);
+    }
+    results.iter().map(frames).collect()
+}
+
+#[test]
+fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
+    let (dir, keys) = scratch("symbolize");
+    let store = dir.path().join("store");
+    let server = Server::on_dir(&store, &keys);
+    for program in PROGRAMS {
+        let elf = testdata(program);
+        let name = elf.file_name().unwrap().to_str().unwrap().to_owned();
+        let ranges = dir.path().join(format!("{name}.ranges"));
+        let pads = dir.path().join(format!("{name}.pads"));
+        ok(&symblob()
+            .args([
+                "symbfile",
+                "build",
+                s(&elf),
+                "-o",
+                s(&ranges),
+                "--return-pads",
+                s(&pads),
+                "-q",
+            ])
+            .output()
+            .unwrap());
+        let range_bytes = std::fs::read(&ranges).unwrap();
+        // Parts of about a third of the file: the service joins several.
+        let part = (range_bytes.len() / 3).max(4096).to_string();
+        ok(&symblob()
+            .args(["symbfile", "push", s(&elf), "--endpoint", &server.url])
+            .args(["--ranges", s(&ranges), "--return-pads", s(&pads)])
+            .args(["--max-part-size", &part])
+            .env("SYMBLOB_API_KEY", "up-key")
+            .output()
+            .unwrap());
+        let es = FileId::of_path(&elf).unwrap().es();
+
+        let addrs = sampled(&range_bytes, 400);
+        assert!(addrs.len() > 20, "{name}: {} addresses", addrs.len());
+        let got = symbolize(&server, &es, &addrs, false);
+        let expected = lookup(&ranges, &addrs, false);
+        for ((a, g), e) in addrs.iter().zip(&got).zip(&expected) {
+            assert_eq!(g, e, "{name} at {a:#x}");
+        }
+        assert!(
+            got.iter().filter(|f| !f.is_empty()).count() * 2 > addrs.len(),
+            "{name}: too few answers"
+        );
+
+        // Return addresses: the pads first, the ranges where there is no pad.
+        let mut returns = sampled(&std::fs::read(&pads).unwrap(), 200);
+        returns.extend(addrs.iter().step_by(7).copied());
+        let got = symbolize(&server, &es, &returns, true);
+        let from_pads = lookup(&pads, &returns, true);
+        let from_ranges = lookup(&ranges, &returns, true);
+        for (i, a) in returns.iter().enumerate() {
+            let expected = if from_pads[i].is_empty() {
+                &from_ranges[i]
+            } else {
+                &from_pads[i]
+            };
+            assert_eq!(&got[i], expected, "{name}: return address {a:#x}");
+        }
+
+        // The download layout: metadata naming the file, and the range file joined from
+        // the parts, which is the file pushed.
+        let dir = format!("/{}/{}/{es}", &es[0..2], &es[2..4]);
+        let (status, metadata) = server.get(&format!("{dir}/metadata.json"));
+        assert_eq!(status, 200);
+        let metadata: Value = serde_json::from_slice(&metadata).unwrap();
+        assert_eq!(metadata["symbolFileReferences"]["dwarfFileID"], es.as_str());
+        let (status, compressed) = server.get(&format!("{dir}/ranges"));
+        assert_eq!(status, 200);
+        let joined = zstd::decode_all(&compressed[..]).unwrap();
+        assert!(
+            joined == range_bytes,
+            "{name}: the joined range file is not the file pushed"
+        );
+    }
+    // The parts are gone once joined.
+    let left: Vec<_> = walk(&store.join("uploads"));
+    assert!(left.is_empty(), "parts left: {left:?}");
+}
+
+/// The files under `dir`.
+pub fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
