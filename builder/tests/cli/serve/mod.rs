@@ -2,4 +2,5 @@
 //! (`symblob symbfile push`, HTTP requests).
 
 mod harness;
-mod symbolize;
+mod refusals;
+pub mod symbolize;
