@@ -39,7 +39,7 @@ done
 check "the ksym_from_elf example with --features ksym" --features ksym --example ksym_from_elf
 
 # What the library compiles with no feature, and with `ksym` alone: none of these.
-heavy='gimli|rayon|rayon-core|iced-x86|sha2|serde|serde_core|serde_derive|serde_json|base64|crc32c|clap|indicatif|console|ureq|zstd|csv'
+heavy='gimli|rayon|rayon-core|iced-x86|sha2|serde|serde_core|serde_derive|serde_json|base64|crc32c|clap|indicatif|console|ureq|zstd|csv|tokio|axum|hyper|object_store|reqwest'
 for set in "" ksym; do
   tree=$(cargo tree --locked -p symblob-build --no-default-features ${set:+--features "$set"} \
     -e normal --prefix none)

@@ -52,7 +52,8 @@ pub struct Limits {
     pub max_parts: u32,
     /// Addresses of one symbolize request.
     pub max_addresses: usize,
-    /// Uploads handled at once; more are answered 503 (the client retries).
+    /// Uploads handled at once; more wait for a turn (30 s at most, then 503, which the
+    /// client retries).
     pub max_uploads: usize,
     /// Time one request may take.
     pub timeout: Duration,
@@ -86,6 +87,9 @@ pub struct ServeOptions {
     /// Request limits.
     pub limits: Limits,
 }
+
+/// How long an upload waits for one of the `max_uploads` turns before it is refused.
+const UPLOAD_QUEUE_WAIT: Duration = Duration::from_secs(30);
 
 /// What every request handler shares.
 pub struct State {
@@ -272,12 +276,18 @@ async fn upload(
 ) -> Response {
     let result = async {
         authorize(&state, &headers, peer, Need::Upload)?;
-        let _permit = state.uploads.try_acquire().map_err(|_| {
+        // Uploads over the limit wait for a turn, for a while: a burst is served late
+        // rather than refused, a flood is refused (503, which clients retry).
+        let busy = || {
             Refused::new(
                 Failure::Unavailable,
                 "too many uploads at once; retry later",
             )
-        })?;
+        };
+        let _permit = tokio::time::timeout(UPLOAD_QUEUE_WAIT, state.uploads.acquire())
+            .await
+            .map_err(|_| busy())?
+            .map_err(|_| busy())?;
         upload::receive(&state, kind, &headers, body).await
     };
     match result.await {
@@ -291,10 +301,17 @@ async fn symbolize_handler(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     axum::Extension(RequestId(id)): axum::Extension<RequestId>,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    body: Body,
 ) -> Response {
     let result = async {
         authorize(&state, &headers, peer, Need::Symbolize)?;
+        // Room for the addresses allowed, each a long hex string, and the rest.
+        let limit = state
+            .limits
+            .max_addresses
+            .saturating_mul(64)
+            .saturating_add(64 << 10);
+        let body = upload::read_body(&headers, body, limit).await?;
         let request = symbolize::Request::parse(&body, state.limits.max_addresses)?;
         let entry = symbolize::entry(&state, request.id).await?.ok_or_else(|| {
             Refused::new(

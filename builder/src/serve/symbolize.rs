@@ -9,7 +9,6 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::Value;
 use symblob::lidia::LidiaFile;
 
@@ -99,27 +98,6 @@ fn address(value: &Value) -> Option<u64> {
     }
 }
 
-/// One frame of an answer.
-#[derive(Serialize)]
-pub struct Frame<'a> {
-    function: Cow<'a, str>,
-    file: Cow<'a, str>,
-    line: u64,
-}
-
-#[derive(Serialize)]
-struct Answer<'a> {
-    address: String,
-    frames: Vec<Frame<'a>>,
-}
-
-#[derive(Serialize)]
-struct Answers<'a> {
-    #[serde(rename = "fileID")]
-    file_id: String,
-    results: Vec<Answer<'a>>,
-}
-
 /// The symbols of `id`: from the cache, or read from the store. `None` when nothing was
 /// uploaded for it.
 pub async fn entry(state: &State, id: FileId) -> Result<Option<Arc<Entry>>, Refused> {
@@ -170,75 +148,135 @@ fn load(lidia: Option<bytes::Bytes>, pads: Option<bytes::Bytes>) -> Result<Entry
     Ok(Entry { lidia, pads })
 }
 
-/// The answer to `request` from `entry`, as JSON text.
+/// The answer to `request` from `entry`, as JSON text, written as the lookups go (no
+/// per-address allocation: a request of 1,000 addresses is a few hundred kilobytes of
+/// names and paths copied once).
 pub fn answer(entry: &Entry, request: &Request) -> Vec<u8> {
     let lidia = entry.lidia.as_ref().and_then(|b| LidiaFile::parse(b).ok());
-    let looked_up: Vec<Option<u64>> = request
-        .addresses
-        .iter()
-        .map(|&a| {
-            if request.return_address {
-                a.checked_sub(1)
-            } else {
-                Some(a)
-            }
-        })
-        .collect();
-    let mut results: Vec<Answer<'_>> = request
-        .addresses
-        .iter()
-        .map(|&a| Answer {
-            address: format!("{a:#x}"),
-            frames: Vec::new(),
-        })
-        .collect();
-    // Return pads first, for return addresses.
-    let mut pending = Vec::with_capacity(looked_up.len());
-    for (i, at) in looked_up.iter().enumerate() {
-        let Some(at) = *at else { continue };
-        match request
+    let mut out = Json::with_capacity(256 * request.addresses.len() + 64);
+    out.raw("{\"fileID\":\"");
+    out.raw(&request.id.es());
+    out.raw("\",\"results\":[");
+    // What each address is looked up as; the return pads answer first.
+    let looked_up = |a: u64| {
+        if request.return_address {
+            a.checked_sub(1)
+        } else {
+            Some(a)
+        }
+    };
+    let pad = |a: u64| {
+        let at = looked_up(a)?;
+        request
             .return_address
             .then(|| pad_at(&entry.pads, at))
             .flatten()
-        {
-            Some(pad) => results[i].frames = pad_frames(pad),
-            None => pending.push(i),
-        }
-    }
+    };
+    // The addresses the ranges answer: no pad, and something to look up.
+    let by_ranges = |a: u64| pad(a).is_none() && looked_up(a).is_some();
+    let in_ranges: Vec<u64> = request
+        .addresses
+        .iter()
+        .filter(|&&a| by_ranges(a))
+        .filter_map(|&a| looked_up(a))
+        .collect();
+    let mut asked = request.addresses.iter().copied().enumerate().peekable();
     if let Some(lidia) = lidia {
-        let addrs: Vec<u64> = pending.iter().filter_map(|&i| looked_up[i]).collect();
-        let text = |s: symblob::lidia::Str<'_>| String::from_utf8_lossy(s.as_bytes()).into_owned();
-        lidia.lookup_each(&addrs, |k, frames| {
-            results[pending[k]].frames = frames
-                .map(|f| Frame {
-                    function: text(f.function).into(),
-                    file: text(f.file).into(),
-                    line: f.line,
-                })
-                .collect();
+        lidia.lookup_each(&in_ranges, |_, frames| {
+            write_others(&mut out, &mut asked, &pad, Some(&by_ranges));
+            if let Some((i, a)) = asked.next() {
+                out.start_answer(i, a);
+                for f in frames {
+                    out.frame(
+                        &text(f.function.as_bytes()),
+                        &text(f.file.as_bytes()),
+                        f.line,
+                    );
+                }
+                out.raw("]}");
+            }
         });
     }
-    let answers = Answers {
-        file_id: request.id.es(),
-        results,
-    };
-    serde_json::to_vec(&answers).unwrap_or_default()
+    // The rest: pads, and no frames where there are no ranges to answer from.
+    write_others(&mut out, &mut asked, &pad, None);
+    out.raw("]}");
+    out.0
 }
 
+/// Writes the answers of the next addresses that the ranges do not answer (their return
+/// pads, or no frames), up to the next one they answer (`by_ranges`) or to the end.
+fn write_others<'e>(
+    out: &mut Json,
+    asked: &mut std::iter::Peekable<impl Iterator<Item = (usize, u64)>>,
+    pad: &impl Fn(u64) -> Option<&'e ReturnPad>,
+    by_ranges: Option<&dyn Fn(u64) -> bool>,
+) {
+    while let Some(&(i, a)) = asked.peek() {
+        if by_ranges.is_some_and(|f| f(a)) {
+            return;
+        }
+        let found = pad(a);
+        out.start_answer(i, a);
+        for f in found.map_or(&[][..], |p| &p.frames[..]).iter().rev() {
+            out.frame(
+                &f.function,
+                f.file.as_deref().unwrap_or(""),
+                u64::from(f.line),
+            );
+        }
+        out.raw("]}");
+        asked.next();
+    }
+}
+
+/// Text of a name or path: borrowed when it is UTF-8, as it nearly always is.
+fn text(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(bytes),
+    }
+}
+
+/// The answer's JSON text.
+struct Json(Vec<u8>);
+
+impl Json {
+    fn with_capacity(n: usize) -> Self {
+        Json(Vec::with_capacity(n))
+    }
+
+    fn raw(&mut self, s: &str) {
+        self.0.extend_from_slice(s.as_bytes());
+    }
+
+    /// A JSON string, escaped as serde_json escapes it.
+    fn string(&mut self, s: &str) {
+        // Writing to a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut self.0, s);
+    }
+
+    /// `{"address":"0x…","frames":[`, after a comma unless it is the first answer.
+    fn start_answer(&mut self, i: usize, address: u64) {
+        use std::io::Write as _;
+        if i > 0 {
+            self.0.push(b',');
+        }
+        let _ = write!(self.0, "{{\"address\":\"{address:#x}\",\"frames\":[");
+    }
+
+    fn frame(&mut self, function: &str, file: &str, line: u64) {
+        use std::io::Write as _;
+        if self.0.last() != Some(&b'[') {
+            self.0.push(b',');
+        }
+        self.raw("{\"function\":");
+        self.string(function);
+        self.raw(",\"file\":");
+        self.string(file);
+        let _ = write!(self.0, ",\"line\":{line}}}");
+    }
+}
 fn pad_at(pads: &[ReturnPad], at: u64) -> Option<&ReturnPad> {
     let i = pads.partition_point(|p| p.address < at);
     pads.get(i).filter(|p| p.address == at)
-}
-
-/// A pad's frames, innermost first.
-fn pad_frames(pad: &ReturnPad) -> Vec<Frame<'_>> {
-    pad.frames
-        .iter()
-        .rev()
-        .map(|f| Frame {
-            function: Cow::Borrowed(&f.function),
-            file: Cow::Borrowed(f.file.as_deref().unwrap_or("")),
-            line: u64::from(f.line),
-        })
-        .collect()
 }

@@ -9,8 +9,8 @@
 
 use axum::body::Body;
 use axum::http::HeaderMap;
-use bytes::Bytes;
-use http_body_util::{BodyExt, Limited};
+use bytes::{Bytes, BytesMut};
+use http_body_util::BodyExt;
 
 use super::assemble::{self, FileKind};
 use super::reply::{bad_request, Failure, Refused};
@@ -36,6 +36,9 @@ pub async fn receive(
 ) -> Result<(), Refused> {
     let at = part_headers(headers, state.limits.max_parts)?;
     let bytes = read_body(headers, body, state.limits.max_body).await?;
+    if bytes.is_empty() {
+        return Err(bad_request("the body is empty: a part is a whole symbfile"));
+    }
     // Checking a part decodes every record: off the async threads.
     let checked = bytes.clone();
     tokio::task::spawn_blocking(move || check_part(&checked, kind))
@@ -124,9 +127,14 @@ fn part_headers(headers: &HeaderMap, max_parts: u32) -> Result<PartHeaders, Refu
     Ok(PartHeaders { id, part, parts })
 }
 
-/// The body, refused with 413 as soon as it is known to be over `limit` bytes (from
-/// `Content-Length`, or while it is read).
-async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Refused> {
+/// Bytes of a body over the limit still read (and dropped) before the 413 answer, so that
+/// a client that sends its whole body before reading the answer gets the answer instead of
+/// a broken connection; beyond that the connection is closed.
+const DRAIN: u64 = 64 << 20;
+
+/// The body, refused with 413 when it is over `limit` bytes (declared in
+/// `Content-Length`, or found while reading).
+pub async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Bytes, Refused> {
     let too_large = || {
         Refused::new(
             Failure::TooLarge,
@@ -137,21 +145,27 @@ async fn read_body(headers: &HeaderMap, body: Body, limit: usize) -> Result<Byte
         .get("Content-Length")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
+    let mut body = body;
+    let mut kept = BytesMut::with_capacity(declared.unwrap_or(0).min(limit as u64) as usize);
+    let mut read = 0u64;
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|e| bad_request(format!("the body could not be read: {e}")))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        read += data.len() as u64;
+        if read > limit as u64 {
+            if read > limit as u64 + DRAIN {
+                break;
+            }
+            continue;
+        }
+        kept.extend_from_slice(&data);
+    }
+    if read > limit as u64 || declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let collected = Limited::new(body, limit).collect().await.map_err(|e| {
-        if e.is::<http_body_util::LengthLimitError>() {
-            too_large()
-        } else {
-            bad_request(format!("the body could not be read: {e}"))
-        }
-    })?;
-    let bytes = collected.to_bytes();
-    if bytes.is_empty() {
-        return Err(bad_request("the body is empty: a part is a whole symbfile"));
-    }
-    Ok(bytes)
+    Ok(kept.freeze())
 }
 
 /// Refuses a part that is not a symbfile holding only records of `kind`.

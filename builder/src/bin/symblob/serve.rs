@@ -41,7 +41,8 @@ pub struct ServeArgs {
     /// Most addresses in one symbolize request.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     max_addresses: usize,
-    /// Uploads handled at once; more are answered 503, which `symbfile push` retries.
+    /// Uploads handled at once; more wait up to 30 s for a turn, then get 503, which
+    /// `symbfile push` retries.
     #[arg(long, value_name = "N", default_value_t = 16)]
     max_uploads: usize,
     /// Seconds one request may take.

@@ -2,6 +2,9 @@
 //! (`symblob symbfile push`, HTTP requests).
 
 mod crash;
+mod full_disk;
 mod harness;
+mod load;
+mod memory;
 mod refusals;
 pub mod symbolize;

@@ -144,6 +144,8 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
         // Return addresses: the pads first, the ranges where there is no pad.
         let mut returns = sampled(&std::fs::read(&pads).unwrap(), 200);
         returns.extend(addrs.iter().step_by(7).copied());
+        returns.push(0); // no call before it
+        returns.insert(returns.len() / 2, 0);
         let got = symbolize(&server, &es, &returns, true);
         let from_pads = lookup(&pads, &returns, true);
         let from_ranges = lookup(&ranges, &returns, true);
