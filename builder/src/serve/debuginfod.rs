@@ -10,7 +10,8 @@
 //!    it was looked up and what the servers said.
 //! 2. Otherwise the request joins the build ID's flight ([`Flights`]): requests for the
 //!    same build ID at once wait for one fetch, then find its result (the published
-//!    symbols, or the miss).
+//!    symbols, or the miss). One asking under another FileID (a stripped and an
+//!    unstripped copy of one build) fetches again, for its own FileID.
 //! 3. The fetch asks each server in the order configured, `GET
 //!    <url>/buildid/<hex>/debuginfo`, on a blocking thread (`ureq`, with a time limit per
 //!    request and a size limit on the body, which is written to a temporary file). The
@@ -213,12 +214,21 @@ fn missed(id: FileId, build_id: &BuildId, miss: &Miss) -> Refused {
         Failure::NotFound,
         format!(
             "no symbols for FileID {}: build ID {build_id} was looked up on debuginfod \
-             and not found ({}); asked again in {} s",
+             and not found ({}); {}",
             id.es(),
             miss.why,
-            miss.left.as_secs().max(1),
+            again(miss.left),
         ),
     )
+}
+
+/// When a miss is asked about again, in words.
+fn again(left: Duration) -> String {
+    if left.is_zero() {
+        "asked again at the next request".into()
+    } else {
+        format!("asked again in {} s", left.as_secs().max(1))
+    }
 }
 
 /// What a fetch came to.

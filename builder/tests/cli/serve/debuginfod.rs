@@ -3,18 +3,18 @@
 //! debug files, and answered as `symblob lookup` answers the range file `symblob symbfile
 //! build` makes of the same debug file.
 
+mod server;
+
 use std::collections::BTreeMap;
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use object::{Object, ObjectSection, ObjectSymbol};
 use serde_json::{json, Value};
 use symblob_build::symbfile::FileId;
 
+use self::server::Debuginfod;
 use super::harness::{assert_refused, scratch, Server};
-use crate::common::{ok, run, s, testdata, tool};
+use crate::common::{ok, run, s, testdata};
 
 /// The build ID of `c-stripped`, `c-stripped.debug` (and `c-gcc-dwarf5`).
 const C_BUILD_ID: &str = "cd8b79e6cbad5cde0d1b65aea44219c1b342d49f";
@@ -22,158 +22,6 @@ const C_BUILD_ID: &str = "cd8b79e6cbad5cde0d1b65aea44219c1b342d49f";
 const CPP_BUILD_ID: &str = "37fc5893c15f5b408cf204d72ef04ae2dd507b03";
 /// A build ID no file has.
 const UNKNOWN_BUILD_ID: &str = "00112233445566778899aabbccddeeff00112233";
-
-/// A running `debuginfod` over a folder of debug files; killed when dropped.
-struct Debuginfod {
-    /// `http://127.0.0.1:PORT`.
-    url: String,
-    port: u16,
-    program: PathBuf,
-    child: Child,
-    /// Its files, database and log.
-    dir: tempfile::TempDir,
-}
-
-impl Debuginfod {
-    /// Starts `debuginfod` over copies of `files`, waiting until it serves each of
-    /// `build_ids`; `None` (after `missing_oracle`) when it is not installed.
-    fn start(files: &[&str], build_ids: &[&str]) -> Option<Debuginfod> {
-        let program = tool("debuginfod")?;
-        let dir = tempfile::Builder::new()
-            .prefix("debuginfod-")
-            .tempdir()
-            .unwrap();
-        std::fs::create_dir(dir.path().join("files")).unwrap();
-        for name in files {
-            let to = dir.path().join("files").join(name);
-            std::fs::copy(testdata(&format!("golden/inputs/{name}")), to).unwrap();
-        }
-        let port = free_port();
-        let child = launch(&program, dir.path(), port, "log");
-        let mut server = Debuginfod {
-            url: format!("http://127.0.0.1:{port}"),
-            port,
-            program,
-            child,
-            dir,
-        };
-        for id in build_ids {
-            server.wait_for(id);
-        }
-        Some(server)
-    }
-
-    /// Polls until it serves the debug file of `build_id`: its first scan has indexed it.
-    fn wait_for(&mut self, build_id: &str) {
-        let url = format!("{}/buildid/{build_id}/debuginfo", self.url);
-        let agent = ureq::AgentBuilder::new()
-            .timeout(Duration::from_secs(5))
-            .build();
-        let deadline = Instant::now() + Duration::from_secs(60);
-        loop {
-            if let Ok(r) = agent.get(&url).call() {
-                if r.status() == 200 {
-                    return;
-                }
-            }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                panic!("debuginfod exited ({status}): {}", self.log());
-            }
-            assert!(
-                Instant::now() < deadline,
-                "debuginfod did not index {build_id} in 60 s: {}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// Stops it and waits for it to exit (its port is free again).
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-
-    /// Starts it again on the same port, files and database.
-    fn restart(&mut self, build_id: &str) {
-        self.stop();
-        self.child = launch(&self.program, self.dir.path(), self.port, "log.2");
-        self.wait_for(build_id);
-    }
-
-    /// Its log so far.
-    fn log(&self) -> String {
-        ["log", "log.2"]
-            .iter()
-            .filter_map(|name| std::fs::read_to_string(self.dir.path().join(name)).ok())
-            .collect()
-    }
-
-    /// How many requests for the debug file of `build_id` it has answered (its `-vvv`
-    /// log has a line per request, written once answered).
-    fn asked(&self, build_id: &str) -> usize {
-        let request = format!("GET /buildid/{build_id}/debuginfo ");
-        self.log().lines().filter(|l| l.contains(&request)).count()
-    }
-
-    /// [`Self::asked`] once the count stops changing: the log line of a request comes
-    /// after its answer.
-    fn asked_settled(&self, build_id: &str) -> usize {
-        let mut last = self.asked(build_id);
-        loop {
-            std::thread::sleep(Duration::from_millis(300));
-            let now = self.asked(build_id);
-            if now == last {
-                return now;
-            }
-            last = now;
-        }
-    }
-}
-
-impl Drop for Debuginfod {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// A port free now on 127.0.0.1.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// `debuginfod` on `port` over `dir/files`: one scan at start (no rescans, no grooming),
-/// its database in `dir`, every request logged to `dir/<log>`. No `DEBUGINFOD_URLS`: it
-/// must not forward what it lacks to other servers.
-fn launch(program: &Path, dir: &Path, port: u16, log: &str) -> Child {
-    let log = std::fs::File::create(dir.join(log)).unwrap();
-    Command::new(program)
-        .args([
-            "-p",
-            &port.to_string(),
-            "-F",
-            "-t",
-            "0",
-            "-g",
-            "0",
-            "-c",
-            "1",
-            "-vvv",
-        ])
-        .arg("-d")
-        .arg(dir.join("db.sqlite"))
-        .arg(dir.join("files"))
-        .env_remove("DEBUGINFOD_URLS")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log)
-        .spawn()
-        .expect("spawn debuginfod")
-}
 
 /// `symblob serve` on a fresh store with `debuginfod` as its server.
 fn serve(name: &str, debuginfod: &str) -> (Server, tempfile::TempDir) {
