@@ -8,7 +8,8 @@
 //! `metadata.json`, which devfiler reads first, last. The parts are removed after that.
 //! Joining is deterministic, so two instances that both find the last part write the
 //! same bytes; a crash in between leaves the parts, and the next part received (a retry)
-//! joins them again.
+//! joins them again. [`publish`] is the step after the parts are gathered, also taken by
+//! a range file made from a debug file fetched from debuginfod ([`super::debuginfod`]).
 
 use bytes::Bytes;
 
@@ -71,6 +72,26 @@ pub async fn publish_when_complete(
             None => return Ok(()),
         }
     }
+    publish(state, kind, id, bodies).await?;
+    for part in 0..parts {
+        state
+            .store
+            .delete(&format!("{dir}/{part}"))
+            .await
+            .map_err(unavailable)?;
+    }
+    Ok(())
+}
+
+/// Publishes the file of `kind` for `id` made of `bodies`, each a complete symbfile (the
+/// parts of an upload in order, or one file made here): joined, written in the order that
+/// makes it visible only when whole, and forgotten by the cache.
+pub async fn publish(
+    state: &State,
+    kind: FileKind,
+    id: FileId,
+    bodies: Vec<Bytes>,
+) -> Result<(), Refused> {
     let joined = tokio::task::spawn_blocking(move || join(&bodies, kind))
         .await
         .map_err(|e| Refused::new(Failure::Internal, e.to_string()))??;
@@ -86,13 +107,6 @@ pub async fn publish_when_complete(
         state.store.put(&key, bytes).await.map_err(unavailable)?;
     }
     state.cache.forget(id);
-    for part in 0..parts {
-        state
-            .store
-            .delete(&format!("{dir}/{part}"))
-            .await
-            .map_err(unavailable)?;
-    }
     Ok(())
 }
 
@@ -107,8 +121,8 @@ struct Joined {
 fn join(bodies: &[Bytes], kind: FileKind) -> Result<Joined, Refused> {
     let mut model = Model::default();
     for (part, body) in bodies.iter().enumerate() {
-        // Each part was checked when it came in; a part that fails now was changed in
-        // the store.
+        // Each part was checked when it came in (a part that fails now was changed in the
+        // store), and a file made from a debug file was written by the library.
         let read = readback::symbfile::read(body, "part").map_err(|e| {
             Refused::new(
                 Failure::Internal,

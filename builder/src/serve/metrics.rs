@@ -34,6 +34,59 @@ pub struct Metrics {
     cache_misses: AtomicU64,
     bytes_stored: AtomicU64,
     addresses: AtomicU64,
+    /// Counts of the debuginfod fallback, by [`Fallback`] as index.
+    fallback: [AtomicU64; Fallback::ALL.len()],
+}
+
+/// What one use of the debuginfod fallback ([`super::debuginfod`]) came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fallback {
+    /// The servers were asked for a build ID.
+    Fetch,
+    /// A fetch found a debug file and its symbols were published.
+    Hit,
+    /// A fetch found nothing usable: the build ID is remembered as a miss.
+    Miss,
+    /// A fetch could not ask every server (unreachable, an error, too slow).
+    Failure,
+    /// A request was answered from the miss memory, without asking.
+    RememberedMiss,
+}
+
+impl Fallback {
+    const ALL: [Fallback; 5] = [
+        Fallback::Fetch,
+        Fallback::Hit,
+        Fallback::Miss,
+        Fallback::Failure,
+        Fallback::RememberedMiss,
+    ];
+
+    /// The counter's name and help text.
+    fn describe(self) -> (&'static str, &'static str) {
+        match self {
+            Fallback::Fetch => (
+                "symblob_debuginfod_fetches_total",
+                "Build IDs asked of the debuginfod servers.",
+            ),
+            Fallback::Hit => (
+                "symblob_debuginfod_hits_total",
+                "Fetches whose debug file was published.",
+            ),
+            Fallback::Miss => (
+                "symblob_debuginfod_misses_total",
+                "Fetches that found no usable debug file (remembered).",
+            ),
+            Fallback::Failure => (
+                "symblob_debuginfod_failures_total",
+                "Fetches that could not ask every server.",
+            ),
+            Fallback::RememberedMiss => (
+                "symblob_debuginfod_remembered_misses_total",
+                "Requests answered from the memory of misses.",
+            ),
+        }
+    }
 }
 
 impl Metrics {
@@ -70,6 +123,11 @@ impl Metrics {
     /// Counts addresses answered.
     pub fn answered(&self, addresses: usize) {
         self.addresses.fetch_add(addresses as u64, Relaxed);
+    }
+
+    /// Counts one event of the debuginfod fallback.
+    pub fn fallback(&self, event: Fallback) {
+        self.fallback[event as usize].fetch_add(1, Relaxed);
     }
 
     /// The exposition text.
@@ -136,6 +194,13 @@ impl Metrics {
             let _ = writeln!(o, "# HELP {name} {help}");
             let _ = writeln!(o, "# TYPE {name} counter");
             let _ = writeln!(o, "{name} {}", value.load(Relaxed));
+        }
+        for event in Fallback::ALL {
+            let (name, help) = event.describe();
+            let value = self.fallback[event as usize].load(Relaxed);
+            let _ = writeln!(o, "# HELP {name} {help}");
+            let _ = writeln!(o, "# TYPE {name} counter");
+            let _ = writeln!(o, "{name} {value}");
         }
         let gauges = [
             (

@@ -4,7 +4,7 @@
 //! | endpoint | what |
 //! |---|---|
 //! | `POST /api/symbols-ranges`, `POST /api/symbols-returnpads` | one part of an executable's range or return-pad symbfile ([`upload`]) |
-//! | `POST /api/symbolize` | frames of addresses ([`symbolize`]) |
+//! | `POST /api/symbolize` | frames of addresses ([`symbolize`]); symbols never uploaded fetched by build ID from debuginfod ([`debuginfod`]) |
 //! | `GET /<es[0:2]>/<es[2:4]>/<es>/metadata.json`, `…/ranges`, `…/returnpads` | the download layout devfiler reads ([`store`]) |
 //! | `GET /health`, `GET /metrics` | liveness; Prometheus counters ([`metrics`]) |
 //!
@@ -14,6 +14,7 @@
 
 pub mod assemble;
 pub mod cache;
+pub mod debuginfod;
 pub mod keys;
 pub mod metrics;
 pub mod reply;
@@ -37,6 +38,7 @@ use tokio::sync::Semaphore;
 
 use self::assemble::FileKind;
 use self::cache::Cache;
+use self::debuginfod::{Debuginfod, DebuginfodOptions};
 use self::keys::Keys;
 use self::metrics::Metrics;
 use self::reply::{Failure, Refused};
@@ -86,6 +88,8 @@ pub struct ServeOptions {
     pub cache_size: usize,
     /// Request limits.
     pub limits: Limits,
+    /// The debuginfod servers symbols never uploaded are fetched from.
+    pub debuginfod: DebuginfodOptions,
 }
 
 /// How long an upload waits for one of the `max_uploads` turns before it is refused.
@@ -99,6 +103,8 @@ pub struct State {
     cache: Cache,
     metrics: Metrics,
     uploads: Semaphore,
+    /// `None` without servers.
+    debuginfod: Option<Debuginfod>,
 }
 
 /// The request's id, for its answer and its log line.
@@ -115,6 +121,7 @@ pub fn router(options: ServeOptions) -> Router {
         cache: Cache::new(options.cache_size),
         metrics: Metrics::default(),
         limits: options.limits,
+        debuginfod: Debuginfod::new(options.debuginfod),
     });
     Router::new()
         .route("/api/symbols-ranges", post(upload_ranges))
@@ -313,12 +320,10 @@ async fn symbolize_handler(
             .saturating_add(64 << 10);
         let body = upload::read_body(&headers, body, limit).await?;
         let request = symbolize::Request::parse(&body, state.limits.max_addresses)?;
-        let entry = symbolize::entry(&state, request.id).await?.ok_or_else(|| {
-            Refused::new(
-                Failure::NotFound,
-                format!("no symbols for FileID {}", request.id.es()),
-            )
-        })?;
+        let entry = match symbolize::entry(&state, request.id).await? {
+            Some(entry) => entry,
+            None => debuginfod::fallback(&state, &request).await?,
+        };
         state.metrics.answered(request.addresses.len());
         Ok::<_, Refused>(symbolize::answer(&entry, &request))
     };

@@ -5,6 +5,10 @@
 //! "line"}, …]}, …]}`, innermost frame first, in the order asked. With `returnAddress`
 //! each address is a return address: the call before it is looked up (the address minus
 //! one), in the return pads first and in the ranges when there is no pad there.
+//!
+//! `"buildID": "<hex>"`, optional, is the executable's GNU build ID: with it, symbols
+//! never uploaded are fetched from debuginfod servers when the service has some
+//! ([`super::debuginfod`]).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -13,6 +17,7 @@ use serde_json::Value;
 use symblob::lidia::LidiaFile;
 
 use super::cache::Entry;
+use super::debuginfod::BuildId;
 use super::reply::{bad_request, Failure, Refused};
 use super::store::published_dir;
 use super::upload::unavailable;
@@ -29,6 +34,8 @@ pub struct Request {
     pub addresses: Vec<u64>,
     /// Whether they are return addresses.
     pub return_address: bool,
+    /// The executable's build ID, when the request gives it.
+    pub build_id: Option<BuildId>,
 }
 
 impl Request {
@@ -78,10 +85,22 @@ impl Request {
                 )))
             }
         };
+        let build_id = match &value["buildID"] {
+            Value::Null => None,
+            Value::String(text) => Some(BuildId::parse(text).ok_or_else(|| {
+                bad_request(format!(
+                    "`buildID` {text:?} is not a build ID (an even number of hex digits, \
+                     at most {})",
+                    BuildId::MAX_DIGITS
+                ))
+            })?),
+            other => return Err(bad_request(format!("`buildID` is {other}, not a string"))),
+        };
         Ok(Request {
             id,
             addresses,
             return_address,
+            build_id,
         })
     }
 }
@@ -96,6 +115,14 @@ fn address(value: &Value) -> Option<u64> {
         Value::Number(n) => n.as_u64(),
         _ => None,
     }
+}
+
+/// The 404 of a FileID without symbols.
+pub fn no_symbols(id: FileId) -> Refused {
+    Refused::new(
+        Failure::NotFound,
+        format!("no symbols for FileID {}", id.es()),
+    )
 }
 
 /// The symbols of `id`: from the cache, or read from the store. `None` when nothing was

@@ -141,6 +141,39 @@ pub fn extract_parts<E: From<Error>>(
     })
 }
 
+/// One range file in memory, from [`extract_ranges`].
+#[derive(Clone, Debug)]
+pub struct ExtractedRanges {
+    /// The range symbfile, whole.
+    pub bytes: Vec<u8>,
+    /// Range records in it.
+    pub records: u64,
+    /// What each source contributed, the warnings and the files read.
+    pub stats: ExtractStats,
+}
+
+/// Extracts the range file of the ELF at `elf` in memory, whole, as [`write_files`] writes
+/// it, without return pads: for a separate debug file, whose code sections hold no bytes
+/// to make pads from. An ELF without any range gives a file without records.
+///
+/// # Errors
+///
+/// The extraction failed.
+pub fn extract_ranges(elf: &Path, options: &ExtractOptions) -> Result<ExtractedRanges> {
+    build_outputs(&[], &[], |outputs| {
+        let ranges = Destination::parts(None, None);
+        let mut sinks = Sinks::new(outputs, ranges, None);
+        let built = extract_with(elf, options, &mut sinks, |_| Ok::<(), Error>(()))?;
+        // Without a size limit the splitter closes one part, at the end.
+        let bytes = sinks.ranges.into_kept().into_iter().flatten().collect();
+        Ok(ExtractedRanges {
+            bytes,
+            records: built.ranges.records,
+            stats: built.stats,
+        })
+    })
+}
+
 /// Runs the extraction into `sinks`, then lets `accept` see the count of range records,
 /// then writes what is left of each file.
 fn extract_with<E: From<Error>>(

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
+use symblob_build::serve::debuginfod::DebuginfodOptions;
 use symblob_build::serve::keys::Keys;
 use symblob_build::serve::store::Store;
 use symblob_build::serve::{serve, Limits, ServeOptions};
@@ -48,6 +49,35 @@ pub struct ServeArgs {
     /// Seconds one request may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     timeout: u64,
+    /// A debuginfod server (`http://host:port`) to fetch the debug file of an executable
+    /// whose symbols were never uploaded, when a symbolize request gives its `buildID`;
+    /// the file's ranges are then published as an upload's. Repeat for more servers,
+    /// asked in the order given.
+    #[arg(long = "debuginfod", value_name = "URL", value_parser = parse_server)]
+    debuginfod: Vec<String>,
+    /// Seconds a build ID that no debuginfod server had is remembered (answered 404
+    /// without asking again); 0: not remembered.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    debuginfod_miss_ttl: u64,
+    /// Largest debug file fetched from debuginfod, in bytes (decimal or 0x hex); a larger
+    /// one counts as a miss.
+    #[arg(long, value_name = "BYTES", default_value = "2147483648", value_parser = parse_size)]
+    debuginfod_max_size: u64,
+    /// Seconds one request to a debuginfod server may take, the download included.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    debuginfod_timeout: u64,
+}
+
+/// A debuginfod server's URL: `http://` or `https://`.
+fn parse_server(text: &str) -> std::result::Result<String, String> {
+    let rest = text
+        .strip_prefix("http://")
+        .or_else(|| text.strip_prefix("https://"))
+        .ok_or_else(|| format!("{text:?} is not an http:// or https:// URL"))?;
+    if rest.is_empty() || rest.starts_with('/') {
+        return Err(format!("{text:?} names no host"));
+    }
+    Ok(text.to_owned())
 }
 
 /// Runs the service.
@@ -68,6 +98,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
             timeout: Duration::from_secs(args.timeout),
             ..Limits::default()
         },
+        debuginfod: DebuginfodOptions {
+            servers: args.debuginfod.clone(),
+            miss_ttl: Duration::from_secs(args.debuginfod_miss_ttl),
+            max_size: args.debuginfod_max_size,
+            timeout: Duration::from_secs(args.debuginfod_timeout),
+        },
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -84,6 +120,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
             "symblob serve: listening on http://{bound}, store {}",
             args.store
         );
+        if !args.debuginfod.is_empty() {
+            note!(
+                "symblob serve: symbols never uploaded are fetched by build ID from {}",
+                args.debuginfod.join(", ")
+            );
+        }
         serve(listener, options, shutdown())
             .await
             .map_err(|e| Error::io(bound.to_string(), e))?;

@@ -2,6 +2,7 @@
 //! (`symblob symbfile push`, HTTP requests).
 
 mod crash;
+mod debuginfod;
 mod full_disk;
 mod harness;
 mod load;
