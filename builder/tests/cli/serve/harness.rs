@@ -133,7 +133,10 @@ fn answer(result: Result<ureq::Response, ureq::Error>) -> (u16, Value) {
         Err(ureq::Error::Status(status, r)) => (status, body(r)),
         Err(e) => panic!("request failed: {e}"),
     };
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
 }
 
 /// A fresh scratch folder with a keys file ([`KEYS`]): `(folder, keys file)`.
@@ -153,7 +156,20 @@ pub fn assert_refused(answer: &(u16, Value), status: u16) {
     assert_eq!(*got, status, "{body}");
     assert_eq!(body["success"], Value::Bool(false), "{body}");
     assert_eq!(body["status"], Value::from(status), "{body}");
-    assert!(body["error"]["Code"].as_str().is_some_and(|c| !c.is_empty()), "{body}");
-    assert!(body["error"]["Text"].as_str().is_some_and(|t| !t.is_empty()), "{body}");
-    assert!(body["uuid"].as_str().is_some_and(|u| u.len() == 36), "{body}");
+    assert!(
+        body["error"]["Code"]
+            .as_str()
+            .is_some_and(|c| !c.is_empty()),
+        "{body}"
+    );
+    assert!(
+        body["error"]["Text"]
+            .as_str()
+            .is_some_and(|t| !t.is_empty()),
+        "{body}"
+    );
+    assert!(
+        body["uuid"].as_str().is_some_and(|u| u.len() == 36),
+        "{body}"
+    );
 }
