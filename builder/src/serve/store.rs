@@ -18,11 +18,11 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::TryStreamExt;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as Key;
 use object_store::prefix::PrefixStore;
-use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
+use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, RetryConfig};
 
 use crate::symbfile::fileid::FileId;
 use crate::{Error, ErrorKind, Location, Result};
@@ -82,15 +82,22 @@ impl Store {
                 retry_timeout: Duration::from_secs(10),
                 ..RetryConfig::default()
             };
-            let client = ClientOptions::new()
-                .with_connect_timeout(Duration::from_secs(5))
-                .with_timeout(Duration::from_secs(120));
-            let s3 = AmazonS3Builder::from_env()
+            let mut s3 = AmazonS3Builder::from_env()
                 .with_bucket_name(bucket)
-                .with_retry(retry)
-                .with_client_options(client)
-                .build()
-                .map_err(bad)?;
+                .with_retry(retry);
+            // The time limits are set one by one, and only where the environment sets
+            // none (`AWS_CONNECT_TIMEOUT`, `AWS_TIMEOUT`): `with_client_options` would
+            // replace every client setting read from it, `AWS_ALLOW_HTTP` included.
+            for (key, limit) in [
+                (ClientConfigKey::ConnectTimeout, "5s"),
+                (ClientConfigKey::Timeout, "120s"),
+            ] {
+                let key = AmazonS3ConfigKey::Client(key);
+                if s3.get_config_value(&key).is_none() {
+                    s3 = s3.with_config(key, limit);
+                }
+            }
+            let s3 = s3.build().map_err(bad)?;
             let inner: Arc<dyn ObjectStore> = match prefix.trim_matches('/') {
                 "" => Arc::new(s3),
                 p => Arc::new(PrefixStore::new(s3, p)),
