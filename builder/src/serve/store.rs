@@ -68,7 +68,9 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens `spec`: `s3://bucket[/prefix]` (credentials, region and endpoint from the
     /// usual `AWS_*` environment variables, e.g. `AWS_ENDPOINT` and `AWS_ALLOW_HTTP` for
-    /// a self-hosted server), or a directory, created when missing.
+    /// a self-hosted server; path-style requests unless `AWS_VIRTUAL_HOSTED_STYLE_REQUEST`;
+    /// 5 s to connect and 120 s a request unless `AWS_CONNECT_TIMEOUT` or `AWS_TIMEOUT`
+    /// say otherwise; two retries within 10 s), or a directory, created when missing.
     pub fn open(spec: &str) -> Result<Store> {
         if let Some(rest) = spec.strip_prefix("s3://") {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
@@ -86,15 +88,16 @@ impl Store {
                 .with_bucket_name(bucket)
                 .with_retry(retry);
             // The time limits are set one by one, and only where the environment sets
-            // none (`AWS_CONNECT_TIMEOUT`, `AWS_TIMEOUT`): `with_client_options` would
-            // replace every client setting read from it, `AWS_ALLOW_HTTP` included.
-            for (key, limit) in [
-                (ClientConfigKey::ConnectTimeout, "5s"),
-                (ClientConfigKey::Timeout, "120s"),
+            // none: `with_client_options` would replace every client setting read from
+            // it, `AWS_ALLOW_HTTP` included. (The builder cannot tell, since its own
+            // defaults are set: 5 s to connect, 30 s a request, too little for a large
+            // part.) 5 s to connect answers an unreachable store in seconds.
+            for (var, key, limit) in [
+                ("AWS_CONNECT_TIMEOUT", ClientConfigKey::ConnectTimeout, "5s"),
+                ("AWS_TIMEOUT", ClientConfigKey::Timeout, "120s"),
             ] {
-                let key = AmazonS3ConfigKey::Client(key);
-                if s3.get_config_value(&key).is_none() {
-                    s3 = s3.with_config(key, limit);
+                if std::env::var_os(var).is_none() {
+                    s3 = s3.with_config(AmazonS3ConfigKey::Client(key), limit);
                 }
             }
             let s3 = s3.build().map_err(bad)?;
