@@ -1,7 +1,9 @@
 //! Where the service keeps files: a local directory or an S3 bucket, through
 //! `object_store`. Every object is written by one `put`, which both backends make atomic
 //! (the local one writes a temporary file and renames it; an S3 `PUT` is visible whole
-//! or not at all), so no reader ever sees half a file.
+//! or not at all), so no reader ever sees half a file. A store that does not answer is
+//! refused in seconds: each request must start being answered within 10 s (a write gets
+//! 1 s more for each MiB it sends), whatever the client's limit for a whole transfer.
 //!
 //! Layout (`es` = the executable's FileID in ES form):
 //!
@@ -121,7 +123,9 @@ impl Store {
 
     /// The object at `key`, or `None` when there is none.
     pub async fn get(&self, key: &str) -> std::result::Result<Option<Bytes>, StoreError> {
-        match self.inner.get(&Key::from(key)).await {
+        // The answer must start within ANSWER_WITHIN; its body may take the client's
+        // request limit, as a large file does.
+        match within(ANSWER_WITHIN, "a read", self.inner.get(&Key::from(key))).await? {
             Ok(found) => Ok(Some(found.bytes().await?)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),
@@ -130,13 +134,26 @@ impl Store {
 
     /// Writes `bytes` at `key`, whole or not at all.
     pub async fn put(&self, key: &str, bytes: Bytes) -> std::result::Result<(), StoreError> {
-        self.inner.put(&Key::from(key), bytes.into()).await?;
+        let mib = u32::try_from(bytes.len() >> 20).unwrap_or(u32::MAX);
+        let limit = ANSWER_WITHIN.saturating_add(WRITE_TIME_PER_MIB.saturating_mul(mib));
+        within(
+            limit,
+            "a write",
+            self.inner.put(&Key::from(key), bytes.into()),
+        )
+        .await??;
         Ok(())
     }
 
     /// Removes `key` (no error when it is already gone).
     pub async fn delete(&self, key: &str) -> std::result::Result<(), StoreError> {
-        match self.inner.delete(&Key::from(key)).await {
+        match within(
+            ANSWER_WITHIN,
+            "a removal",
+            self.inner.delete(&Key::from(key)),
+        )
+        .await?
+        {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(e.into()),
         }
@@ -145,7 +162,8 @@ impl Store {
     /// The objects under `prefix` (a folder, without its final `/`).
     pub async fn list(&self, prefix: &str) -> std::result::Result<Vec<Listed>, StoreError> {
         let folder = Key::from(prefix);
-        let found: Vec<_> = self.inner.list(Some(&folder)).try_collect().await?;
+        let listing = self.inner.list(Some(&folder)).try_collect::<Vec<_>>();
+        let found = within(ANSWER_WITHIN, "a listing", listing).await??;
         let skip = folder.as_ref().len() + 1;
         Ok(found
             .into_iter()
@@ -158,6 +176,33 @@ impl Store {
             })
             .collect())
     }
+}
+
+/// How long the store may take to start answering a request (a read's headers, a
+/// listing, a removal, a small write), retries included. A store that does not answer
+/// (unreachable, or accepting connections and never answering, as a hung server or a
+/// network that drops packets does with the connections already open) is refused in
+/// this time, instead of after the client's request limit, which is there for large
+/// transfers.
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+/// The time a write is given on top of [`ANSWER_WITHIN`] for each MiB it sends (at
+/// least 1 MiB/s; the client's request limit still applies).
+const WRITE_TIME_PER_MIB: Duration = Duration::from_secs(1);
+
+/// `op`'s result, or a [`StoreError`] when it took longer than `limit` (the request is
+/// then dropped, which closes its connection).
+async fn within<T>(
+    limit: Duration,
+    what: &str,
+    op: impl std::future::Future<Output = T>,
+) -> std::result::Result<T, StoreError> {
+    tokio::time::timeout(limit, op).await.map_err(|_| {
+        StoreError(format!(
+            "the store did not answer {what} within {} s",
+            limit.as_secs()
+        ))
+    })
 }
 
 /// The folder of an executable's published files.
