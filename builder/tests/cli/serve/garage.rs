@@ -134,6 +134,27 @@ impl Garage {
         }
     }
 
+    /// Stops Garage where it is (SIGSTOP): connections are still accepted by the
+    /// system, and nothing answers them, as with a hung server or a network that drops
+    /// packets.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Lets a paused Garage go on (SIGCONT).
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, which: &str) {
+        let pid = self.child.as_ref().expect("Garage is running").id();
+        let status = Command::new("kill")
+            .args([which, &pid.to_string()])
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill {which} {pid}");
+    }
+
     /// Starts Garage again on the same configuration and files, waiting until it
     /// serves the bucket again.
     pub fn restart(&mut self) {

@@ -42,6 +42,13 @@ fn garage() -> Option<Garage> {
     Some(garage)
 }
 
+/// `request()`'s answer and how long it took.
+fn timed(request: impl FnOnce() -> (u16, Value)) -> ((u16, Value), Duration) {
+    let started = Instant::now();
+    let answer = request();
+    (answer, started.elapsed())
+}
+
 /// Uploads every part of `bodies`, part `i` to `servers[(i + first) % 2]`.
 fn upload_alternately(
     servers: &[Server; 2],
@@ -137,19 +144,15 @@ fn an_unreachable_store_is_503_and_the_service_recovers() {
     };
 
     garage.stop();
-    let started = Instant::now();
-    let refused = server.symbolize(KEY, &ask);
-    let symbolize_took = started.elapsed();
-    assert_refused(&refused, 503);
-    let started = Instant::now();
-    let refused = upload(&server);
-    let upload_took = started.elapsed();
-    assert_refused(&refused, 503);
+    let symbolize = timed(|| server.symbolize(KEY, &ask));
+    let upload_answer = timed(|| upload(&server));
     eprintln!(
-        "refused while Garage is down: symbolize in {symbolize_took:?}, upload in {upload_took:?}"
+        "refused while Garage is down: symbolize in {:?}, upload in {:?}",
+        symbolize.1, upload_answer.1
     );
-    for took in [symbolize_took, upload_took] {
-        assert!(took < REFUSED_WITHIN, "refused after {took:?}");
+    for (answer, took) in [&symbolize, &upload_answer] {
+        assert_refused(answer, 503);
+        assert!(*took < REFUSED_WITHIN, "refused after {took:?}");
     }
     assert_eq!(server.get("/health").0, 200);
     assert!(server.running());
@@ -197,4 +200,61 @@ fn parts_split_two_ways_on_two_instances_conflict() {
     // The split received first goes on.
     let (status, answer) = send(&servers[1], 1, n);
     assert_eq!(status, 200, "{answer}");
+}
+
+#[test]
+fn a_stalled_store_is_503_within_seconds_and_the_service_recovers() {
+    let Some(garage) = garage() else { return };
+    let (dir, keys) = scratch("s3-stalled");
+    let parts = parts::build(&testdata(ELF), dir.path(), None);
+    let server = serve_on(&garage, &keys);
+    // The service has talked to Garage: its connections to it are open when it stalls.
+    let (status, answer) = post(
+        &server,
+        KEY,
+        Kind::Ranges,
+        &parts.es,
+        (0, 1),
+        &parts.ranges[0],
+    );
+    assert_eq!(status, 200, "{answer}");
+    let addresses = expect::range_addresses(&parts.whole);
+    let ask = request(&parts.es, &addresses, false);
+    let upload_pads = || {
+        post(
+            &server,
+            KEY,
+            Kind::ReturnPads,
+            &parts.es,
+            (0, 1),
+            &parts.pads[0],
+        )
+    };
+
+    garage.pause();
+    // Both at once: each waits for the store's time limit.
+    let (symbolize, upload) = std::thread::scope(|scope| {
+        let symbolize = scope.spawn(|| timed(|| server.symbolize(KEY, &ask)));
+        let upload = scope.spawn(|| timed(upload_pads));
+        (symbolize.join().unwrap(), upload.join().unwrap())
+    });
+    garage.resume();
+    eprintln!(
+        "refused while Garage is stalled: symbolize in {:?}, upload in {:?}",
+        symbolize.1, upload.1
+    );
+    for (answer, took) in [&symbolize, &upload] {
+        assert_refused(answer, 503);
+        assert!(*took < REFUSED_WITHIN, "refused after {took:?}");
+    }
+    assert_eq!(server.get("/health").0, 200);
+
+    let (status, answer) = upload_pads();
+    assert_eq!(status, 200, "{answer}");
+    let (status, answer) = server.symbolize(KEY, &ask);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(
+        answered(&answer, &addresses),
+        lookup(&parts.whole, &addresses)
+    );
 }
