@@ -119,7 +119,7 @@ pub fn c_library() -> Option<PathBuf> {
 }
 
 /// A tool `.ci/install-oracles` installs with `cargo install` (`dump_syms`,
-/// `minidump-stackwalk`): `$SYMBLOB_CARGO_ORACLES/bin/<name>`, by default under
+/// `minidump-stackwalk`, `garage`): `$SYMBLOB_CARGO_ORACLES/bin/<name>`, by default under
 /// `target/oracles`, or else on `PATH`. `None` after [`missing_oracle`] when it is in
 /// neither place.
 pub fn cargo_oracle(name: &str) -> Option<PathBuf> {

@@ -1,7 +1,9 @@
 //! Where the service keeps files: a local directory or an S3 bucket, through
 //! `object_store`. Every object is written by one `put`, which both backends make atomic
 //! (the local one writes a temporary file and renames it; an S3 `PUT` is visible whole
-//! or not at all), so no reader ever sees half a file.
+//! or not at all), so no reader ever sees half a file. A store that does not answer is
+//! refused in seconds: each request must start being answered within 10 s (a write gets
+//! 1 s more for each MiB it sends), whatever the client's limit for a whole transfer.
 //!
 //! Layout (`es` = the executable's FileID in ES form):
 //!
@@ -18,11 +20,11 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use futures::TryStreamExt;
-use object_store::aws::AmazonS3Builder;
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::local::LocalFileSystem;
 use object_store::path::Path as Key;
 use object_store::prefix::PrefixStore;
-use object_store::{ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
+use object_store::{ClientConfigKey, ObjectStore, ObjectStoreExt, RetryConfig};
 
 use crate::symbfile::fileid::FileId;
 use crate::{Error, ErrorKind, Location, Result};
@@ -68,7 +70,9 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// Opens `spec`: `s3://bucket[/prefix]` (credentials, region and endpoint from the
     /// usual `AWS_*` environment variables, e.g. `AWS_ENDPOINT` and `AWS_ALLOW_HTTP` for
-    /// a self-hosted server), or a directory, created when missing.
+    /// a self-hosted server; path-style requests unless `AWS_VIRTUAL_HOSTED_STYLE_REQUEST`;
+    /// 5 s to connect and 120 s a request unless `AWS_CONNECT_TIMEOUT` or `AWS_TIMEOUT`
+    /// say otherwise; two retries within 10 s), or a directory, created when missing.
     pub fn open(spec: &str) -> Result<Store> {
         if let Some(rest) = spec.strip_prefix("s3://") {
             let (bucket, prefix) = rest.split_once('/').unwrap_or((rest, ""));
@@ -82,15 +86,23 @@ impl Store {
                 retry_timeout: Duration::from_secs(10),
                 ..RetryConfig::default()
             };
-            let client = ClientOptions::new()
-                .with_connect_timeout(Duration::from_secs(5))
-                .with_timeout(Duration::from_secs(120));
-            let s3 = AmazonS3Builder::from_env()
+            let mut s3 = AmazonS3Builder::from_env()
                 .with_bucket_name(bucket)
-                .with_retry(retry)
-                .with_client_options(client)
-                .build()
-                .map_err(bad)?;
+                .with_retry(retry);
+            // The time limits are set one by one, and only where the environment sets
+            // none: `with_client_options` would replace every client setting read from
+            // it, `AWS_ALLOW_HTTP` included. (The builder cannot tell, since its own
+            // defaults are set: 5 s to connect, 30 s a request, too little for a large
+            // part.) 5 s to connect answers an unreachable store in seconds.
+            for (var, key, limit) in [
+                ("AWS_CONNECT_TIMEOUT", ClientConfigKey::ConnectTimeout, "5s"),
+                ("AWS_TIMEOUT", ClientConfigKey::Timeout, "120s"),
+            ] {
+                if std::env::var_os(var).is_none() {
+                    s3 = s3.with_config(AmazonS3ConfigKey::Client(key), limit);
+                }
+            }
+            let s3 = s3.build().map_err(bad)?;
             let inner: Arc<dyn ObjectStore> = match prefix.trim_matches('/') {
                 "" => Arc::new(s3),
                 p => Arc::new(PrefixStore::new(s3, p)),
@@ -111,7 +123,9 @@ impl Store {
 
     /// The object at `key`, or `None` when there is none.
     pub async fn get(&self, key: &str) -> std::result::Result<Option<Bytes>, StoreError> {
-        match self.inner.get(&Key::from(key)).await {
+        // The answer must start within ANSWER_WITHIN; its body may take the client's
+        // request limit, as a large file does.
+        match within(ANSWER_WITHIN, "a read", self.inner.get(&Key::from(key))).await? {
             Ok(found) => Ok(Some(found.bytes().await?)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),
@@ -120,13 +134,26 @@ impl Store {
 
     /// Writes `bytes` at `key`, whole or not at all.
     pub async fn put(&self, key: &str, bytes: Bytes) -> std::result::Result<(), StoreError> {
-        self.inner.put(&Key::from(key), bytes.into()).await?;
+        let mib = u32::try_from(bytes.len() >> 20).unwrap_or(u32::MAX);
+        let limit = ANSWER_WITHIN.saturating_add(WRITE_TIME_PER_MIB.saturating_mul(mib));
+        within(
+            limit,
+            "a write",
+            self.inner.put(&Key::from(key), bytes.into()),
+        )
+        .await??;
         Ok(())
     }
 
     /// Removes `key` (no error when it is already gone).
     pub async fn delete(&self, key: &str) -> std::result::Result<(), StoreError> {
-        match self.inner.delete(&Key::from(key)).await {
+        match within(
+            ANSWER_WITHIN,
+            "a removal",
+            self.inner.delete(&Key::from(key)),
+        )
+        .await?
+        {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(e.into()),
         }
@@ -135,7 +162,8 @@ impl Store {
     /// The objects under `prefix` (a folder, without its final `/`).
     pub async fn list(&self, prefix: &str) -> std::result::Result<Vec<Listed>, StoreError> {
         let folder = Key::from(prefix);
-        let found: Vec<_> = self.inner.list(Some(&folder)).try_collect().await?;
+        let listing = self.inner.list(Some(&folder)).try_collect::<Vec<_>>();
+        let found = within(ANSWER_WITHIN, "a listing", listing).await??;
         let skip = folder.as_ref().len() + 1;
         Ok(found
             .into_iter()
@@ -148,6 +176,33 @@ impl Store {
             })
             .collect())
     }
+}
+
+/// How long the store may take to start answering a request (a read's headers, a
+/// listing, a removal, a small write), retries included. A store that does not answer
+/// (unreachable, or accepting connections and never answering, as a hung server or a
+/// network that drops packets does with the connections already open) is refused in
+/// this time, instead of after the client's request limit, which is there for large
+/// transfers.
+const ANSWER_WITHIN: Duration = Duration::from_secs(10);
+
+/// The time a write is given on top of [`ANSWER_WITHIN`] for each MiB it sends (at
+/// least 1 MiB/s; the client's request limit still applies).
+const WRITE_TIME_PER_MIB: Duration = Duration::from_secs(1);
+
+/// `op`'s result, or a [`StoreError`] when it took longer than `limit` (the request is
+/// then dropped, which closes its connection).
+async fn within<T>(
+    limit: Duration,
+    what: &str,
+    op: impl std::future::Future<Output = T>,
+) -> std::result::Result<T, StoreError> {
+    tokio::time::timeout(limit, op).await.map_err(|_| {
+        StoreError(format!(
+            "the store did not answer {what} within {} s",
+            limit.as_secs()
+        ))
+    })
 }
 
 /// The folder of an executable's published files.
