@@ -3,69 +3,51 @@
 //! and nothing half-written is ever answered.
 
 use serde_json::json;
-use symblob_build::symbfile::fileid::FileId;
 
 use super::harness::{scratch, Server};
-use crate::common::{ok, s, symblob, testdata};
+use super::parts::{self, Kind};
+use crate::common::testdata;
 
 #[test]
 fn a_killed_service_loses_no_upload_and_shows_no_half_file() {
     let (dir, keys) = scratch("crash");
     let store = dir.path().join("store");
     let elf = testdata("golden/inputs/rust");
-    let ranges = dir.path().join("rust.ranges");
-    ok(&symblob()
-        .args(["symbfile", "build", s(&elf), "-o", s(&ranges), "-q"])
-        .output()
-        .unwrap());
-    let bytes = std::fs::read(&ranges).unwrap();
-    let size = (bytes.len() / 12).max(4096).to_string();
-    let parts_out = dir.path().join("parts");
-    ok(&symblob()
-        .args([
-            "symbfile",
-            "build",
-            s(&elf),
-            "-o",
-            s(&parts_out),
-            "-q",
-            "--max-part-size",
-            &size,
-        ])
-        .output()
-        .unwrap());
-    let parts: Vec<Vec<u8>> = (0..)
-        .map_while(|i| std::fs::read(dir.path().join(format!("parts.{i}"))).ok())
-        .collect();
+    // About a dozen parts of the 77 kB range file.
+    let built = parts::build(&elf, dir.path(), Some(8192));
+    let (parts, es) = (&built.ranges, &built.es);
     assert!(parts.len() >= 4, "{} parts", parts.len());
-    let es = FileId::of_path(&elf).unwrap().es();
+    let bytes = std::fs::read(&built.whole).unwrap();
     let count = parts.len().to_string();
 
     let mut server = Server::on_dir(&store, &keys);
     let send = |server: &Server, i: usize| {
-        let part = i.to_string();
-        let headers = [
-            ("Authorization", "APIKey up-key"),
-            ("FileID", es.as_str()),
-            ("FilePart", part.as_str()),
-            ("FileParts", count.as_str()),
-        ];
-        server.post("/api/symbols-ranges", &headers, &parts[i]).0
+        parts::post(
+            server,
+            "up-key",
+            Kind::Ranges,
+            es,
+            (i, parts.len()),
+            &parts[i],
+        )
+        .0
     };
     // Half the parts, then a kill while the next ones are on their way.
-    for i in 0..parts.len() / 2 {
+    let half = parts.len() / 2;
+    for i in 0..half {
         assert_eq!(send(&server, i), 200);
     }
+    // Sent straight from a thread of its own (the server is killed under it, so its
+    // requests may fail in any way).
     let url = server.url.clone();
     let in_flight = {
-        let (es, count, rest) = (es.clone(), count.clone(), parts[parts.len() / 2..].to_vec());
+        let (es, count, rest) = (es.clone(), count.clone(), parts[half..].to_vec());
         std::thread::spawn(move || {
             for (k, body) in rest.iter().enumerate() {
-                let part = (k + parts_len_half(&count)).to_string();
                 let _ = ureq::post(&format!("{url}/api/symbols-ranges"))
                     .set("Authorization", "APIKey up-key")
                     .set("FileID", &es)
-                    .set("FilePart", &part)
+                    .set("FilePart", &(half + k).to_string())
                     .set("FileParts", &count)
                     .send_bytes(body);
             }
@@ -101,9 +83,4 @@ fn a_killed_service_loses_no_upload_and_shows_no_half_file() {
     let (status, answer) =
         server.symbolize("see-key", &json!({ "fileID": es, "addresses": addrs }));
     assert_eq!(status, 200, "{answer}");
-}
-
-/// The number of the first part the background thread sends.
-fn parts_len_half(count: &str) -> usize {
-    count.parse::<usize>().unwrap() / 2
 }

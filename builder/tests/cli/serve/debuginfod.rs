@@ -5,7 +5,6 @@
 
 mod server;
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use object::{Object, ObjectSection, ObjectSymbol};
@@ -13,6 +12,7 @@ use serde_json::{json, Value};
 use symblob_build::symbfile::FileId;
 
 use self::server::Debuginfod;
+use super::expect::{self, Frame};
 use super::harness::{assert_refused, scratch, Server};
 use crate::common::{ok, run, s, testdata};
 
@@ -62,43 +62,15 @@ fn sample(elf: &Path) -> Vec<u64> {
     addresses
 }
 
-/// Frames as `(function, file, line)`, innermost first, by address.
-type Answers = BTreeMap<String, Vec<(String, String, u64)>>;
-
-fn frames(value: &Value) -> Vec<(String, String, u64)> {
-    value
-        .as_array()
-        .unwrap_or_else(|| panic!("frames: {value}"))
-        .iter()
-        .map(|f| {
-            (
-                f["function"].as_str().unwrap().to_owned(),
-                f["file"].as_str().unwrap().to_owned(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
-
 /// `symblob lookup <ranges> --json` at `addresses`, where `<ranges>` is the range file
 /// `symblob symbfile build` makes of `debug`.
-fn lookup_of_built_ranges(debug: &Path, addresses: &[u64], work: &Path) -> Answers {
+fn lookup_of_built_ranges(debug: &Path, addresses: &[u64], work: &Path) -> Vec<Vec<Frame>> {
     let ranges = work.join("built.ranges");
     ok(&run(
         &["symbfile", "build", s(debug), "-o", s(&ranges), "-q"],
         b"",
     ));
-    let stdin: String = addresses.iter().map(|a| format!("{a:#x}\n")).collect();
-    let out = ok(&run(&["lookup", s(&ranges), "--json"], stdin.as_bytes()));
-    out.lines()
-        .map(|line| {
-            let v: Value = serde_json::from_str(line).unwrap();
-            (
-                v["address"].as_str().unwrap().to_owned(),
-                frames(&v["frames"]),
-            )
-        })
-        .collect()
+    expect::lookup(&ranges, addresses, false)
 }
 
 /// The service's answer to `addresses` of `exe` with `build_id`.
@@ -111,28 +83,9 @@ fn symbolize(server: &Server, exe: &Path, build_id: &str, addresses: &[u64]) -> 
     server.symbolize("see-key", &request)
 }
 
-fn answers(body: &Value) -> Answers {
-    body["results"]
-        .as_array()
-        .unwrap_or_else(|| panic!("results: {body}"))
-        .iter()
-        .map(|r| {
-            (
-                r["address"].as_str().unwrap().to_owned(),
-                frames(&r["frames"]),
-            )
-        })
-        .collect()
-}
-
 /// A counter of the service's `/metrics`.
 fn metric(server: &Server, name: &str) -> u64 {
-    let (status, body) = server.get("/metrics");
-    assert_eq!(status, 200);
-    let text = String::from_utf8(body).unwrap();
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("{name} not in /metrics:\n{text}"))
+    server.metric(name) as u64
 }
 
 #[test]
@@ -154,7 +107,7 @@ fn symbols_fetched_by_build_id_answer_as_a_lookup_of_the_built_ranges() {
         let (exe, debug) = (inputs(exe), inputs(debug));
         let addresses = sample(&debug);
         let want = lookup_of_built_ranges(&debug, &addresses, dir.path());
-        assert!(want.values().any(|f| !f.is_empty()), "{want:?}");
+        assert!(want.iter().any(|f| !f.is_empty()), "{want:?}");
         let before = debuginfod.asked(build_id);
 
         // Several clients at once: one fetch.
@@ -166,7 +119,12 @@ fn symbols_fetched_by_build_id_answer_as_a_lookup_of_the_built_ranges() {
         });
         for (status, body) in &replies {
             assert_eq!(*status, 200, "{body}");
-            assert_eq!(answers(body), want, "{}", exe.display());
+            assert_eq!(
+                expect::answered(body, &addresses),
+                want,
+                "{}",
+                exe.display()
+            );
         }
         assert_eq!(debuginfod.asked_settled(build_id), before + 1);
 

@@ -36,9 +36,13 @@ pub fn pad_addresses(pads: &Path) -> Vec<u64> {
     records(pads).iter().map(|r| hex(&r["elf_va"])).collect()
 }
 
-/// `symblob lookup FILE --json ADDRESSES`: the frames of each address, innermost first.
-pub fn lookup(file: &Path, addresses: &[u64]) -> Vec<Vec<Frame>> {
+/// `symblob lookup FILE --json [--return-address] ADDRESSES`: the frames of each
+/// address, innermost first.
+pub fn lookup(file: &Path, addresses: &[u64], return_address: bool) -> Vec<Vec<Frame>> {
     let mut args = vec!["lookup".to_owned(), s(file).to_owned(), "--json".to_owned()];
+    if return_address {
+        args.push("--return-address".to_owned());
+    }
     args.extend(addresses.iter().map(|a| format!("{a:#x}")));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = ok(&run(&args, b""));
@@ -72,7 +76,7 @@ pub fn answered(answer: &Value, addresses: &[u64]) -> Vec<Vec<Frame>> {
 }
 
 /// The `frames` of one answer (the service's or `lookup --json`'s).
-fn frames(v: &Value) -> Vec<Frame> {
+pub fn frames(v: &Value) -> Vec<Frame> {
     v["frames"]
         .as_array()
         .unwrap_or_else(|| panic!("no frames in {v}"))

@@ -8,6 +8,7 @@ use serde_json::json;
 use symblob_build::symbfile::fileid::FileId;
 
 use super::harness::{assert_refused, scratch, Server};
+use super::parts::{self, Kind};
 use crate::common::{missing_oracle, ok, s, symblob, testdata};
 
 /// A small tmpfs at `dir`, unmounted when dropped.
@@ -45,13 +46,7 @@ fn a_full_disk_is_a_clear_error_and_the_service_goes_on() {
     let body = std::fs::read(&ranges).unwrap();
     assert!(body.len() > 16 << 10, "{} bytes fit", body.len());
     let es = FileId::of_path(&elf).unwrap().es();
-    let headers = [
-        ("Authorization", "APIKey up-key"),
-        ("FileID", es.as_str()),
-        ("FilePart", "0"),
-        ("FileParts", "1"),
-    ];
-    let answer = server.post("/api/symbols-ranges", &headers, &body);
+    let answer = parts::post(&server, "up-key", Kind::Ranges, &es, (0, 1), &body);
     assert_refused(&answer, 503);
     let text = answer.1["error"]["Text"].as_str().unwrap().to_owned();
     assert!(text.contains("No space left"), "{text}");
@@ -63,12 +58,6 @@ fn a_full_disk_is_a_clear_error_and_the_service_goes_on() {
     // A small file still fits.
     let small = std::fs::read(testdata("symbfile/symblib/inl.ranges.symbfile")).unwrap();
     let es = FileId::of_path(&testdata("lidia/elf/inl")).unwrap().es();
-    let headers = [
-        ("Authorization", "APIKey up-key"),
-        ("FileID", es.as_str()),
-        ("FilePart", "0"),
-        ("FileParts", "1"),
-    ];
-    let (status, answer) = server.post("/api/symbols-ranges", &headers, &small);
+    let (status, answer) = parts::post(&server, "up-key", Kind::Ranges, &es, (0, 1), &small);
     assert_eq!(status, 200, "{answer}");
 }

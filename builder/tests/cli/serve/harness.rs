@@ -104,6 +104,16 @@ impl Server {
         }
     }
 
+    /// A value of the service's `/metrics`.
+    pub fn metric(&self, name: &str) -> f64 {
+        let (status, body) = self.get("/metrics");
+        assert_eq!(status, 200);
+        let text = String::from_utf8(body).unwrap();
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+            .unwrap_or_else(|| panic!("{name} not in /metrics:\n{text}"))
+    }
+
     /// `POST /api/symbolize` with `key`.
     pub fn symbolize(&self, key: &str, request: &Value) -> (u16, Value) {
         self.post(

@@ -13,27 +13,23 @@ use serde_json::{json, Value};
 use symblob_build::symbfile::fileid::FileId;
 
 use super::harness::{scratch, Server};
-use crate::common::{ok, s, symblob, testdata};
+use super::parts::{self, Kind};
+use crate::common::testdata;
 
 const CLIENTS: usize = 64;
 
-/// `POST`, retrying 503 answers a few times with a growing wait.
-fn post_retrying(
-    server: &Server,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> (u16, Value) {
+/// `send()`, again while it is answered 503, a few times with a growing wait.
+fn retrying(send: impl Fn() -> (u16, Value)) -> (u16, Value) {
     let mut wait = Duration::from_millis(20);
     for _ in 0..8 {
-        let answer = server.post(path, headers, body);
+        let answer = send();
         if answer.0 != 503 {
             return answer;
         }
         std::thread::sleep(wait);
         wait *= 2;
     }
-    server.post(path, headers, body)
+    send()
 }
 
 #[test]
@@ -47,37 +43,22 @@ fn sixty_four_clients_upload_and_symbolize_without_an_error() {
     let server = Arc::new(Server::on_dir(&store, &keys));
 
     let elf = testdata("golden/inputs/c-gcc-dwarf5");
-    let parts = dir.path().join("parts");
-    ok(&symblob()
-        .args([
-            "symbfile",
-            "build",
-            s(&elf),
-            "-o",
-            s(&parts),
-            "-q",
-            "--max-part-size",
-            "4096",
-        ])
-        .output()
-        .unwrap());
-    let bodies: Vec<Vec<u8>> = (0..)
-        .map_while(|i| std::fs::read(dir.path().join(format!("parts.{i}"))).ok())
-        .collect();
+    let bodies = parts::build(&elf, dir.path(), Some(4096)).ranges;
     assert!(bodies.len() >= 2, "{} parts", bodies.len());
-    let count = bodies.len().to_string();
 
     // The shared file, and the answer every copy of it must give.
     let upload = |server: &Server, es: &str| {
         for (i, body) in bodies.iter().enumerate().rev() {
-            let part = i.to_string();
-            let headers = [
-                ("Authorization", "APIKey both-key"),
-                ("FileID", es),
-                ("FilePart", part.as_str()),
-                ("FileParts", count.as_str()),
-            ];
-            let (status, answer) = post_retrying(server, "/api/symbols-ranges", &headers, body);
+            let (status, answer) = retrying(|| {
+                parts::post(
+                    server,
+                    "both-key",
+                    Kind::Ranges,
+                    es,
+                    (i, bodies.len()),
+                    body,
+                )
+            });
             assert_eq!(status, 200, "{answer}");
         }
     };
@@ -90,12 +71,13 @@ fn sixty_four_clients_upload_and_symbolize_without_an_error() {
         let request = json!({ "fileID": es, "addresses": addrs });
         let body = request.to_string();
         let started = Instant::now();
-        let (status, answer) = post_retrying(
-            server,
-            "/api/symbolize",
-            &[("Authorization", "APIKey both-key")],
-            body.as_bytes(),
-        );
+        let (status, answer) = retrying(|| {
+            server.post(
+                "/api/symbolize",
+                &[("Authorization", "APIKey both-key")],
+                body.as_bytes(),
+            )
+        });
         assert_eq!(status, 200, "{answer}");
         (started.elapsed(), answer["results"].clone())
     };

@@ -6,16 +6,11 @@ use serde_json::{json, Value};
 use symblob_build::symbfile::fileid::FileId;
 
 use super::harness::{scratch, Server};
+use super::parts::{self, Kind};
 use crate::common::{ok, s, symblob, testdata};
 
 const EXECUTABLES: u32 = 1_000;
 const CACHE: usize = 4 << 20;
-
-fn metric(text: &str, name: &str) -> f64 {
-    text.lines()
-        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-        .unwrap_or_else(|| panic!("no {name} in /metrics"))
-}
 
 fn rss_kib(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
@@ -53,14 +48,8 @@ fn a_thousand_executables_stay_within_the_cache_bound() {
         FileId(bytes).es()
     };
     for n in 0..EXECUTABLES {
-        let es = id(n);
-        let headers = [
-            ("Authorization", "APIKey both-key"),
-            ("FileID", es.as_str()),
-            ("FilePart", "0"),
-            ("FileParts", "1"),
-        ];
-        let (status, answer) = server.post("/api/symbols-ranges", &headers, &body);
+        let (status, answer) =
+            parts::post(&server, "both-key", Kind::Ranges, &id(n), (0, 1), &body);
         assert_eq!(status, 200, "{answer}");
     }
     let addrs: Vec<String> = (0..100)
@@ -77,16 +66,12 @@ fn a_thousand_executables_stay_within_the_cache_bound() {
     for n in 0..EXECUTABLES {
         assert!(ask(&id(n)) == expected, "executable {n}");
         if n % 100 == 99 {
-            let (_, text) = server.get("/metrics");
-            let text = String::from_utf8(text).unwrap();
-            largest = largest.max(metric(&text, "symblob_cache_bytes"));
+            largest = largest.max(server.metric("symblob_cache_bytes"));
         }
     }
-    let (_, text) = server.get("/metrics");
-    let text = String::from_utf8(text).unwrap();
-    let one = metric(&text, "symblob_cache_bytes") / metric(&text, "symblob_cache_entries");
+    let one = server.metric("symblob_cache_bytes") / server.metric("symblob_cache_entries");
     assert!(largest <= CACHE as f64, "the cache held {largest} bytes");
-    assert!(metric(&text, "symblob_cache_misses_total") >= f64::from(EXECUTABLES));
+    assert!(server.metric("symblob_cache_misses_total") >= f64::from(EXECUTABLES));
     eprintln!(
         "memory: {EXECUTABLES} executables of {} bytes of range file ({one:.0} bytes in memory each), cache bound {CACHE}: at most {largest} bytes cached; the process's RSS {} KiB",
         body.len(),

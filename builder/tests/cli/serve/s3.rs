@@ -78,7 +78,7 @@ fn two_instances_on_one_bucket_serve_what_either_received() {
     );
     let servers = [serve_on(&garage, &keys), serve_on(&garage, &keys)];
     let pads = expect::pad_addresses(&parts.whole_pads);
-    let expected_pads = lookup(&parts.whole_pads, &pads);
+    let expected_pads = lookup(&parts.whole_pads, &pads, false);
     assert!(expected_pads.iter().all(|f| !f.is_empty()));
     let returns: Vec<u64> = pads.iter().map(|a| a + 1).collect();
 
@@ -97,7 +97,7 @@ fn two_instances_on_one_bucket_serve_what_either_received() {
 
     // Either instance answers from the joined files, as the files built whole do.
     let addresses = expect::range_addresses(&parts.whole);
-    let expected = lookup(&parts.whole, &addresses);
+    let expected = lookup(&parts.whole, &addresses, false);
     assert!(expected.iter().filter(|f| !f.is_empty()).count() > 100);
     for server in &servers {
         let (status, answer) = server.symbolize(KEY, &request(&parts.es, &addresses, false));
@@ -176,7 +176,7 @@ fn an_unreachable_store_is_503_and_the_service_recovers() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(
         answered(&answer, &addresses),
-        lookup(&parts.whole, &addresses)
+        lookup(&parts.whole, &addresses, false)
     );
 }
 
@@ -267,6 +267,6 @@ fn a_stalled_store_is_503_within_seconds_and_the_service_recovers() {
     assert_eq!(status, 200, "{answer}");
     assert_eq!(
         answered(&answer, &addresses),
-        lookup(&parts.whole, &addresses)
+        lookup(&parts.whole, &addresses, false)
     );
 }

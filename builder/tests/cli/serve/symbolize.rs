@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use serde_json::{json, Value};
-use symblob::symbfile::{Record, SymbFile};
+use serde_json::Value;
 use symblob_build::symbfile::fileid::FileId;
 
+use super::expect::{self, Frame};
 use super::harness::{scratch, Server};
 use crate::common::{ok, s, symblob, testdata};
 
@@ -20,78 +20,17 @@ const PROGRAMS: [&str; 4] = [
     "lidia/elf/gohello",
 ];
 
-/// Addresses to ask about a symbfile: the start, middle, last byte and end of its range
-/// records (every `step`-th one), or each return pad's return address.
-fn sampled(file: &[u8], limit: usize) -> Vec<u64> {
-    let parsed = SymbFile::parse(file).expect("symbfile");
-    let mut scratch = vec![""; 1 << 16];
-    let mut records = parsed.records(&mut scratch);
-    let mut all = Vec::new();
-    while let Some(record) = records.next().expect("record") {
-        match record {
-            Record::Range(r) if r.depth == 0 => all.extend([
-                r.va,
-                r.va + r.length / 2,
-                r.va + r.length.saturating_sub(1),
-                r.va + r.length,
-            ]),
-            Record::Range(_) => {}
-            Record::ReturnPad(p) => all.push(p.va + 1),
-        }
-    }
+/// At most `limit` of `all`, spread over them.
+fn spread(all: Vec<u64>, limit: usize) -> Vec<u64> {
     let step = all.len().div_ceil(limit).max(1);
     all.into_iter().step_by(step).collect()
 }
 
-/// `(function, file, line)` of each frame of an answer, innermost first.
-fn frames(answer: &Value) -> Vec<(String, String, u64)> {
-    answer["frames"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no frames in {answer}"))
-        .iter()
-        .map(|f| {
-            (
-                f["function"].as_str().unwrap().to_owned(),
-                f["file"].as_str().unwrap().to_owned(),
-                f["line"].as_u64().unwrap(),
-            )
-        })
-        .collect()
-}
-
-/// What `symblob lookup FILE --json [--return-address] ADDRS` answers.
-fn lookup(file: &Path, addrs: &[u64], return_address: bool) -> Vec<Vec<(String, String, u64)>> {
-    let mut cmd = symblob();
-    cmd.args(["lookup", s(file), "--json"]);
-    if return_address {
-        cmd.arg("--return-address");
-    }
-    cmd.args(addrs.iter().map(|a| format!("{a:#x}")));
-    let out = ok(&cmd.output().unwrap());
-    out.lines()
-        .map(|l| frames(&serde_json::from_str(l).unwrap()))
-        .collect()
-}
-
-fn symbolize(
-    server: &Server,
-    es: &str,
-    addrs: &[u64],
-    return_address: bool,
-) -> Vec<Vec<(String, String, u64)>> {
-    let hex: Vec<String> = addrs.iter().map(|a| format!("{a:#x}")).collect();
-    let (status, answer) = server.symbolize(
-        "see-key",
-        &json!({ "fileID": es, "addresses": hex, "returnAddress": return_address }),
-    );
+fn symbolize(server: &Server, es: &str, addrs: &[u64], return_address: bool) -> Vec<Vec<Frame>> {
+    let (status, answer) = server.symbolize("see-key", &expect::request(es, addrs, return_address));
     assert_eq!(status, 200, "{answer}");
     assert_eq!(answer["fileID"], es);
-    let results = answer["results"].as_array().unwrap();
-    assert_eq!(results.len(), addrs.len());
-    for (r, h) in results.iter().zip(&hex) {
-        assert_eq!(r["address"], *h);
-    }
-    results.iter().map(frames).collect()
+    expect::answered(&answer, addrs)
 }
 
 #[test]
@@ -129,10 +68,10 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
             .unwrap());
         let es = FileId::of_path(&elf).unwrap().es();
 
-        let addrs = sampled(&range_bytes, 400);
+        let addrs = spread(expect::range_addresses(&ranges), 400);
         assert!(addrs.len() > 20, "{name}: {} addresses", addrs.len());
         let got = symbolize(&server, &es, &addrs, false);
-        let expected = lookup(&ranges, &addrs, false);
+        let expected = expect::lookup(&ranges, &addrs, false);
         for ((a, g), e) in addrs.iter().zip(&got).zip(&expected) {
             assert_eq!(g, e, "{name} at {a:#x}");
         }
@@ -142,13 +81,14 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
         );
 
         // Return addresses: the pads first, the ranges where there is no pad.
-        let mut returns = sampled(&std::fs::read(&pads).unwrap(), 200);
+        let pad_returns = expect::pad_addresses(&pads).iter().map(|a| a + 1).collect();
+        let mut returns = spread(pad_returns, 200);
         returns.extend(addrs.iter().step_by(7).copied());
         returns.push(0); // no call before it
         returns.insert(returns.len() / 2, 0);
         let got = symbolize(&server, &es, &returns, true);
-        let from_pads = lookup(&pads, &returns, true);
-        let from_ranges = lookup(&ranges, &returns, true);
+        let from_pads = expect::lookup(&pads, &returns, true);
+        let from_ranges = expect::lookup(&ranges, &returns, true);
         for (i, a) in returns.iter().enumerate() {
             let expected = if from_pads[i].is_empty() {
                 &from_ranges[i]
