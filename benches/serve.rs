@@ -90,6 +90,14 @@ fn bench(c: &mut Criterion) {
     let addrs = addresses(&file, 64 * BATCH);
     let bodies: Vec<Vec<u8>> = addrs.chunks(BATCH).map(|a| body(id, a)).collect();
 
+    let sample = answer(&entry, &Request::parse(&bodies[0], BATCH).unwrap());
+    let frames = sample.windows(11).filter(|w| w == b"{\"function\"").count();
+    eprintln!(
+        "serve: {} bytes of range file; an answer to {BATCH} addresses: {} frames, {} bytes of JSON",
+        file.len(),
+        frames,
+        sample.len()
+    );
     let mut group = c.benchmark_group("serve");
     group.throughput(Throughput::Elements(BATCH as u64));
     let mut next = 0;
@@ -159,6 +167,7 @@ impl Service {
             keys: Keys::parse(keys_text, std::path::Path::new("keys")).unwrap(),
             cache_size: 1 << 30,
             limits: Limits::default(),
+            debuginfod: Default::default(),
         };
         runtime.spawn(serve(listener, options, std::future::pending()));
         let answer = ureq::post(&format!("{url}/api/symbols-ranges"))

@@ -13,6 +13,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
 use symblob::lidia::LidiaFile;
 
@@ -41,51 +43,41 @@ pub struct Request {
 impl Request {
     /// Parses a request body, refusing more than `max_addresses` addresses.
     pub fn parse(body: &[u8], max_addresses: usize) -> Result<Request, Refused> {
-        let value: Value = serde_json::from_slice(body)
-            .map_err(|e| bad_request(format!("the body is not JSON: {e}")))?;
-        Request::from_value(&value, max_addresses)
-    }
-
-    /// Reads a request from parsed JSON.
-    pub fn from_value(value: &Value, max_addresses: usize) -> Result<Request, Refused> {
-        let text = value["fileID"]
+        let raw: Raw = serde_json::from_slice(body)
+            .map_err(|e| bad_request(format!("the body is not a symbolize request's JSON: {e}")))?;
+        let text = raw
+            .file_id
             .as_str()
             .ok_or_else(|| bad_request("`fileID` is missing or not a string"))?;
         let id = FileId::parse(text)
             .map_err(|_| bad_request(format!("`fileID` {text:?} is not a FileID")))?;
-        let list = value["addresses"]
-            .as_array()
+        let list = raw
+            .addresses
             .ok_or_else(|| bad_request("`addresses` is missing or not an array"))?;
-        if list.len() > max_addresses {
+        if list.count > max_addresses {
             return Err(Refused::new(
                 Failure::TooLarge,
                 format!(
                     "{} addresses asked; a request takes at most {max_addresses}",
-                    list.len()
+                    list.count
                 ),
             ));
         }
-        let addresses = list
-            .iter()
-            .enumerate()
-            .map(|(i, a)| {
-                address(a).ok_or_else(|| {
-                    bad_request(format!(
-                        "`addresses[{i}]` is {a}, not an address (\"0x…\" or a number)"
-                    ))
-                })
-            })
-            .collect::<Result<_, _>>()?;
-        let return_address = match &value["returnAddress"] {
+        if let Some((i, what)) = list.first_bad {
+            return Err(bad_request(format!(
+                "`addresses[{i}]` is {what}, not an address (\"0x…\" or a number)"
+            )));
+        }
+        let return_address = match raw.return_address {
             Value::Null => false,
-            Value::Bool(b) => *b,
+            Value::Bool(b) => b,
             other => {
                 return Err(bad_request(format!(
                     "`returnAddress` is {other}, not true or false"
                 )))
             }
         };
-        let build_id = match &value["buildID"] {
+        let build_id = match &raw.build_id {
             Value::Null => None,
             Value::String(text) => Some(BuildId::parse(text).ok_or_else(|| {
                 bad_request(format!(
@@ -98,22 +90,115 @@ impl Request {
         };
         Ok(Request {
             id,
-            addresses,
+            addresses: list.values,
             return_address,
             build_id,
         })
     }
 }
 
-/// An address: `"0x…"` hex text or a JSON number.
-fn address(value: &Value) -> Option<u64> {
-    match value {
-        Value::String(s) => {
-            let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"))?;
-            u64::from_str_radix(hex, 16).ok()
+/// A request as it is in JSON; the addresses are read straight into numbers (no text
+/// kept per address: a request may hold 100,000), the small fields kept as values to
+/// check afterwards with messages of our own.
+#[derive(Deserialize)]
+struct Raw {
+    #[serde(rename = "fileID", default)]
+    file_id: Value,
+    #[serde(default)]
+    addresses: Option<Addresses>,
+    #[serde(rename = "returnAddress", default)]
+    return_address: Value,
+    #[serde(rename = "buildID", default)]
+    build_id: Value,
+}
+
+/// The `addresses` array: the values, how many there were, and the first one that is not
+/// an address (its index and JSON text).
+#[derive(Default)]
+struct Addresses {
+    values: Vec<u64>,
+    count: usize,
+    first_bad: Option<(usize, String)>,
+}
+
+impl<'de> Deserialize<'de> for Addresses {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct List;
+        impl<'de> Visitor<'de> for List {
+            type Value = Addresses;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an array of addresses")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Addresses, A::Error> {
+                let mut list = Addresses::default();
+                while let Some(item) = seq.next_element::<Item>()? {
+                    match item {
+                        Item::Address(a) => list.values.push(a),
+                        Item::Not(what) => {
+                            if list.first_bad.is_none() {
+                                list.first_bad = Some((list.count, what));
+                            }
+                        }
+                    }
+                    list.count += 1;
+                }
+                Ok(list)
+            }
         }
-        Value::Number(n) => n.as_u64(),
-        _ => None,
+        d.deserialize_seq(List)
+    }
+}
+
+/// One element of `addresses`.
+enum Item {
+    Address(u64),
+    /// Not an address: what it was.
+    Not(String),
+}
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct One;
+        impl<'de> Visitor<'de> for One {
+            type Value = Item;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an address")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Item, E> {
+                let hex = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X"));
+                Ok(match hex.and_then(|h| u64::from_str_radix(h, 16).ok()) {
+                    Some(a) => Item::Address(a),
+                    None => Item::Not(Value::from(s).to_string()),
+                })
+            }
+            fn visit_u64<E: de::Error>(self, n: u64) -> Result<Item, E> {
+                Ok(Item::Address(n))
+            }
+            fn visit_i64<E: de::Error>(self, n: i64) -> Result<Item, E> {
+                Ok(Item::Not(n.to_string()))
+            }
+            fn visit_f64<E: de::Error>(self, n: f64) -> Result<Item, E> {
+                Ok(Item::Not(n.to_string()))
+            }
+            fn visit_bool<E: de::Error>(self, b: bool) -> Result<Item, E> {
+                Ok(Item::Not(b.to_string()))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Item, E> {
+                Ok(Item::Not("null".into()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Item, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(Item::Not("an array".into()))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Item, A::Error> {
+                while map
+                    .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Item::Not("an object".into()))
+            }
+        }
+        d.deserialize_any(One)
     }
 }
 
@@ -278,8 +363,20 @@ impl Json {
 
     /// A JSON string, escaped as serde_json escapes it.
     fn string(&mut self, s: &str) {
-        // Writing to a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut self.0, s);
+        // Names and paths almost never hold a byte JSON escapes: one pass without
+        // branches (which the compiler vectorises) finds that out, and the text is then
+        // copied whole instead of byte by byte.
+        let plain = !s.bytes().fold(false, |any, b| {
+            any | (b < 0x20) | (b == b'"') | (b == b'\\')
+        });
+        if plain {
+            self.0.push(b'"');
+            self.0.extend_from_slice(s.as_bytes());
+            self.0.push(b'"');
+        } else {
+            // Writing to a Vec cannot fail.
+            let _ = serde_json::to_writer(&mut self.0, s);
+        }
     }
 
     /// `{"address":"0x…","frames":[`, after a comma unless it is the first answer.
