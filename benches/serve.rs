@@ -3,6 +3,9 @@
 //! * `symbolize_1000`: one request of 1,000 addresses parsed from its JSON body and
 //!   answered (Lidia lookups of every frame, the JSON written), on one thread: what a
 //!   request costs the service beyond HTTP.
+//! * `lidia_lookups_1000`, `gsym_lookups_1000`: the lookups alone (every frame walked,
+//!   nothing written) in the two indexed forms the service could answer from, both made
+//!   from the same model: why it keeps Lidia.
 //! * `http_1000`: the same request over HTTP on loopback to the service running in this
 //!   process (a directory store, the file uploaded through the API first, answers from
 //!   the warm cache), one client with a kept-alive connection. After the criterion run,
@@ -108,6 +111,37 @@ fn bench(c: &mut Criterion) {
             black_box(answer(&entry, &request))
         })
     });
+
+    let lidia_file = symblob::lidia::LidiaFile::parse(entry.lidia.as_ref().unwrap()).unwrap();
+    group.bench_function("lidia_lookups_1000", |b| {
+        b.iter(|| {
+            next = (next + 1) % 64;
+            let mut frames = 0;
+            lidia_file.lookup_each(&addrs[next * BATCH..][..BATCH], |_, f| frames += f.count());
+            black_box(frames)
+        })
+    });
+    let gsym = symblob_build::gsym::write_model(&model, &Default::default())
+        .expect("GSYM")
+        .bytes;
+    let gsym_file = symblob::gsym::GsymFile::parse(&gsym).unwrap();
+    group.bench_function("gsym_lookups_1000", |b| {
+        b.iter(|| {
+            next = (next + 1) % 64;
+            let mut frames = 0;
+            for &a in &addrs[next * BATCH..][..BATCH] {
+                if let Ok(Some(found)) = gsym_file.lookup(a) {
+                    frames += found.frames().count();
+                }
+            }
+            black_box(frames)
+        })
+    });
+    eprintln!(
+        "serve: indexed forms of the range file: Lidia {} bytes, GSYM {} bytes",
+        entry.lidia.as_ref().unwrap().len(),
+        gsym.len()
+    );
 
     let server = Service::start(&file, id);
     let agent = ureq::AgentBuilder::new().build();
