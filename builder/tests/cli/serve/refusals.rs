@@ -4,8 +4,9 @@
 use serde_json::json;
 
 use super::harness::{assert_refused, scratch, Server};
+use super::parts;
 use super::symbolize::walk;
-use crate::common::{ok, s, symblob, testdata};
+use crate::common::{s, testdata};
 
 const ES: &str = "3CcCZDci-njF5HbfglbHDA";
 
@@ -51,23 +52,9 @@ fn bad_requests_get_json_errors_and_leave_nothing_stored() {
         &[],
     );
     let elf = testdata("lidia/elf/inl");
-    let ranges = dir.path().join("inl.ranges");
-    let pads = dir.path().join("inl.pads");
-    ok(&symblob()
-        .args([
-            "symbfile",
-            "build",
-            s(&elf),
-            "-o",
-            s(&ranges),
-            "--return-pads",
-            s(&pads),
-            "-q",
-        ])
-        .output()
-        .unwrap());
-    let good = std::fs::read(&ranges).unwrap();
-    let pad_file = std::fs::read(&pads).unwrap();
+    let built = parts::build(&elf, dir.path(), None);
+    let good = std::fs::read(&built.whole).unwrap();
+    let pad_file = std::fs::read(&built.whole_pads).unwrap();
     let up = "/api/symbols-ranges";
 
     // Keys and roles.

@@ -10,6 +10,7 @@ use symblob_build::symbfile::fileid::FileId;
 
 use super::expect::{self, Frame};
 use super::harness::{scratch, Server};
+use super::parts;
 use crate::common::{ok, s, symblob, testdata};
 
 /// The committed programs: C, C++ and Rust (DWARF), Go (pclntab and DWARF).
@@ -41,21 +42,8 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
     for program in PROGRAMS {
         let elf = testdata(program);
         let name = elf.file_name().unwrap().to_str().unwrap().to_owned();
-        let ranges = dir.path().join(format!("{name}.ranges"));
-        let pads = dir.path().join(format!("{name}.pads"));
-        ok(&symblob()
-            .args([
-                "symbfile",
-                "build",
-                s(&elf),
-                "-o",
-                s(&ranges),
-                "--return-pads",
-                s(&pads),
-                "-q",
-            ])
-            .output()
-            .unwrap());
+        let built = parts::build(&elf, dir.path(), None);
+        let (ranges, pads) = (built.whole, built.whole_pads);
         let range_bytes = std::fs::read(&ranges).unwrap();
         // Parts of about a third of the file: the service joins several.
         let part = (range_bytes.len() / 3).max(4096).to_string();
