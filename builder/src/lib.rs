@@ -50,6 +50,7 @@
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`readback`] | `ksym`, `lidia`, `symbfile`, `gsym` | sources that read symblob's own formats (and GSYM files LLVM writes) back into the model, one per format, each behind that format's feature |
 //! | [`convert`] | `convert` | `symblob convert`: one source, the model, one writer |
+//! | [`serve`] | `serve` | `symblob serve`: the symbolization service of symbfile's upload API (uploads joined and published with a Lidia index, symbolize, the download layout, debuginfod fallback) on a directory or S3 |
 //! | [`input`], [`output`] | always | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
 //!
 //! A new writer is a new module that takes what it needs from [`model`] (and, for
@@ -77,6 +78,7 @@
 //! | `convert` | [`convert`]: between ksym-bin, Lidia, symbfile and GSYM (and from ELF) | `ksym`, `lidia`, `symbfile`, `gsym` | |
 //! | `json` | JSON forms: [`cif::ImageMap::from_json`] and [`to_json`](cif::ImageMap::to_json) (with `cif`), [`symbfile::json`] (with `symbfile`) | | serde, serde_json |
 //! | `upload` | [`symbfile::upload`]: push to a symbolization service, publish a download tree | `symbfile`, `json` | ureq, zstd |
+//! | `serve` | [`serve`]: the symbolization service | `upload`, `lidia` | tokio, axum, object_store, subtle, uuid, lru, futures, bytes, http-body-util |
 //! | `cli` (default) | the `symblob` command line | all of the above | clap, indicatif |
 //!
 //! A `build.rs` that writes the ksym-bin blob of an ELF file ([`ksym::build_from_elf`],
