@@ -124,8 +124,8 @@ pub fn router(options: ServeOptions) -> Router {
         debuginfod: Debuginfod::new(options.debuginfod),
     });
     Router::new()
-        .route("/api/symbols-ranges", post(upload_ranges))
-        .route("/api/symbols-returnpads", post(upload_returnpads))
+        .route("/api/symbols-ranges", post(upload::<false>))
+        .route("/api/symbols-returnpads", post(upload::<true>))
         .route("/api/symbolize", post(symbolize_handler))
         .route("/health", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics_handler))
@@ -253,34 +253,19 @@ fn authorize(
     }
 }
 
-async fn upload_ranges(
-    state: Shared<Arc<State>>,
-    peer: ConnectInfo<SocketAddr>,
-    id: axum::Extension<RequestId>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    upload(state, peer, id, headers, body, FileKind::Ranges).await
-}
-
-async fn upload_returnpads(
-    state: Shared<Arc<State>>,
-    peer: ConnectInfo<SocketAddr>,
-    id: axum::Extension<RequestId>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    upload(state, peer, id, headers, body, FileKind::ReturnPads).await
-}
-
-async fn upload(
+/// One part of a range file (`RETURN_PADS` false) or of a return-pad file.
+async fn upload<const RETURN_PADS: bool>(
     Shared(state): Shared<Arc<State>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     axum::Extension(RequestId(id)): axum::Extension<RequestId>,
     headers: HeaderMap,
     body: Body,
-    kind: FileKind,
 ) -> Response {
+    let kind = if RETURN_PADS {
+        FileKind::ReturnPads
+    } else {
+        FileKind::Ranges
+    };
     let result = async {
         authorize(&state, &headers, peer, Need::Upload)?;
         // Uploads over the limit wait for a turn, for a while: a burst is served late
