@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `POST /api/symbols-ranges`, `POST /api/symbols-returnpads` | one part of an executable's range or return-pad symbfile ([`upload`]) |
 //! | `POST /api/symbolize` | frames of addresses ([`symbolize`]); symbols never uploaded fetched by build ID from debuginfod ([`debuginfod`]) |
+//! | `POST /api/symbolize-batch` | the same for several executables in one request ([`batch`]) |
 //! | `GET /<es[0:2]>/<es[2:4]>/<es>/metadata.json`, `…/ranges`, `…/returnpads` | the download layout devfiler reads ([`store`]) |
 //! | `GET /health`, `GET /metrics` | liveness; Prometheus counters ([`metrics`]) |
 //!
@@ -13,6 +14,7 @@
 //! `docs/serve.md` is the user's guide.
 
 pub mod assemble;
+pub mod batch;
 pub mod cache;
 pub mod debuginfod;
 pub mod keys;
@@ -126,7 +128,8 @@ pub fn router(options: ServeOptions) -> Router {
     Router::new()
         .route("/api/symbols-ranges", post(upload::<false>))
         .route("/api/symbols-returnpads", post(upload::<true>))
-        .route("/api/symbolize", post(symbolize_handler))
+        .route("/api/symbolize", post(symbolize_handler::<false>))
+        .route("/api/symbolize-batch", post(symbolize_handler::<true>))
         .route("/health", get(|| async { "ok\n" }))
         .route("/metrics", get(metrics_handler))
         .route("/{a}/{b}/{es}/{name}", get(download))
@@ -181,6 +184,7 @@ fn endpoint(path: &str) -> &'static str {
         "/api/symbols-ranges" => "symbols-ranges",
         "/api/symbols-returnpads" => "symbols-returnpads",
         "/api/symbolize" => "symbolize",
+        "/api/symbolize-batch" => "symbolize-batch",
         "/health" => "health",
         "/metrics" => "metrics",
         _ => "download",
@@ -288,7 +292,8 @@ async fn upload<const RETURN_PADS: bool>(
     }
 }
 
-async fn symbolize_handler(
+/// A symbolize request: of one executable (`BATCH` false) or of several.
+async fn symbolize_handler<const BATCH: bool>(
     Shared(state): Shared<Arc<State>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     axum::Extension(RequestId(id)): axum::Extension<RequestId>,
@@ -297,20 +302,38 @@ async fn symbolize_handler(
 ) -> Response {
     let result = async {
         authorize(&state, &headers, peer, Need::Symbolize)?;
+        let max = state.limits.max_addresses;
         // Room for the addresses allowed, each a long hex string, and the rest.
-        let limit = state
-            .limits
-            .max_addresses
-            .saturating_mul(64)
-            .saturating_add(64 << 10);
+        let limit = max.saturating_mul(64).saturating_add(64 << 10);
         let body = upload::read_body(&headers, body, limit).await?;
-        let request = symbolize::Request::parse(&body, state.limits.max_addresses)?;
-        let entry = match symbolize::entry(&state, request.id).await? {
-            Some(entry) => entry,
-            None => debuginfod::fallback(&state, &request).await?,
+        let requests = if BATCH {
+            batch::parse(&body, max)?
+        } else {
+            vec![symbolize::Request::parse(&body, max)?]
         };
-        state.metrics.answered(request.addresses.len());
-        Ok::<_, Refused>(symbolize::answer(&entry, &request))
+        let symbols = batch::symbols(&state, &requests).await;
+        let answered: Vec<_> = requests.into_iter().zip(symbols).collect();
+        let addresses = answered
+            .iter()
+            .filter(|(_, symbols)| symbols.is_ok())
+            .map(|(r, _)| r.addresses.len())
+            .sum();
+        state.metrics.answered(addresses);
+        // The answer is a millisecond of work per thousand addresses: on a blocking
+        // thread, so that a large one does not hold up the requests sharing its worker.
+        tokio::task::spawn_blocking(move || {
+            if BATCH {
+                return Ok(batch::answer(&answered));
+            }
+            match answered.into_iter().next() {
+                Some((request, symbols)) => {
+                    symbols.map(|entry| symbolize::answer(&entry, &request))
+                }
+                None => Err(Refused::new(Failure::Internal, "no request was read")),
+            }
+        })
+        .await
+        .map_err(|e| Refused::new(Failure::Internal, e.to_string()))?
     };
     match result.await {
         Ok(json) => ([(header::CONTENT_TYPE, "application/json")], json).into_response(),

@@ -10,7 +10,6 @@
 //! never uploaded are fetched from debuginfod servers when the service has some
 //! ([`super::debuginfod`]).
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use serde::de::{self, Deserializer, SeqAccess, Visitor};
@@ -45,27 +44,25 @@ impl Request {
     pub fn parse(body: &[u8], max_addresses: usize) -> Result<Request, Refused> {
         let raw: Raw = serde_json::from_slice(body)
             .map_err(|e| bad_request(format!("the body is not a symbolize request's JSON: {e}")))?;
+        check_count(raw.count(), max_addresses)?;
+        Request::from_raw(raw, "")
+    }
+
+    /// The request `raw` holds; `at` is where it is in the body (`""`, or
+    /// `"requests[3]."` in a batch), for the messages.
+    pub(super) fn from_raw(raw: Raw, at: &str) -> Result<Request, Refused> {
         let text = raw
             .file_id
             .as_str()
-            .ok_or_else(|| bad_request("`fileID` is missing or not a string"))?;
+            .ok_or_else(|| bad_request(format!("`{at}fileID` is missing or not a string")))?;
         let id = FileId::parse(text)
-            .map_err(|_| bad_request(format!("`fileID` {text:?} is not a FileID")))?;
+            .map_err(|_| bad_request(format!("`{at}fileID` {text:?} is not a FileID")))?;
         let list = raw
             .addresses
-            .ok_or_else(|| bad_request("`addresses` is missing or not an array"))?;
-        if list.count > max_addresses {
-            return Err(Refused::new(
-                Failure::TooLarge,
-                format!(
-                    "{} addresses asked; a request takes at most {max_addresses}",
-                    list.count
-                ),
-            ));
-        }
+            .ok_or_else(|| bad_request(format!("`{at}addresses` is missing or not an array")))?;
         if let Some((i, what)) = list.first_bad {
             return Err(bad_request(format!(
-                "`addresses[{i}]` is {what}, not an address (\"0x…\" or a number)"
+                "`{at}addresses[{i}]` is {what}, not an address (\"0x…\" or a number)"
             )));
         }
         let return_address = match raw.return_address {
@@ -73,7 +70,7 @@ impl Request {
             Value::Bool(b) => b,
             other => {
                 return Err(bad_request(format!(
-                    "`returnAddress` is {other}, not true or false"
+                    "`{at}returnAddress` is {other}, not true or false"
                 )))
             }
         };
@@ -81,12 +78,16 @@ impl Request {
             Value::Null => None,
             Value::String(text) => Some(BuildId::parse(text).ok_or_else(|| {
                 bad_request(format!(
-                    "`buildID` {text:?} is not a build ID (an even number of hex digits, \
+                    "`{at}buildID` {text:?} is not a build ID (an even number of hex digits, \
                      at most {})",
                     BuildId::MAX_DIGITS
                 ))
             })?),
-            other => return Err(bad_request(format!("`buildID` is {other}, not a string"))),
+            other => {
+                return Err(bad_request(format!(
+                    "`{at}buildID` is {other}, not a string"
+                )))
+            }
         };
         Ok(Request {
             id,
@@ -97,11 +98,22 @@ impl Request {
     }
 }
 
+/// Refuses `count` addresses over `max_addresses`.
+pub(super) fn check_count(count: usize, max_addresses: usize) -> Result<(), Refused> {
+    if count > max_addresses {
+        return Err(Refused::new(
+            Failure::TooLarge,
+            format!("{count} addresses asked; a request takes at most {max_addresses}"),
+        ));
+    }
+    Ok(())
+}
+
 /// A request as it is in JSON; the addresses are read straight into numbers (no text
 /// kept per address: a request may hold 100,000), the small fields kept as values to
 /// check afterwards with messages of our own.
 #[derive(Deserialize)]
-struct Raw {
+pub(super) struct Raw {
     #[serde(rename = "fileID", default)]
     file_id: Value,
     #[serde(default)]
@@ -110,6 +122,13 @@ struct Raw {
     return_address: Value,
     #[serde(rename = "buildID", default)]
     build_id: Value,
+}
+
+impl Raw {
+    /// How many addresses it asks about.
+    pub(super) fn count(&self) -> usize {
+        self.addresses.as_ref().map_or(0, |a| a.count)
+    }
 }
 
 /// The `addresses` array: the values, how many there were, and the first one that is not
@@ -210,6 +229,15 @@ pub fn no_symbols(id: FileId) -> Refused {
     )
 }
 
+/// The symbols `request` is answered from: uploaded ones ([`entry`]), or else fetched
+/// from debuginfod when it names a build ID ([`super::debuginfod::fallback`]).
+pub async fn symbols(state: &Arc<State>, request: &Request) -> Result<Arc<Entry>, Refused> {
+    match entry(state, request.id).await? {
+        Some(entry) => Ok(entry),
+        None => super::debuginfod::fallback(state, request).await,
+    }
+}
+
 /// The symbols of `id`: from the cache, or read from the store. `None` when nothing was
 /// uploaded for it.
 pub async fn entry(state: &State, id: FileId) -> Result<Option<Arc<Entry>>, Refused> {
@@ -264,8 +292,15 @@ fn load(lidia: Option<bytes::Bytes>, pads: Option<bytes::Bytes>) -> Result<Entry
 /// per-address allocation: a request of 1,000 addresses is a few hundred kilobytes of
 /// names and paths copied once).
 pub fn answer(entry: &Entry, request: &Request) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256 * request.addresses.len() + 64);
+    write_answer(&mut out, entry, request);
+    out
+}
+
+/// Appends the answer to `request` from `entry` to `out`.
+pub(super) fn write_answer(out: &mut Vec<u8>, entry: &Entry, request: &Request) {
     let lidia = entry.lidia.as_ref().and_then(|b| LidiaFile::parse(b).ok());
-    let mut out = Json::with_capacity(256 * request.addresses.len() + 64);
+    let mut out = Json(out);
     out.raw("{\"fileID\":\"");
     out.raw(&request.id.es());
     out.raw("\",\"results\":[");
@@ -299,11 +334,7 @@ pub fn answer(entry: &Entry, request: &Request) -> Vec<u8> {
             if let Some((i, a)) = asked.next() {
                 out.start_answer(i, a);
                 for f in frames {
-                    out.frame(
-                        &text(f.function.as_bytes()),
-                        &text(f.file.as_bytes()),
-                        f.line,
-                    );
+                    out.frame(f.function.as_bytes(), f.file.as_bytes(), f.line);
                 }
                 out.raw("]}");
             }
@@ -312,7 +343,6 @@ pub fn answer(entry: &Entry, request: &Request) -> Vec<u8> {
     // The rest: pads, and no frames where there are no ranges to answer from.
     write_others(&mut out, &mut asked, &pad, None);
     out.raw("]}");
-    out.0
 }
 
 /// Writes the answers of the next addresses that the ranges do not answer (their return
@@ -331,8 +361,8 @@ fn write_others<'e>(
         out.start_answer(i, a);
         for f in found.map_or(&[][..], |p| &p.frames[..]).iter().rev() {
             out.frame(
-                &f.function,
-                f.file.as_deref().unwrap_or(""),
+                f.function.as_bytes(),
+                f.file.as_deref().unwrap_or("").as_bytes(),
                 u64::from(f.line),
             );
         }
@@ -341,55 +371,63 @@ fn write_others<'e>(
     }
 }
 
-/// Text of a name or path: borrowed when it is UTF-8, as it nearly always is.
-fn text(bytes: &[u8]) -> Cow<'_, str> {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Cow::Borrowed(s),
-        Err(_) => String::from_utf8_lossy(bytes),
-    }
-}
+/// The answer's JSON text, appended to a buffer.
+struct Json<'o>(&'o mut Vec<u8>);
 
-/// The answer's JSON text.
-struct Json(Vec<u8>);
-
-impl Json {
-    fn with_capacity(n: usize) -> Self {
-        Json(Vec::with_capacity(n))
-    }
-
+impl Json<'_> {
     fn raw(&mut self, s: &str) {
         self.0.extend_from_slice(s.as_bytes());
     }
 
-    /// A JSON string, escaped as serde_json escapes it.
-    fn string(&mut self, s: &str) {
-        // Names and paths almost never hold a byte JSON escapes: one pass without
-        // branches (which the compiler vectorises) finds that out, and the text is then
-        // copied whole instead of byte by byte.
-        let plain = !s.bytes().fold(false, |any, b| {
-            any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    /// A JSON string of a name or path, escaped as serde_json escapes it; bytes that are
+    /// not UTF-8 become U+FFFD.
+    fn string(&mut self, bytes: &[u8]) {
+        // Names and paths are nearly always ASCII without a byte JSON escapes: one pass
+        // without branches (which the compiler vectorises) finds that out, and the bytes
+        // are then copied whole, with no UTF-8 check and no per-byte escaping.
+        let plain = !bytes.iter().fold(false, |any, &b| {
+            any | (b < 0x20) | (b == b'"') | (b == b'\\') | (b >= 0x80)
         });
         if plain {
             self.0.push(b'"');
-            self.0.extend_from_slice(s.as_bytes());
+            self.0.extend_from_slice(bytes);
             self.0.push(b'"');
         } else {
             // Writing to a Vec cannot fail.
-            let _ = serde_json::to_writer(&mut self.0, s);
+            let _ = serde_json::to_writer(&mut *self.0, &String::from_utf8_lossy(bytes));
         }
+    }
+
+    /// `"0x…"`: an address in lower-case hex, as `{:#x}` writes it (formatting through
+    /// `core::fmt` costs more than the lookup of a frame).
+    fn hex_string(&mut self, value: u64) {
+        let mut digits = [0u8; 16];
+        let mut at = digits.len();
+        let mut rest = value;
+        loop {
+            at -= 1;
+            digits[at] = b"0123456789abcdef"[(rest & 0xf) as usize];
+            rest >>= 4;
+            if rest == 0 {
+                break;
+            }
+        }
+        self.raw("\"0x");
+        self.0.extend_from_slice(&digits[at..]);
+        self.0.push(b'"');
     }
 
     /// `{"address":"0x…","frames":[`, after a comma unless it is the first answer.
     fn start_answer(&mut self, i: usize, address: u64) {
-        use std::io::Write as _;
         if i > 0 {
             self.0.push(b',');
         }
-        let _ = write!(self.0, "{{\"address\":\"{address:#x}\",\"frames\":[");
+        self.raw("{\"address\":");
+        self.hex_string(address);
+        self.raw(",\"frames\":[");
     }
 
-    fn frame(&mut self, function: &str, file: &str, line: u64) {
-        use std::io::Write as _;
+    fn frame(&mut self, function: &[u8], file: &[u8], line: u64) {
         if self.0.last() != Some(&b'[') {
             self.0.push(b',');
         }
@@ -397,10 +435,51 @@ impl Json {
         self.string(function);
         self.raw(",\"file\":");
         self.string(file);
-        let _ = write!(self.0, ",\"line\":{line}}}");
+        self.raw(",\"line\":");
+        self.raw(itoa::Buffer::new().format(line));
+        self.0.push(b'}');
     }
 }
+
 fn pad_at(pads: &[ReturnPad], at: u64) -> Option<&ReturnPad> {
     let i = pads.partition_point(|p| p.address < at);
     pads.get(i).filter(|p| p.address == at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Json;
+
+    /// The hand-written writers give what `{:#x}` and serde_json give.
+    #[test]
+    fn json_writers_match_std_and_serde_json() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut values = vec![0, 1, 0xf, 0x10, u64::MAX, 1 << 63];
+        for _ in 0..1000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            values.push(state >> (state % 64));
+        }
+        for v in values {
+            let mut out = Vec::new();
+            Json(&mut out).hex_string(v);
+            assert_eq!(out, format!("\"{v:#x}\"").into_bytes());
+        }
+        let texts: [&[u8]; 7] = [
+            b"",
+            b"main",
+            b"std::vector<int>::push_back(int&&)",
+            b"a\"b\\c\n\x01",
+            "f\u{e9}e/\u{1f600}.rs".as_bytes(),
+            b"bad \xff\xfe utf-8",
+            b"/usr/src/x.c",
+        ];
+        for text in texts {
+            let mut out = Vec::new();
+            Json(&mut out).string(text);
+            let expected = serde_json::to_vec(&String::from_utf8_lossy(text)).unwrap();
+            assert_eq!(out, expected, "{:?}", String::from_utf8_lossy(text));
+        }
+    }
 }

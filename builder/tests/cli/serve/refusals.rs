@@ -1,7 +1,7 @@
 //! Bad requests: each gets the API's JSON error with a 4xx status, nothing of it is
 //! stored, and the service keeps answering.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::harness::{assert_refused, scratch, Server};
 use super::parts;
@@ -175,6 +175,31 @@ fn bad_requests_get_json_errors_and_leave_nothing_stored() {
         400,
     );
     assert_refused(&server.post("/api/nothing", &[], b""), 404);
+
+    // Batches: refused whole when an element is not well formed or the whole is over
+    // the limits; the message names the element.
+    let batch = |key: &str, body: Value| {
+        server.post(
+            "/api/symbolize-batch",
+            &[("Authorization", &format!("APIKey {key}"))],
+            body.to_string().as_bytes(),
+        )
+    };
+    let one = json!({ "fileID": ES, "addresses": ["0x1"] });
+    assert_refused(&batch("up-key", json!({ "requests": [one] })), 403);
+    let bad = batch(
+        "see-key",
+        json!({ "requests": [one, { "fileID": ES, "addresses": ["0x1", "x"] }] }),
+    );
+    assert_refused(&bad, 400);
+    let text = bad.1["error"]["Text"].as_str().unwrap();
+    assert!(text.contains("`requests[1].addresses[1]`"), "{text}");
+    assert_refused(&batch("see-key", json!({ "files": [one] })), 400);
+    let many = vec!["0x1"; 3000];
+    let over = json!({ "fileID": ES, "addresses": many });
+    assert_refused(&batch("see-key", json!({ "requests": [over, over] })), 413);
+    let elements = vec![json!({ "fileID": ES, "addresses": [] }); 1001];
+    assert_refused(&batch("see-key", json!({ "requests": elements })), 413);
 
     // Still serving.
     assert!(server.running());

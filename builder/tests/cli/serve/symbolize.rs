@@ -1,11 +1,13 @@
 //! Uploads through `symblob symbfile push`, answers through `/api/symbolize`: on the C,
 //! C++, Rust and Go test programs, the service answers every sampled address as
 //! `symblob lookup` answers it on the files that were uploaded, and the download layout
-//! gives the range file back.
+//! gives the range file back. One `/api/symbolize-batch` request over every program
+//! answers each as `symblob lookup` does, and an executable without symbols in it as
+//! `/api/symbolize` refuses it, without voiding the others.
 
 use std::path::Path;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use symblob_build::symbfile::fileid::FileId;
 
 use super::expect::{self, Frame};
@@ -39,6 +41,8 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
     let (dir, keys) = scratch("symbolize");
     let store = dir.path().join("store");
     let server = Server::on_dir(&store, &keys);
+    // Each program's FileID, addresses and `lookup`'s frames, for the batch.
+    let mut asked = Vec::new();
     for program in PROGRAMS {
         let elf = testdata(program);
         let name = elf.file_name().unwrap().to_str().unwrap().to_owned();
@@ -67,6 +71,7 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
             got.iter().filter(|f| !f.is_empty()).count() * 2 > addrs.len(),
             "{name}: too few answers"
         );
+        asked.push((es.clone(), addrs.clone(), expected));
 
         // Return addresses: the pads first, the ranges where there is no pad.
         let pad_returns = expect::pad_addresses(&pads).iter().map(|a| a + 1).collect();
@@ -101,9 +106,41 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
             "{name}: the joined range file is not the file pushed"
         );
     }
+    batch_answers_every_program(&server, &asked);
     // The parts are gone once joined.
     let left: Vec<_> = walk(&store.join("uploads"));
     assert!(left.is_empty(), "parts left: {left:?}");
+}
+
+/// One batch over every program, with an executable never uploaded in the middle.
+fn batch_answers_every_program(server: &Server, asked: &[(String, Vec<u64>, Vec<Vec<Frame>>)]) {
+    let unknown = "AAAAAAAAAAAAAAAAAAAAAA";
+    let mut requests: Vec<_> = asked
+        .iter()
+        .map(|(es, addrs, _)| expect::request(es, addrs, false))
+        .collect();
+    requests.insert(1, expect::request(unknown, &[0x1000], false));
+    let (status, answer) = server.post(
+        "/api/symbolize-batch",
+        &[("Authorization", "APIKey see-key")],
+        json!({ "requests": requests }).to_string().as_bytes(),
+    );
+    assert_eq!(status, 200, "{answer}");
+    let mut results = answer["results"].as_array().expect("results").clone();
+    assert_eq!(results.len(), asked.len() + 1);
+    let refused = results.remove(1);
+    let (single_status, single) = server.symbolize("see-key", &requests[1]);
+    assert_eq!(refused["fileID"], unknown);
+    assert_eq!(refused["status"], single_status);
+    assert_eq!(refused["error"], single["error"], "{refused}");
+    for (result, (es, addrs, expected)) in results.iter().zip(asked) {
+        assert_eq!(result["fileID"], es.as_str());
+        assert_eq!(
+            &expect::answered(result, addrs),
+            expected,
+            "{es} in the batch"
+        );
+    }
 }
 
 /// The files under `dir`.
