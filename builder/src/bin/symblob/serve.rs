@@ -39,7 +39,7 @@ pub struct ServeArgs {
     /// Largest uploaded part, in bytes.
     #[arg(long, value_name = "BYTES", default_value = "268435456", value_parser = parse_size)]
     max_body: u64,
-    /// Most addresses in one symbolize request.
+    /// Most addresses in one symbolize request (in a batch: in all).
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     max_addresses: usize,
     /// Uploads handled at once; more wait up to 30 s for a turn, then get 503, which
