@@ -112,8 +112,11 @@ fn symbolize_answers_as_lookup_does_on_the_pushed_files() {
     assert!(left.is_empty(), "parts left: {left:?}");
 }
 
+/// A program asked about: its FileID, the addresses and `lookup`'s frames of each.
+type Asked = (String, Vec<u64>, Vec<Vec<Frame>>);
+
 /// One batch over every program, with an executable never uploaded in the middle.
-fn batch_answers_every_program(server: &Server, asked: &[(String, Vec<u64>, Vec<Vec<Frame>>)]) {
+fn batch_answers_every_program(server: &Server, asked: &[Asked]) {
     let unknown = "AAAAAAAAAAAAAAAAAAAAAA";
     let mut requests: Vec<_> = asked
         .iter()
