@@ -33,6 +33,7 @@ pub struct Metrics {
     cache_hits: AtomicU64,
     cache_misses: AtomicU64,
     bytes_stored: AtomicU64,
+    parts_swept: AtomicU64,
     addresses: AtomicU64,
     /// Counts of the debuginfod fallback, by [`Fallback`] as index.
     fallback: [AtomicU64; Fallback::ALL.len()],
@@ -120,6 +121,11 @@ impl Metrics {
         self.bytes_stored.fetch_add(bytes as u64, Relaxed);
     }
 
+    /// Counts parts of uploads never completed, removed from the store.
+    pub fn swept(&self, parts: usize) {
+        self.parts_swept.fetch_add(parts as u64, Relaxed);
+    }
+
     /// Counts addresses answered.
     pub fn answered(&self, addresses: usize) {
         self.addresses.fetch_add(addresses as u64, Relaxed);
@@ -188,6 +194,11 @@ impl Metrics {
                 "symblob_addresses_total",
                 "Addresses symbolized.",
                 &self.addresses,
+            ),
+            (
+                "symblob_swept_parts_total",
+                "Parts of uploads never completed, removed once stale.",
+                &self.parts_swept,
             ),
         ];
         for (name, help, value) in counters {

@@ -21,6 +21,7 @@ pub mod keys;
 pub mod metrics;
 pub mod reply;
 pub mod store;
+pub mod sweep;
 pub mod symbolize;
 pub mod upload;
 
@@ -114,9 +115,15 @@ pub struct State {
 struct RequestId(String);
 
 /// The service on `options`, as a router (with the client's address needed: serve it
-/// with `into_make_service_with_connect_info::<SocketAddr>()`).
+/// with `into_make_service_with_connect_info::<SocketAddr>()`). Stale parts are not
+/// swept: [`serve`] runs [`sweep::run`] beside it.
 pub fn router(options: ServeOptions) -> Router {
-    let state = Arc::new(State {
+    routes(shared(options))
+}
+
+/// What the handlers of `options` share.
+fn shared(options: ServeOptions) -> Arc<State> {
+    Arc::new(State {
         uploads: Semaphore::new(options.limits.max_uploads.max(1)),
         store: options.store,
         keys: options.keys,
@@ -124,7 +131,10 @@ pub fn router(options: ServeOptions) -> Router {
         metrics: Metrics::default(),
         limits: options.limits,
         debuginfod: Debuginfod::new(options.debuginfod),
-    });
+    })
+}
+
+fn routes(state: Arc<State>) -> Router {
     Router::new()
         .route("/api/symbols-ranges", post(upload::<false>))
         .route("/api/symbols-returnpads", post(upload::<true>))
@@ -138,19 +148,23 @@ pub fn router(options: ServeOptions) -> Router {
         .with_state(state)
 }
 
-/// Serves `options` on `listener` until `shutdown` completes.
+/// Serves `options` on `listener` until `shutdown` completes, sweeping stale parts from
+/// the store meanwhile ([`sweep`]).
 pub async fn serve(
     listener: TcpListener,
     options: ServeOptions,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let app = router(options);
-    axum::serve(
+    let state = shared(options);
+    let sweeper = tokio::spawn(sweep::run(state.clone()));
+    let served = axum::serve(
         listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
+        routes(state).into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown)
-    .await
+    .await;
+    sweeper.abort();
+    served
 }
 
 /// Gives each request its id and time limit, counts it and logs it.

@@ -15,6 +15,7 @@
 //! | `<es[0:2]>/<es[2:4]>/<es>/returnpads` | the return-pad symbfile, parts joined, zstd-compressed |
 //! | `uploads/<es>/<kind>/<parts>/<part>` | a received part until its file is complete |
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -59,6 +60,8 @@ pub struct Listed {
 pub struct Store {
     inner: Arc<dyn ObjectStore>,
     describe: String,
+    /// The directory of a local store.
+    local: Option<PathBuf>,
 }
 
 impl std::fmt::Debug for Store {
@@ -110,6 +113,7 @@ impl Store {
             return Ok(Store {
                 inner,
                 describe: spec.to_owned(),
+                local: None,
             });
         }
         std::fs::create_dir_all(spec).map_err(|e| Error::io(spec, e))?;
@@ -118,6 +122,7 @@ impl Store {
         Ok(Store {
             inner: Arc::new(local),
             describe: spec.to_owned(),
+            local: Some(PathBuf::from(spec)),
         })
     }
 
@@ -159,6 +164,18 @@ impl Store {
         }
     }
 
+    /// Removes the empty folders below the folder `prefix` of a local store, which keeps
+    /// the folders of the objects it removes (an object store has no folders). A folder
+    /// that a write fills meanwhile stays: only empty folders can be removed, and a write
+    /// whose folder went away makes it again.
+    pub async fn remove_empty_folders(&self, prefix: &str) {
+        let Some(root) = &self.local else {
+            return;
+        };
+        let folder = root.join(prefix);
+        let _ = tokio::task::spawn_blocking(move || remove_empty_below(&folder)).await;
+    }
+
     /// The objects under `prefix` (a folder, without its final `/`).
     pub async fn list(&self, prefix: &str) -> std::result::Result<Vec<Listed>, StoreError> {
         let folder = Key::from(prefix);
@@ -175,6 +192,19 @@ impl Store {
                 })
             })
             .collect())
+    }
+}
+
+/// Removes the empty folders below `folder`, deepest first (the store's layout is a few
+/// levels deep, so the recursion is too).
+fn remove_empty_below(folder: &std::path::Path) {
+    for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let path = entry.path();
+            remove_empty_below(&path);
+            // Fails, as it should, when the folder is not empty.
+            let _ = std::fs::remove_dir(&path);
+        }
     }
 }
 

@@ -49,6 +49,10 @@ pub struct ServeArgs {
     /// Seconds one request may take.
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     timeout: u64,
+    /// Seconds after which a part of an upload that never completed (given up, or sent
+    /// again after its file was published) is removed from the store.
+    #[arg(long, value_name = "SECONDS", default_value_t = 86_400)]
+    stale_parts: u64,
     /// A debuginfod server (`http://host:port`) to fetch the debug file of an executable
     /// whose symbols were never uploaded, when a symbolize request gives its `buildID`;
     /// the file's ranges are then published as an upload's. Repeat for more servers,
@@ -96,6 +100,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
             max_addresses: args.max_addresses,
             max_uploads: args.max_uploads,
             timeout: Duration::from_secs(args.timeout),
+            stale_parts: Duration::from_secs(args.stale_parts),
             ..Limits::default()
         },
         debuginfod: DebuginfodOptions {

@@ -13,4 +13,5 @@ mod memory;
 mod parts;
 mod refusals;
 mod s3;
+mod sweep;
 pub mod symbolize;

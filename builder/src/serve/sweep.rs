@@ -1,0 +1,57 @@
+//! Parts of uploads that never complete are removed from the store once they are stale.
+//!
+//! A file's parts wait under `uploads/` until the last one arrives, and are removed when
+//! the file is published. Two kinds stay behind: the parts of an upload its client gave
+//! up, and a part sent again after its file was published (a client retrying a request
+//! whose answer it lost). Every instance sweeps the store at start and then regularly: a
+//! part older than the stale time ([`super::Limits::stale_parts`], 24 h unless set) is
+//! removed. Removal is idempotent, so instances sweeping one bucket together do no harm;
+//! a part written within the stale time is never touched, so an upload in progress is
+//! safe.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::store::StoreError;
+use super::State;
+
+/// The folder of parts.
+const UPLOADS: &str = "uploads";
+
+/// Removes the stale parts; returns how many it removed.
+pub async fn sweep(state: &State) -> Result<usize, StoreError> {
+    let stale = state.limits.stale_parts;
+    let mut removed = 0;
+    for part in state.store.list(UPLOADS).await? {
+        if part.modified.elapsed().is_ok_and(|age| age > stale) {
+            state
+                .store
+                .delete(&format!("{UPLOADS}/{}", part.name))
+                .await?;
+            removed += 1;
+        }
+    }
+    state.store.remove_empty_folders(UPLOADS).await;
+    state.metrics.swept(removed);
+    Ok(removed)
+}
+
+/// How long between sweeps: a quarter of the stale time, between 1 s and an hour.
+pub fn interval(stale: Duration) -> Duration {
+    (stale / 4).clamp(Duration::from_secs(1), Duration::from_secs(3600))
+}
+
+/// Sweeps now and then every [`interval`], logging what it removed or why it could
+/// not, until the task is dropped.
+pub async fn run(state: Arc<State>) {
+    let mut ticks = tokio::time::interval(interval(state.limits.stale_parts));
+    loop {
+        ticks.tick().await;
+        let line = match sweep(&state).await {
+            Ok(0) => continue,
+            Ok(removed) => serde_json::json!({ "swept": removed }),
+            Err(e) => serde_json::json!({ "sweep_failed": e.to_string() }),
+        };
+        super::eprintln_quiet(&line.to_string());
+    }
+}
