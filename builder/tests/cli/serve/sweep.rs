@@ -20,7 +20,7 @@ fn stale_parts_are_swept_and_published_files_stay() {
             "--keys",
             s(&keys),
             "--stale-parts",
-            "2",
+            "5",
         ],
         &[],
     );
