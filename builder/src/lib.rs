@@ -50,7 +50,7 @@
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`readback`] | `ksym`, `lidia`, `symbfile`, `gsym` | sources that read symblob's own formats (and GSYM files LLVM writes) back into the model, one per format, each behind that format's feature |
 //! | [`convert`] | `convert` | `symblob convert`: one source, the model, one writer |
-//! | [`serve`] | `serve` | `symblob serve`: the symbolization service of symbfile's upload API (uploads joined and published with a Lidia index, symbolize, the download layout, debuginfod fallback) on a directory or S3 |
+//! | [`serve`] | `serve` | `symblob serve`: the symbolization service of symbfile's upload API (uploads joined and published with a Lidia index, symbolize one executable or a batch, the download layout, stale parts swept, debuginfod fallback) on a directory or S3 |
 //! | [`input`], [`output`] | always | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
 //!
 //! A new writer is a new module that takes what it needs from [`model`] (and, for
@@ -71,14 +71,14 @@
 //! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols; [`readback::ksym`] | `text` | |
 //! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
 //! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs, return pads decoded from x86-64 code; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
-//! | `gsym` | [`gsym`]: GSYM v1 from the model; [`readback::gsym`] | | leb128 |
+//! | `gsym` | [`gsym`]: GSYM v1 from the model; [`readback::gsym`] | | leb128, rayon |
 //! | `breakpad` | [`breakpad`]: Breakpad `.sym` files from ELF/DWARF, with unwind rules; [`readback::breakpad`] | `dwarf`, `gopclntab` | |
 //! | `cif` | [`cif`]: process image maps and CIF | | |
 //! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
-//! | `convert` | [`convert`]: between ksym-bin, Lidia, symbfile and GSYM (and from ELF) | `ksym`, `lidia`, `symbfile`, `gsym` | |
+//! | `convert` | [`convert`]: between ksym-bin, Lidia, symbfile and GSYM, from Breakpad `.sym` and ELF | `ksym`, `lidia`, `symbfile`, `gsym`, `breakpad` | |
 //! | `json` | JSON forms: [`cif::ImageMap::from_json`] and [`to_json`](cif::ImageMap::to_json) (with `cif`), [`symbfile::json`] (with `symbfile`) | | serde, serde_json |
 //! | `upload` | [`symbfile::upload`]: push to a symbolization service, publish a download tree | `symbfile`, `json` | ureq, zstd |
-//! | `serve` | [`serve`]: the symbolization service | `upload`, `lidia` | tokio, axum, object_store, subtle, uuid, lru, futures, bytes, http-body-util |
+//! | `serve` | [`serve`]: the symbolization service | `upload`, `lidia` | tokio, axum, object_store, subtle, uuid, lru, futures, bytes, http-body-util, itoa |
 //! | `cli` (default) | the `symblob` command line | all of the above | clap, indicatif |
 //!
 //! A `build.rs` that writes the ksym-bin blob of an ELF file ([`ksym::build_from_elf`],
