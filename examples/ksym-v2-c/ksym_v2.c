@@ -125,10 +125,10 @@ int ksym_v2_open(ksym_v2 *k, const void *blob, size_t len)
     k->group_bits = p[45];
     k->index_bits = p[46];
     k->restart_pos_bits = p[47];
-    /* Section 3's limits (the reserved byte 43 is not checked: see the README). */
+    /* Section 3's limits. T <= 256 is left to validation (types strictly ascending). */
     if (k->a > 15 || k->r > 5 || k->g > 8 || (k->first_bytes != 4 && k->first_bytes != 8) ||
-        k->type_bits > 8 || k->group_bits > 32 || k->index_bits > 32 ||
-        k->restart_pos_bits > 32 || k->num_types > 256 || (k->num_types == 0 && k->n != 0))
+        p[43] != 0 || k->type_bits > 8 || k->group_bits > 32 || k->index_bits > 32 ||
+        k->restart_pos_bits > 32 || (k->num_types == 0) != (k->n == 0))
         return KSYM_V2_E_FIELD;
     na = ((uint64_t)k->n + ((uint64_t)1 << k->a) - 1u) >> k->a;
     nr = ((uint64_t)k->n + ((uint64_t)1 << k->r) - 1u) >> k->r;
@@ -453,9 +453,9 @@ static int compare_restart(const ksym_v2 *k, uint64_t m, const uint8_t *q, uint6
 }
 
 /*
- * Section 8.2, with one change (see the README): the scan starts at the last restart
- * whose name is strictly below q, and checks the next restart too, so that a run of equal
- * names that starts before a restart is found at its first rank.
+ * Section 8.2. The scan starts at the last restart whose name is strictly below q and
+ * ends at the next restart, compared whole, so that a run of equal names that reaches
+ * across a restart is found at its first rank (the lowest address).
  */
 int ksym_v2_lookup_name(const ksym_v2 *k, const uint8_t *q, size_t qlen_, uint32_t *rank,
                         uint32_t *count)
