@@ -73,7 +73,11 @@ fn driver() -> Option<&'static Driver> {
             let plain = dir.join("ksym-v2-c");
             compile(&cc, &[], &sources, &plain).unwrap_or_else(|e| panic!("driver: {e}"));
             let san = dir.join("ksym-v2-c-san");
-            let sanitizers = ["-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all"];
+            let sanitizers = [
+                "-g",
+                "-fsanitize=address,undefined",
+                "-fno-sanitize-recover=all",
+            ];
             let sanitized = compile(&cc, &sanitizers, &sources, &san).is_ok() && {
                 // Some environments build sanitized programs that cannot run.
                 let empty = dir.join("empty.bins");
@@ -100,7 +104,10 @@ fn driver() -> Option<&'static Driver> {
 fn sanitizer_env() -> [(&'static str, &'static str); 2] {
     [
         ("ASAN_OPTIONS", "detect_leaks=0:exitcode=86"),
-        ("UBSAN_OPTIONS", "halt_on_error=1:exitcode=86:print_stacktrace=1"),
+        (
+            "UBSAN_OPTIONS",
+            "halt_on_error=1:exitcode=86:print_stacktrace=1",
+        ),
     ]
 }
 
@@ -138,7 +145,10 @@ fn run(d: &Driver, label: &str, args: &[String], blob: &Path, input: Vec<u8>) ->
 fn symbol_line(s: Option<v2::Symbol<'_>>) -> String {
     match s {
         None => "-".into(),
-        Some(s) => format!("{}+{:#x}/{:#x} {}", s.name, s.offset, s.size, s.kind as char),
+        Some(s) => format!(
+            "{}+{:#x}/{:#x} {}",
+            s.name, s.offset, s.size, s.kind as char
+        ),
     }
 }
 
@@ -165,15 +175,25 @@ fn compare(
         queries.push(format!("r {a:#x}"));
         expected.push(symbol_line(ksyms.lookup_return_address(a)));
     }
+    // Every name; near misses (between stored names, where searches go wrong) for a
+    // sample of them on large blobs.
     let mut names: Vec<Vec<u8>> = Vec::new();
-    for e in blob.symbols_by_name() {
+    let stride = (blob.len() / 4000).max(1);
+    for (k, e) in blob.symbols_by_name().enumerate() {
         let name: Vec<u8> = e.name.bytes().collect();
-        names.push([&name[..], b"~"].concat());
-        names.push([&name[..], b"\x01"].concat());
-        names.push(name[..name.len().saturating_sub(1)].to_vec());
+        if k % stride == 0 {
+            names.push([&name[..], b"~"].concat());
+            names.push([&name[..], b"\x01"].concat());
+            names.push(name[..name.len().saturating_sub(1)].to_vec());
+        }
         names.push(name);
     }
-    names.extend([b"".to_vec(), b"\x01".to_vec(), b"\xff\xff".to_vec(), b"zzzz".to_vec()]);
+    names.extend([
+        b"".to_vec(),
+        b"\x01".to_vec(),
+        b"\xff\xff".to_vec(),
+        b"zzzz".to_vec(),
+    ]);
     for q in &names {
         input.extend_from_slice(b"n ");
         input.extend_from_slice(q);
@@ -184,7 +204,9 @@ fn compare(
             .map(|e| format!("{:#x}", e.address.wrapping_add(bias)))
             .collect();
         assert_eq!(
-            blob.lookup_name(q).map(|a| format!("{:#x}", a.wrapping_add(bias))).as_ref(),
+            blob.lookup_name(q)
+                .map(|a| format!("{:#x}", a.wrapping_add(bias)))
+                .as_ref(),
             all.first(),
             "{label}: lookup_name is the first of lookup_name_all"
         );
@@ -210,7 +232,10 @@ fn compare(
         own.push_str(&line);
     }
     if bias == 0 {
-        assert!(own == dump, "{label}: dump lines as the Rust dump prints them");
+        assert!(
+            own == dump,
+            "{label}: dump lines as the Rust dump prints them"
+        );
     }
 
     let file = run_scratch_dir("ksym-v2-c").join(format!("{label}.bin"));
@@ -236,6 +261,7 @@ fn compare(
         );
     }
     assert_eq!(got.len(), expected.len(), "{label}: answer lines");
+    eprintln!("ksym-v2-c: {label}: {} answers equal", expected.len());
     expected.len()
 }
 
@@ -307,13 +333,11 @@ fn alias_symbols() -> Vec<Symbol> {
 }
 
 #[test]
-fn c_reader_answers_as_the_rust_reader() {
+fn c_reader_answers_as_the_rust_reader_on_the_kernel() {
     let Some(d) = driver() else {
         return;
     };
-    let mut total = 0;
-
-    // The kernel: two ranges with a hole and a KASLR-like bias.
+    // Two ranges with a hole and a KASLR-like bias.
     let rel = "ksym/linux-6.1-cloud-amd64.System.map";
     let text = std::fs::read(testdata(rel)).unwrap();
     let options = InputOptions {
@@ -329,10 +353,22 @@ fn c_reader_answers_as_the_rust_reader() {
         first + bias..middle + bias,
         middle + 0x100 + bias..last + 0x1000 + bias,
     ];
-    let n = compare(d, "kernel", &kernel, &ranges, bias, &sweep(&stored, bias, 3));
-    eprintln!("kernel: {n} answers compared");
-    total += n;
+    compare(
+        d,
+        "kernel",
+        &kernel,
+        &ranges,
+        bias,
+        &sweep(&stored, bias, 8),
+    );
+}
 
+#[test]
+fn c_reader_answers_as_the_rust_reader_on_every_other_list() {
+    let Some(d) = driver() else {
+        return;
+    };
+    let mut total = 0;
     // Every input of the test data the builder takes, names of any length included.
     for (path, name) in files_ending_in(&testdata("ksym/input"), "") {
         let bytes = std::fs::read(&path).unwrap();
@@ -367,11 +403,32 @@ fn c_reader_answers_as_the_rust_reader() {
         kind: b'T',
         name: "only".into(),
     }]);
-    total += compare(d, "one", &one, &[0x1000..0x1010], 0, &sweep(&[0x1000], 0, 1));
-    total += compare(d, "one-wide", &one, &[0..u64::MAX], 0, &[0, 0xfff, 0x1000, 1 << 40]);
+    total += compare(
+        d,
+        "one",
+        &one,
+        &[0x1000..0x1010],
+        0,
+        &sweep(&[0x1000], 0, 1),
+    );
+    total += compare(
+        d,
+        "one-wide",
+        &one,
+        &[0..u64::MAX],
+        0,
+        &[0, 0xfff, 0x1000, 1 << 40],
+    );
     // No symbol at all, if the builder writes such a blob.
     if let Ok(empty) = build(&[], &v2_options()) {
-        total += compare(d, "empty", &empty.bytes, &[0..u64::MAX], 0, &[0, 1, 1 << 40]);
+        total += compare(
+            d,
+            "empty",
+            &empty.bytes,
+            &[0..u64::MAX],
+            0,
+            &[0, 1, 1 << 40],
+        );
     }
     eprintln!("ksym-v2-c: {total} answers compared, all equal");
 }
