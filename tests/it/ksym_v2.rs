@@ -10,6 +10,7 @@
 use symblob::ksym::{v2, KsymBlob, Ksyms, TextRanges, Version};
 use symblob_build::ksym::{build, BuildOptions, Built, FormatVersion, Symbol};
 
+mod c_reader;
 mod kallsyms;
 mod kallsyms_oracle;
 mod properties;
