@@ -16,11 +16,25 @@
 //!
 //! A name no demangler accepts is kept as it is.
 //!
-//! Breakpad symbol files carry names in the form Mozilla's `dump_syms` gives them
-//! ([`breakpad_name`]): compiler suffixes dropped, C++ without the return type.
+//! Formats whose compatibility promise fixes another spelling have theirs here too, each
+//! on top of the same demanglers:
+//!
+//! * Breakpad symbol files, as Mozilla's `dump_syms` writes them ([`breakpad_name`]):
+//!   compiler suffixes dropped, C++ without the return type.
+//! * symbfile records, as symblib names them ([`symblib`]): clone suffixes cut, Rust
+//!   without the hash, C++ without template arguments.
+//! * SuperSize archives, as its `demangle.py` with `llvm-cxxfilt` writes them
+//!   ([`supersize`]): C++ in LLVM's spelling, suffixes as ` (.cold)`.
+//!
+//! Symbol lists choose between no demangling, Rust only and this policy
+//! ([`crate::model::Demangle`]), since that choice decides what a name lookup matches.
 
 mod breakpad;
 mod cpp;
+#[cfg(feature = "size")]
+pub mod supersize;
+#[cfg(feature = "symbfile")]
+pub mod symblib;
 
 pub use breakpad::{breakpad_name, without_compiler_suffixes};
 
@@ -76,7 +90,7 @@ pub fn demangle_bytes(name: &[u8], language: Option<Language>) -> Option<String>
 }
 
 /// A Rust name (legacy or v0) in `rustc-demangle`'s alternate form.
-fn rust(name: &str) -> Option<String> {
+pub(crate) fn rust(name: &str) -> Option<String> {
     if !(name.starts_with("_ZN") || name.starts_with("_R")) {
         return None;
     }

@@ -24,20 +24,10 @@ impl Demangle {
     pub(crate) fn apply(self, name: &str) -> Option<String> {
         match self {
             Demangle::None => None,
-            Demangle::Rust => demangle_rust(name),
+            Demangle::Rust => crate::demangle::rust(name),
             Demangle::RustAndCpp => crate::demangle::demangle(name, None),
         }
     }
-}
-
-/// The alternate (hash-free) rustc-demangle form of a `_ZN…` or `_R…` name, or `None`
-/// when the name is not a Rust symbol (C++ `_ZN…` names included).
-fn demangle_rust(name: &str) -> Option<String> {
-    if !(name.starts_with("_ZN") || name.starts_with("_R")) {
-        return None;
-    }
-    let demangled = rustc_demangle::try_demangle(name).ok()?;
-    Some(format!("{demangled:#}"))
 }
 
 /// Which names are ELF mapping symbols (AArch64 / ARM / RISC-V markers of code and data

@@ -15,9 +15,10 @@ use super::model::{
     self, is_bss, is_native, Container, SizeInfo, Symbol, FLAG_GENERATED_SOURCE, KNOWN_SECTIONS,
     SECTION_OTHER,
 };
-use super::names;
+use super::paths;
 use super::signature::normalize_native_name;
 use super::strip::{removed_by_strip, stripped_layout};
+use crate::demangle::supersize;
 use crate::dwarf::load::SectionStore;
 use crate::elf::file::Section;
 use crate::elf::listing::{list_elf, ElfListing};
@@ -179,8 +180,8 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
         });
         let mut raw = unique_symbols(&elf, &section_ranges(&elf.file.sections, None));
         raw.par_iter_mut()
-            .filter(|s| names::is_mangled(&s.full_name))
-            .for_each(|s| s.full_name = names::demangle(&s.full_name, !options.rich_names));
+            .filter(|s| supersize::is_mangled(&s.full_name))
+            .for_each(|s| s.full_name = supersize::demangle(&s.full_name, !options.rich_names));
         let raw = add_nm_aliases(raw, &aliases_by_address(&elf, !options.rich_names));
         (raw, dwarf.join().unwrap_or_default())
     });
@@ -217,7 +218,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
     raw.append(&mut other);
     connect_aliases(&mut raw);
     for s in &mut raw {
-        if let Cow::Owned(clean) = names::ascii_clean(&s.full_name) {
+        if let Cow::Owned(clean) = paths::ascii_clean(&s.full_name) {
             s.full_name = clean;
         }
     }
@@ -290,16 +291,16 @@ fn assign_source_paths(
             continue;
         };
         let (generated, path) = if rooted {
-            names::normalize_source_path_rooted(
+            paths::normalize_source_path_rooted(
                 path,
                 comp_dir,
                 options.source_root.as_deref(),
                 options.generated_dir.as_deref(),
             )
         } else {
-            names::normalize_source_path_chromium(path)
+            paths::normalize_source_path_chromium(path)
         };
-        s.source_path = names::ascii_clean(&path).into_owned();
+        s.source_path = paths::ascii_clean(&path).into_owned();
         if generated && !s.source_path.is_empty() {
             s.flags |= FLAG_GENERATED_SOURCE;
         }
@@ -320,7 +321,7 @@ fn container(
     }
     metadata.insert(
         "elf_file_name".into(),
-        Json::Str(names::ascii_clean(&input.file_name).into_owned()),
+        Json::Str(paths::ascii_clean(&input.file_name).into_owned()),
     );
     if let Some(mtime) = input.mtime {
         metadata.insert("elf_mtime".into(), Json::Int(mtime));
@@ -340,7 +341,7 @@ fn container(
     *section_sizes.entry(SECTION_OTHER.into()).or_insert(0) += other as i64;
     let mut metrics_by_file = BTreeMap::new();
     metrics_by_file.insert(
-        names::ascii_clean(&input.file_name).into_owned(),
+        paths::ascii_clean(&input.file_name).into_owned(),
         Json::Object(metrics),
     );
     Container {
@@ -454,7 +455,7 @@ fn aliases_by_address(elf: &ElfListing<'_>, llvm_spelling: bool) -> HashMap<u64,
         let mut names: BTreeSet<String> = group
             .iter()
             .filter(|(_, n)| !n.starts_with("OUTLINED_FUNCTION_"))
-            .map(|(_, n)| names::demangle(n, llvm_spelling))
+            .map(|(_, n)| supersize::demangle(n, llvm_spelling))
             .collect();
         match outlined {
             0 => {}

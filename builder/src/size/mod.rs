@@ -17,7 +17,7 @@ pub mod html;
 pub mod json;
 pub mod loader;
 pub mod model;
-pub mod names;
+pub mod paths;
 pub mod report;
 pub mod signature;
 pub mod strip;

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use symblob_build::size::names::demangle;
+use symblob_build::demangle::supersize::demangle;
 
 use crate::common::{missing_oracle, shared_testdata, tool};
 

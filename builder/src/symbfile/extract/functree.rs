@@ -8,10 +8,10 @@
 
 use gimli::AttributeValue as AV;
 
-use super::demangle::demangle;
 use super::lines::{overlapping, LineEntry, UnitError, UnitFiles};
 use super::unit_out::{CompactRange, UnitRecords, NO_STRING};
 use super::walk::{Function, Instance, MAX_FUNCTION_DEPTH};
+use crate::demangle::symblib::demangle;
 use crate::dwarf::Slice;
 use crate::fast_hash::FastMap;
 use crate::symbfile::record::LineRow;

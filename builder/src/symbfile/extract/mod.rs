@@ -17,7 +17,6 @@
 //! bounded by a batch of units; [`ranges_each_checked`] shows the caller the files read
 //! first), [`ranges_from_bytes`] (an image in memory).
 
-mod demangle;
 mod dwarf;
 mod functree;
 mod lines;
@@ -30,11 +29,11 @@ use std::path::Path;
 
 use object::{Object, ObjectSymbol, SymbolKind};
 
-pub use self::demangle::demangle;
 pub use self::dwarf::DwarfStats;
 pub use self::merge::SourceStats;
 use self::merge::{CoverageMap, SourceMerge};
 pub use super::record::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
+pub use crate::demangle::symblib::demangle;
 use crate::dwarf::load::SectionStore;
 use crate::dwarf::session::{self, SplitUnits};
 use crate::dwarf::DebugFiles;
