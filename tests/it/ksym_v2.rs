@@ -17,6 +17,20 @@ mod properties;
 mod round_trip;
 mod sizes;
 
+/// The kernel's text symbols, as `symblob ksym build` keeps them by default from a
+/// System.map.
+pub(super) fn kernel_symbols() -> Vec<Symbol> {
+    let rel = "ksym/linux-6.1-cloud-amd64.System.map";
+    let text = std::fs::read(crate::common::testdata(rel)).unwrap();
+    let options = symblob_build::ksym::InputOptions {
+        types: symblob_build::ksym::TypeFilter::new("Tt"),
+        ..Default::default()
+    };
+    symblob_build::ksym::parse_nm(&text, rel, &options)
+        .unwrap()
+        .symbols
+}
+
 /// Both builds of `symbols`.
 pub(super) fn both(symbols: &[Symbol]) -> (Built, Built) {
     let v1 = build(symbols, &BuildOptions::default()).expect("v1 build");

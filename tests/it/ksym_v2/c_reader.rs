@@ -14,11 +14,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use symblob::ksym::{v2, TextRanges};
-use symblob_build::ksym::{
-    build, detect_format, parse_input, parse_nm, InputOptions, Symbol, TypeFilter,
-};
+use symblob_build::ksym::{build, detect_format, parse_input, InputOptions, Symbol};
 
-use super::v2_options;
+use super::{kernel_symbols, v2_options};
 use crate::common::splitmix::Rng;
 use crate::common::{files_ending_in, missing_oracle, root, run_scratch_dir, testdata};
 
@@ -338,13 +336,7 @@ fn c_reader_answers_as_the_rust_reader_on_the_kernel() {
         return;
     };
     // Two ranges with a hole and a KASLR-like bias.
-    let rel = "ksym/linux-6.1-cloud-amd64.System.map";
-    let text = std::fs::read(testdata(rel)).unwrap();
-    let options = InputOptions {
-        types: TypeFilter::new("Tt"),
-        ..InputOptions::default()
-    };
-    let kernel = build_v2(&parse_nm(&text, rel, &options).unwrap().symbols);
+    let kernel = build_v2(&kernel_symbols());
     let stored = stored_addresses(&kernel);
     let (first, last) = (stored[0], *stored.last().unwrap());
     let bias = 0x1a0_0000;

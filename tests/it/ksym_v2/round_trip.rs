@@ -1,22 +1,10 @@
 //! v2 against v1 on real symbol lists and on every input of the test data.
 
 use symblob::ksym::KsymBlob;
-use symblob_build::ksym::{detect_format, parse_input, parse_nm, InputOptions, TypeFilter};
+use symblob_build::ksym::{detect_format, parse_input, InputOptions};
 
-use super::{both, same_answers, sweep};
+use super::{both, kernel_symbols, same_answers, sweep};
 use crate::common::{files_ending_in, testdata};
-
-/// The kernel's text symbols, as `symblob ksym build` keeps them by default from a
-/// System.map.
-fn kernel_symbols() -> Vec<symblob_build::ksym::Symbol> {
-    let rel = "ksym/linux-6.1-cloud-amd64.System.map";
-    let text = std::fs::read(testdata(rel)).unwrap();
-    let options = InputOptions {
-        types: TypeFilter::new("Tt"),
-        ..InputOptions::default()
-    };
-    parse_nm(&text, rel, &options).unwrap().symbols
-}
 
 /// Every stored address of a v1 blob.
 fn addresses(bytes: &[u8]) -> Vec<u64> {
