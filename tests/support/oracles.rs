@@ -44,15 +44,19 @@ fn record_skip(what: &str) {
 /// The path of an external tool on `PATH` (for example `llvm-symbolizer-14`), or `None`
 /// after [`missing_oracle`] when it is absent.
 pub fn tool(name: &str) -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|p| p.is_file())
-    });
+    let found = on_path(name);
     if found.is_none() {
         missing_oracle(&format!("tool `{name}` not on PATH"));
     }
     found
+}
+
+/// The path of `name` on `PATH`, or `None` (not reported: for a caller that tries
+/// several names before it reports one missing oracle).
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
 }
 
 /// A file under the shared folder next to the repository (`../shared/testdata/…`), used

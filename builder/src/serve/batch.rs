@@ -86,7 +86,7 @@ pub fn answer(answered: &[(Request, Result<Arc<Entry>, Refused>)]) -> Vec<u8> {
             Err(refused) => {
                 let failed = serde_json::json!({
                     "fileID": request.id.es(),
-                    "error": { "Code": refused.failure.code(), "Text": refused.text },
+                    "error": refused.error(),
                     "status": refused.failure.status().as_u16(),
                 });
                 // Writing to a Vec cannot fail.

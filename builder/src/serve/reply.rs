@@ -78,13 +78,18 @@ impl Refused {
         }
     }
 
+    /// The `error` object of the answer: `{"Code": …, "Text": …}`.
+    pub fn error(&self) -> serde_json::Value {
+        json!({ "Code": self.failure.code(), "Text": self.text })
+    }
+
     /// The answer, with the request's `uuid`.
     pub fn answer(&self, uuid: &str) -> Response {
         let status = self.failure.status();
         let body = json!({
             "success": false,
             "uuid": uuid,
-            "error": { "Code": self.failure.code(), "Text": self.text },
+            "error": self.error(),
             "status": status.as_u16(),
         });
         (status, Json(body)).into_response()

@@ -235,6 +235,9 @@ async fn within<T>(
     })
 }
 
+/// The folder of every part received and not yet joined ([`parts_dir`]).
+pub const UPLOADS: &str = "uploads";
+
 /// The folder of an executable's published files.
 pub fn published_dir(id: FileId) -> String {
     let es = id.es();
@@ -243,5 +246,5 @@ pub fn published_dir(id: FileId) -> String {
 
 /// The folder of the received parts of one file kind (`ranges` or `returnpads`).
 pub fn parts_dir(id: FileId, kind: &str) -> String {
-    format!("uploads/{}/{kind}", id.es())
+    format!("{UPLOADS}/{}/{kind}", id.es())
 }

@@ -12,18 +12,15 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::store::StoreError;
+use super::store::{StoreError, UPLOADS};
+use super::upload::stale;
 use super::State;
-
-/// The folder of parts.
-const UPLOADS: &str = "uploads";
 
 /// Removes the stale parts; returns how many it removed.
 pub async fn sweep(state: &State) -> Result<usize, StoreError> {
-    let stale = state.limits.stale_parts;
     let mut removed = 0;
     for part in state.store.list(UPLOADS).await? {
-        if part.modified.elapsed().is_ok_and(|age| age > stale) {
+        if stale(part.modified, state.limits.stale_parts) {
             state
                 .store
                 .delete(&format!("{UPLOADS}/{}", part.name))

@@ -79,7 +79,8 @@ pub async fn receive(
     assemble::publish_when_complete(state, kind, at.id, at.parts).await
 }
 
-fn stale(modified: std::time::SystemTime, after: std::time::Duration) -> bool {
+/// Whether a part written at `modified` is older than `after`.
+pub(super) fn stale(modified: std::time::SystemTime, after: std::time::Duration) -> bool {
     modified.elapsed().is_ok_and(|age| age > after)
 }
 

@@ -18,18 +18,12 @@ use symblob_build::ksym::{build, detect_format, parse_input, InputOptions, Symbo
 
 use super::{kernel_symbols, v2_options};
 use crate::common::splitmix::Rng;
-use crate::common::{files_ending_in, missing_oracle, root, run_scratch_dir, testdata};
+use crate::common::{files_ending_in, missing_oracle, on_path, root, run_scratch_dir, testdata};
 
 /// The driver, built once per run.
 struct Driver {
     exe: PathBuf,
     sanitized: bool,
-}
-
-fn on_path(name: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
 }
 
 fn compile(cc: &Path, args: &[&str], sources: &[PathBuf], out: &Path) -> Result<(), String> {

@@ -396,7 +396,7 @@ fn extract() -> Result<Source, String> {
         return Ok(Source { text });
     }
     for t in ["tar", "xz"] {
-        if !on_path(t) {
+        if crate::common::on_path(t).is_none() {
             return Err(format!(
                 "tool `{t}` not on PATH (to unpack the kernel source)"
             ));
@@ -421,11 +421,6 @@ fn extract() -> Result<Source, String> {
     std::fs::write(&part, &text).unwrap();
     std::fs::rename(&part, &cached).unwrap();
     Ok(Source { text })
-}
-
-fn on_path(name: &str) -> bool {
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(name).is_file()))
 }
 
 /// The value of `#define <name> <number>` in the source.

@@ -27,19 +27,8 @@ const UNKNOWN_BUILD_ID: &str = "00112233445566778899aabbccddeeff00112233";
 fn serve(name: &str, debuginfod: &str) -> (Server, tempfile::TempDir) {
     let (dir, keys) = scratch(name);
     let store = dir.path().join("store");
-    let server = Server::start(
-        &[
-            "--store",
-            s(&store),
-            "--keys",
-            s(&keys),
-            "--debuginfod",
-            debuginfod,
-            "--debuginfod-miss-ttl",
-            "3600",
-        ],
-        &[],
-    );
+    let more = ["--debuginfod", debuginfod, "--debuginfod-miss-ttl", "3600"];
+    let server = Server::on_dir_with(&store, &keys, &more);
     (server, dir)
 }
 

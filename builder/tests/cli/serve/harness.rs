@@ -66,7 +66,14 @@ impl Server {
 
     /// Starts a service on the directory `store` with the keys file `keys`.
     pub fn on_dir(store: &Path, keys: &Path) -> Server {
-        Server::start(&["--store", s(store), "--keys", s(keys)], &[])
+        Server::on_dir_with(store, keys, &[])
+    }
+
+    /// [`on_dir`](Self::on_dir) with the options `more`.
+    pub fn on_dir_with(store: &Path, keys: &Path, more: &[&str]) -> Server {
+        let mut args = vec!["--store", s(store), "--keys", s(keys)];
+        args.extend_from_slice(more);
+        Server::start(&args, &[])
     }
 
     /// Kills the process at once (SIGKILL) and waits for it.

@@ -24,17 +24,7 @@ fn rss_kib(pid: u32) -> Option<u64> {
 fn a_thousand_executables_stay_within_the_cache_bound() {
     let (dir, keys) = scratch("memory");
     let store = dir.path().join("store");
-    let server = Server::start(
-        &[
-            "--store",
-            s(&store),
-            "--keys",
-            s(&keys),
-            "--cache-size",
-            &CACHE.to_string(),
-        ],
-        &[],
-    );
+    let server = Server::on_dir_with(&store, &keys, &["--cache-size", &CACHE.to_string()]);
     let elf = testdata("golden/inputs/cpp-gxx");
     let ranges = dir.path().join("ranges");
     ok(&symblob()

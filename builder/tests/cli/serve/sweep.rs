@@ -7,23 +7,13 @@ use std::time::{Duration, Instant};
 use super::harness::{scratch, Server};
 use super::parts::{self, Kind};
 use super::symbolize::walk;
-use crate::common::{s, testdata};
+use crate::common::testdata;
 
 #[test]
 fn stale_parts_are_swept_and_published_files_stay() {
     let (dir, keys) = scratch("sweep");
     let store = dir.path().join("store");
-    let server = Server::start(
-        &[
-            "--store",
-            s(&store),
-            "--keys",
-            s(&keys),
-            "--stale-parts",
-            "5",
-        ],
-        &[],
-    );
+    let server = Server::on_dir_with(&store, &keys, &["--stale-parts", "5"]);
     let built = parts::build(&testdata("lidia/elf/inl"), dir.path(), None);
     let whole = std::fs::read(&built.whole).unwrap();
     // Any complete symbfile is a part: the same bytes serve as every part here.
