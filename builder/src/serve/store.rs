@@ -164,8 +164,9 @@ impl Store {
         }
     }
 
-    /// Removes the empty folders below the folder `prefix` of a local store, which keeps
-    /// the folders of the objects it removes (an object store has no folders). A folder
+    /// Removes the empty folders of the parts layout ([`in_parts_layout`]) below the
+    /// folder `prefix` of a local store, which keeps the folders of the objects it
+    /// removes (an object store has no folders). A folder
     /// that a write fills meanwhile stays: only empty folders can be removed, and a write
     /// whose folder went away makes it again.
     pub async fn remove_empty_folders(&self, prefix: &str) {
@@ -173,7 +174,8 @@ impl Store {
             return;
         };
         let folder = root.join(prefix);
-        let _ = tokio::task::spawn_blocking(move || remove_empty_below(&folder)).await;
+        let _ =
+            tokio::task::spawn_blocking(move || remove_empty_below(&folder, &mut Vec::new())).await;
     }
 
     /// The objects under `prefix` (a folder, without its final `/`).
@@ -195,16 +197,23 @@ impl Store {
     }
 }
 
-/// Removes the empty folders below `folder`, deepest first (the store's layout is a few
-/// levels deep, so the recursion is too).
-fn remove_empty_below(folder: &std::path::Path) {
+/// Removes the empty folders of the parts layout below `folder` (itself at `depth`
+/// below the uploads folder), deepest first; the layout is four levels deep, so the
+/// recursion is too.
+fn remove_empty_below(folder: &std::path::Path, depth: &mut Vec<String>) {
     for entry in std::fs::read_dir(folder).into_iter().flatten().flatten() {
-        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        depth.push(name);
+        let components: Vec<&str> = depth.iter().map(String::as_str).collect();
+        if entry.file_type().is_ok_and(|t| t.is_dir()) && in_parts_layout(&components) {
             let path = entry.path();
-            remove_empty_below(&path);
+            remove_empty_below(&path, depth);
             // Fails, as it should, when the folder is not empty.
             let _ = std::fs::remove_dir(&path);
         }
+        depth.pop();
     }
 }
 
@@ -237,6 +246,27 @@ async fn within<T>(
 
 /// The folder of every part received and not yet joined ([`parts_dir`]).
 pub const UPLOADS: &str = "uploads";
+
+/// Whether the components of a path below [`UPLOADS`] are (a prefix of) the parts
+/// layout `<es>/<kind>/<parts>/<part>`: the sweep removes nothing else, so a store
+/// pointed at a folder that already held an `uploads` folder loses none of its files.
+pub fn in_parts_layout(components: &[&str]) -> bool {
+    let number = |text: &str| -> Option<u32> {
+        (!text.starts_with('0') || text == "0")
+            .then(|| text.parse().ok())
+            .flatten()
+    };
+    components.len() <= 4
+        && components.iter().enumerate().all(|(depth, c)| match depth {
+            0 => FileId::parse(c).is_ok_and(|id| id.es() == *c),
+            1 => *c == "ranges" || *c == "returnpads",
+            2 => number(c).is_some_and(|n| n > 0),
+            _ => match (number(components[2]), number(c)) {
+                (Some(parts), Some(part)) => part < parts,
+                _ => false,
+            },
+        })
+}
 
 /// The folder of an executable's published files.
 pub fn published_dir(id: FileId) -> String {

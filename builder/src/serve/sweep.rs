@@ -7,12 +7,13 @@
 //! part older than the stale time ([`super::Limits::stale_parts`], 24 h unless set) is
 //! removed. Removal is idempotent, so instances sweeping one bucket together do no harm;
 //! a part written within the stale time is never touched, so an upload in progress is
-//! safe.
+//! safe. Only keys of the parts layout are removed: a store made in a folder that held
+//! an `uploads` folder of its own keeps every file of it.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::store::{StoreError, UPLOADS};
+use super::store::{in_parts_layout, StoreError, UPLOADS};
 use super::upload::stale;
 use super::State;
 
@@ -20,7 +21,11 @@ use super::State;
 pub async fn sweep(state: &State) -> Result<usize, StoreError> {
     let mut removed = 0;
     for part in state.store.list(UPLOADS).await? {
-        if stale(part.modified, state.limits.stale_parts) {
+        let components: Vec<&str> = part.name.split('/').collect();
+        if components.len() == 4
+            && in_parts_layout(&components)
+            && stale(part.modified, state.limits.stale_parts)
+        {
             state
                 .store
                 .delete(&format!("{UPLOADS}/{}", part.name))
