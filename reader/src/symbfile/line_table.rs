@@ -166,14 +166,14 @@ pub(super) const OFFSET_OVERFLOW: Fail = (
 /// the count nor the sum (at most 127 per byte) can overflow `u32`.
 #[inline]
 pub(super) fn packed_small(bytes: &[u8]) -> Option<(u32, u32)> {
-    if !bytes.iter().all(|&b| b < 0x80) {
+    // Without an early exit, so that the loop runs on whole vectors.
+    let (high, sum) = bytes.iter().fold((0u8, 0u32), |(high, sum), &b| {
+        (high | b, sum.wrapping_add(u32::from(b)))
+    });
+    if high >= 0x80 {
         return None;
     }
-    let count = u32::try_from(bytes.len()).ok()?;
-    let sum = bytes
-        .iter()
-        .fold(0u32, |acc, &b| acc.wrapping_add(u32::from(b)));
-    Some((count, sum))
+    Some((u32::try_from(bytes.len()).ok()?, sum))
 }
 
 /// A packed column of `u32` values whose sum fits `u32` (offset deltas of any size): its
@@ -200,15 +200,31 @@ pub(super) fn packed_count_u32(bytes: &[u8]) -> Option<u32> {
     if bytes.last().is_some_and(|&b| b >= 0x80) {
         return None;
     }
-    let (mut count, mut run, mut longest) = (0u32, 0u32, 0u32);
-    for &b in bytes {
-        let more = u32::from(b >> 7);
-        // Length of the current run of continuation bytes (reset by a final byte).
-        run = run.wrapping_add(more).wrapping_mul(more);
-        longest = longest.max(run);
-        count = count.wrapping_add(more ^ 1);
+    // Eight bytes a step: the continuation bits of a word (bit 7 of each byte) are
+    // counted, and a run of four of them (a value of five bytes or more) is found by
+    // shifting the bits onto each other, within the word and across the previous one's
+    // last four bytes.
+    const TOP: u64 = 0x8080_8080_8080_8080;
+    let four = |t: u64| t & (t >> 8) & (t >> 16) & (t >> 24);
+    let (mut continued, mut long, mut previous) = (0u32, 0u64, 0u64);
+    let mut words = bytes.chunks_exact(8);
+    let mut step = |word: [u8; 8]| {
+        let top = u64::from_le_bytes(word) & TOP;
+        continued = continued.wrapping_add(top.count_ones());
+        long |= four(top) | four((previous >> 32) | (top << 32));
+        previous = top;
+    };
+    for word in &mut words {
+        step(<[u8; 8]>::try_from(word).ok()?);
     }
-    (longest <= 3).then_some(count)
+    // The last bytes, padded with final bytes (top bit clear), which add no continuation
+    // bit and break no run.
+    let mut last = [0u8; 8];
+    let rest = words.remainder();
+    last.get_mut(..rest.len())?.copy_from_slice(rest);
+    step(last);
+    let count = u32::try_from(bytes.len()).ok()?.checked_sub(continued)?;
+    (long == 0).then_some(count)
 }
 
 #[cfg(test)]
