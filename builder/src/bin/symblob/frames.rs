@@ -4,9 +4,10 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-use crate::common::{hex, write_json_line};
+use crate::common::hex;
 use crate::lookups::Placeholder;
 
 /// What a bad line gets: `?? TAB 0`, or an empty `frames` array.
@@ -32,6 +33,40 @@ pub struct Frame<'a> {
     pub call_line: u64,
 }
 
+/// One answer as JSON, written once (a `dyn Write` takes each piece with a call and a
+/// copy). Fields in alphabetical order, as the answers have always had them.
+#[derive(Serialize)]
+struct JsonAnswer<'a> {
+    address: String,
+    frames: Vec<JsonFrame<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+}
+
+/// One frame of a [`JsonAnswer`].
+#[derive(Serialize)]
+struct JsonFrame<'a> {
+    call_file: &'a str,
+    call_line: u64,
+    depth: u64,
+    file: &'a str,
+    function: &'a str,
+    line: u64,
+}
+
+impl<'a> From<&'a Frame<'_>> for JsonFrame<'a> {
+    fn from(f: &'a Frame<'_>) -> Self {
+        JsonFrame {
+            call_file: &f.call_file,
+            call_line: f.call_line,
+            depth: f.depth,
+            file: &f.file,
+            function: &f.function,
+            line: f.line,
+        }
+    }
+}
+
 /// Writes the answer for `addr`: `0x<addr> TAB <count>` then `TAB function TAB file TAB
 /// line` per frame, or with `json` one JSON line `{address, frames: [{function, file,
 /// line, depth, call_file, call_line}]}` plus `source` when given.
@@ -43,24 +78,14 @@ pub fn write(
     source: Option<&str>,
 ) -> io::Result<()> {
     if json {
-        let frames: Vec<_> = frames
-            .iter()
-            .map(|f| {
-                json!({
-                    "function": f.function,
-                    "file": f.file,
-                    "line": f.line,
-                    "depth": f.depth,
-                    "call_file": f.call_file,
-                    "call_line": f.call_line,
-                })
-            })
-            .collect();
-        let mut answer = json!({ "address": hex(addr), "frames": frames });
-        if let Some(source) = source {
-            answer["source"] = source.into();
-        }
-        return write_json_line(out, &answer);
+        let answer = JsonAnswer {
+            address: hex(addr),
+            frames: frames.iter().map(JsonFrame::from).collect(),
+            source,
+        };
+        let mut line = serde_json::to_vec(&answer)?;
+        line.push(b'\n');
+        return out.write_all(&line);
     }
     // The line is put together first and written once: a `write!` per piece through the
     // `dyn Write` costs a formatting call and a buffer copy each (a sixth of a symbfile
