@@ -162,7 +162,7 @@ impl<'a> Blob<'a> {
     #[inline(always)]
     pub(crate) fn n2a(&self) -> Packed<'a> {
         Packed {
-            bytes: self.segment(self.g.n2a, self.g.end),
+            bytes: self.segment(self.g.n2a, self.g.hash_starts),
             width: self.g.index_bits,
         }
     }
