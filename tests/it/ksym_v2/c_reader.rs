@@ -14,9 +14,7 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use symblob::ksym::{v2, TextRanges};
-use symblob_build::ksym::{
-    build, detect_format, parse_input, InputOptions, NameHash, Symbol,
-};
+use symblob_build::ksym::{build, detect_format, parse_input, InputOptions, NameHash, Symbol};
 
 use super::{kernel_symbols, v2_options, v2_options_with};
 use crate::common::splitmix::Rng;
@@ -355,14 +353,7 @@ fn compare_kernel(d: &Driver, label: &str, kernel: &[u8]) {
         first + bias..middle + bias,
         middle + 0x100 + bias..last + 0x1000 + bias,
     ];
-    compare(
-        d,
-        label,
-        kernel,
-        &ranges,
-        bias,
-        &sweep(&stored, bias, 8),
-    );
+    compare(d, label, kernel, &ranges, bias, &sweep(&stored, bias, 8));
 }
 
 #[test]
@@ -384,8 +375,7 @@ fn c_reader_answers_as_the_rust_reader_on_every_other_list() {
         for name_hash in [NameHash::Always, NameHash::Never] {
             let blob = build_v2_with(&list.symbols, name_hash);
             let stored = stored_addresses(&blob);
-            let ranges =
-                [stored[0]..stored.last().unwrap().saturating_add(64).max(stored[0] + 1)];
+            let ranges = [stored[0]..stored.last().unwrap().saturating_add(64).max(stored[0] + 1)];
             let label = format!("{name} ({name_hash:?})");
             total += compare(d, &label, &blob, &ranges, 0, &sweep(&stored, 0, 1));
         }

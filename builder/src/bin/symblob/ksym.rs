@@ -202,7 +202,12 @@ pub struct BuildArgs {
     /// and one name comparison (about 3.5 bytes per symbol). `auto` adds it where a
     /// quarter of the restart keys (a name's first 8 bytes) repeat, as with Rust symbols,
     /// and not on the kernel's. Version 1 ignores it.
-    #[arg(long, value_enum, value_name = "auto|always|never", default_value = "auto")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "auto|always|never",
+        default_value = "auto"
+    )]
     name_hash: NameHashArg,
     /// Write a blob even when no symbol is kept (otherwise an error).
     #[arg(long)]

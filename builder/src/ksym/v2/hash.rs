@@ -86,10 +86,27 @@ mod tests {
 
     #[test]
     fn auto_wants_the_index_where_a_quarter_of_the_keys_repeat() {
-        let keys = |ks: &[&[u8; 8]]| ks.iter().flat_map(|k| k.iter().copied()).collect::<Vec<u8>>();
-        let crowded = keys(&[b"_ZN4core", b"_ZN4core", b"_ZN4core", b"_ZN5allo", b"abcdefgh"]);
+        let keys = |ks: &[&[u8; 8]]| {
+            ks.iter()
+                .flat_map(|k| k.iter().copied())
+                .collect::<Vec<u8>>()
+        };
+        let crowded = keys(&[
+            b"_ZN4core",
+            b"_ZN4core",
+            b"_ZN4core",
+            b"_ZN5allo",
+            b"abcdefgh",
+        ]);
         assert!(wanted(NameHash::Auto, &crowded));
-        let spread = keys(&[b"aaaaaaaa", b"bbbbbbbb", b"cccccccc", b"cccccccc", b"dddddddd", b"eeeeeeee"]);
+        let spread = keys(&[
+            b"aaaaaaaa",
+            b"bbbbbbbb",
+            b"cccccccc",
+            b"cccccccc",
+            b"dddddddd",
+            b"eeeeeeee",
+        ]);
         assert!(!wanted(NameHash::Auto, &spread));
         assert!(wanted(NameHash::Always, &spread));
         assert!(!wanted(NameHash::Never, &crowded));

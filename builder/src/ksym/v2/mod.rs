@@ -148,7 +148,9 @@ impl SegmentSizes {
         let (hash_starts, hash_entries) = if hash_bits == 0 {
             (0, 0)
         } else {
-            let buckets = 1u64.checked_shl(u32::try_from(hash_bits).ok()?)?.checked_add(1)?;
+            let buckets = 1u64
+                .checked_shl(u32::try_from(hash_bits).ok()?)?
+                .checked_add(1)?;
             (
                 packed(buckets, u64::from(64 - n.leading_zeros()))?,
                 packed(n, byte(46)? + 8)?,

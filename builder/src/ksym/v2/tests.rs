@@ -117,7 +117,11 @@ impl<'a> Segments<'a> {
             parts.push((name, &blob[at..at + size as usize]));
             at += size as usize;
         }
-        assert_eq!(u64_at(h, 8), at as u64, "total_bytes is the end of the segments");
+        assert_eq!(
+            u64_at(h, 8),
+            at as u64,
+            "total_bytes is the end of the segments"
+        );
         Segments {
             n,
             base: u64_at(h, 16),
@@ -397,11 +401,11 @@ fn name_hash_index_by_the_spec() {
     // The spec's examples (4.5).
     assert_eq!(name_hash(b""), 0);
     assert_eq!(name_hash(b"a"), 0xBF8A_C999_76AD_C387);
-    assert_eq!(name_hash(b"_ZN4core3ptr13drop_in_place"), 0x6C66_F5C6_F490_1283);
-    let options = |name_hash| BuildOptions {
-        name_hash,
-        ..v2()
-    };
+    assert_eq!(
+        name_hash(b"_ZN4core3ptr13drop_in_place"),
+        0x6C66_F5C6_F490_1283
+    );
+    let options = |name_hash| BuildOptions { name_hash, ..v2() };
     // `__x64_sys_…`: most restarts share their first 8 bytes, so the builder adds it.
     let auto = build(&sample(), &options(NameHash::Auto)).unwrap();
     let always = build(&sample(), &options(NameHash::Always)).unwrap();
@@ -440,7 +444,11 @@ fn name_hash_index_by_the_spec() {
             previous = Some(rank);
             let h = name_hash(&by_rank[rank as usize].0);
             assert_eq!(h >> (64 - hb), k, "rank {rank} in its bucket");
-            assert_eq!(v & 0xFF, (h >> (56 - hb)) & 0xFF, "rank {rank}'s fingerprint");
+            assert_eq!(
+                v & 0xFF,
+                (h >> (56 - hb)) & 0xFF,
+                "rank {rank}'s fingerprint"
+            );
             assert!(!seen[rank as usize]);
             seen[rank as usize] = true;
         }

@@ -135,3 +135,19 @@ impl<'a> Blob<'a> {
         hasher.finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::name_hash;
+
+    #[test]
+    fn the_hash_of_the_spec() {
+        // ksym-bin-v2.md 4.5's examples.
+        assert_eq!(name_hash(b""), 0);
+        assert_eq!(name_hash(b"a"), 0xBF8A_C999_76AD_C387);
+        assert_eq!(
+            name_hash(b"_ZN4core3ptr13drop_in_place"),
+            0x6C66_F5C6_F490_1283
+        );
+    }
+}

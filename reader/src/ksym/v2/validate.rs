@@ -338,9 +338,13 @@ impl Blob<'_> {
         for rank in 0..n {
             let slot = self.slot_of(self.hash_of_rank(rank));
             let range = self.bucket_entries(slot.bucket);
-            let [at] = crate::partition::partition_points_by(range.len(), &[rank as u64], |d, &r| {
-                entries.get(range.start.wrapping_add(d)).wrapping_shr(super::header::FINGERPRINT_BITS) < r
-            });
+            let [at] =
+                crate::partition::partition_points_by(range.len(), &[rank as u64], |d, &r| {
+                    entries
+                        .get(range.start.wrapping_add(d))
+                        .wrapping_shr(super::header::FINGERPRINT_BITS)
+                        < r
+                });
             let e = range.start.wrapping_add(at);
             let value = entries.get(e);
             let found = at < range.len()
