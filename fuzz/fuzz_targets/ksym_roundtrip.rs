@@ -26,7 +26,8 @@ struct Input {
 fuzz_target!(|input: Input| {
     let symbols = input.symbols.symbols();
     let built = build_blob(&symbols, input.max_tokens & !(V2_BIT | HASH_BIT));
-    let built_v2 = (input.max_tokens & V2_BIT != 0).then(|| build_blob(&symbols, V2_BIT | (input.max_tokens & HASH_BIT)));
+    let built_v2 = (input.max_tokens & V2_BIT != 0)
+        .then(|| build_blob(&symbols, V2_BIT | (input.max_tokens & HASH_BIT)));
     let offset = usize::from(input.offset % 8);
     let buf_v2 = built_v2.map(|b| symblob_fuzz::at_offset(&b, offset));
     let buf = symblob_fuzz::at_offset(&built, offset);
