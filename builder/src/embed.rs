@@ -42,7 +42,7 @@ use object::{BinaryFormat, Object, ObjectSection};
 
 use crate::ksym::{
     build_from_elf, BuildOptions, BuildStats, FormatVersion, InputOptions, LayoutKind, LongName,
-    WholeSearchNames,
+    NameHash, WholeSearchNames,
 };
 use crate::output::write_atomic;
 use crate::{Error, ErrorKind, Location, Result};
@@ -204,6 +204,7 @@ pub fn build_for_section(
         pad_to: None,
         layout: options.layout,
         format_version: options.format_version,
+        name_hash: NameHash::default(),
     };
     let built = build_from_elf(elf, input, &options.input, &build_options)?;
     let mut bytes = built.blob.bytes;

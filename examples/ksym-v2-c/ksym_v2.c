@@ -76,6 +76,17 @@ static uint64_t packed_bytes(uint64_t n, unsigned w)
     return (n * w + 7u) / 8u;
 }
 
+/* bits(x) (section 2): 0 for 0, else floor(log2 x) + 1. */
+static unsigned bits_of(uint64_t x)
+{
+    unsigned b = 0;
+    while (x) {
+        b++;
+        x >>= 1;
+    }
+    return b;
+}
+
 /* ---- open ----------------------------------------------------------------------- */
 
 static const uint8_t MAGIC[8] = {0x4B, 0x53, 0x59, 0x4D, 0x42, 0x49, 0x4E, 0x32};
@@ -125,9 +136,10 @@ int ksym_v2_open(ksym_v2 *k, const void *blob, size_t len)
     k->group_bits = p[45];
     k->index_bits = p[46];
     k->restart_pos_bits = p[47];
+    k->hash_bits = p[43];
     /* Section 3's limits. T <= 256 is left to validation (types strictly ascending). */
     if (k->a > 15 || k->r > 5 || k->g > 8 || (k->first_bytes != 4 && k->first_bytes != 8) ||
-        p[43] != 0 || k->type_bits > 8 || k->group_bits > 32 || k->index_bits > 32 ||
+        k->hash_bits > 32 || k->type_bits > 8 || k->group_bits > 32 || k->index_bits > 32 ||
         k->restart_pos_bits > 32 || (k->num_types == 0) != (k->n == 0))
         return KSYM_V2_E_FIELD;
     na = ((uint64_t)k->n + ((uint64_t)1 << k->a) - 1u) >> k->a;
@@ -153,6 +165,16 @@ int ksym_v2_open(ksym_v2 *k, const void *blob, size_t len)
         return e;
     k->n2a_bytes = packed_bytes(k->n, k->index_bits);
     if ((e = segment(k, &at, k->n2a_bytes, &k->off_n2a)))
+        return e;
+    /* 4.5: 2^b + 1 bucket starts of bits(N) bits, N entries of index_bits + 8 bits. */
+    k->hash_starts_bytes = 0;
+    k->hash_entries_bytes = 0;
+    if (k->hash_bits) {
+        k->hash_starts_bytes = packed_bytes(((uint64_t)1 << k->hash_bits) + 1u, bits_of(k->n));
+        k->hash_entries_bytes = packed_bytes(k->n, k->index_bits + 8u);
+    }
+    if ((e = segment(k, &at, k->hash_starts_bytes, &k->off_hash_starts)) ||
+        (e = segment(k, &at, k->hash_entries_bytes, &k->off_hash_entries)))
         return e;
     k->end = at;
     if (total != at)
@@ -452,8 +474,109 @@ static int compare_restart(const ksym_v2 *k, uint64_t m, const uint8_t *q, uint6
     return compare_codes(k, &en, q, qlen, 0, cmp, &common);
 }
 
+/* ---- the name hash index (4.5) -------------------------------------------------- */
+
+static uint64_t rotl5(uint64_t x)
+{
+    return (x << 5) | (x >> 59);
+}
+
+/* The hash of q[0 .. qlen) (4.5). */
+static uint64_t name_hash(const uint8_t *q, uint64_t qlen)
+{
+    const uint64_t K = 0x9E3779B97F4A7C15ull;
+    uint64_t h = 0, i, w;
+    unsigned b;
+    for (i = 0; i < qlen; i += 8u) {
+        w = 0;
+        for (b = 0; b < 8u && i + b < qlen; b++)
+            w |= (uint64_t)q[i + b] << (8u * b);
+        h = (rotl5(h) ^ w) * K;
+    }
+    h = (rotl5(h) ^ qlen) * K;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return h;
+}
+
 /*
- * Section 8.2. The scan starts at the last restart whose name is strictly below q and
+ * Section 8.2 step 3: whether the name of `rank` equals q, by a walk from its restart that
+ * keeps ell, the common prefix of q and the current name. *next is the offset in `names`
+ * just past rank's entry.
+ */
+static int rank_equals(const ksym_v2 *k, uint64_t rank, const uint8_t *q, uint64_t qlen,
+                       int *equal, uint64_t *next)
+{
+    uint64_t m = rank >> k->r, first = m << k->r, pos, r, ell = 0, prevlen = 0, xlen, lcp;
+    int e, cmp = 1;
+    entry en;
+    if ((e = restart_pos(k, m, &pos)))
+        return e;
+    for (r = first; r <= rank; r++) {
+        if ((e = parse_entry(k, pos, &en)) || (e = expanded_len(k, &en, &xlen)))
+            return e;
+        pos = en.next;
+        if (r == first) {
+            if ((e = compare_codes(k, &en, q, qlen, 0, &cmp, &ell)))
+                return e;
+            prevlen = xlen;
+            continue;
+        }
+        lcp = en.lcp < prevlen ? en.lcp : prevlen; /* clamp (4.4) */
+        prevlen = lcp + xlen;
+        if (lcp > ell) {
+            cmp = 1; /* differs from q where the previous name did */
+            continue;
+        }
+        if ((e = compare_codes(k, &en, q, qlen, lcp, &cmp, &ell)))
+            return e;
+    }
+    *equal = cmp == 0;
+    *next = pos;
+    return KSYM_V2_OK;
+}
+
+/* Section 8.2 with the index: the first rank of bucket(q) with q's fingerprint whose name
+ * equals q. */
+static int hash_find(const ksym_v2 *k, const uint8_t *q, uint64_t qlen, int *matched,
+                     uint64_t *found, uint64_t *next)
+{
+    uint64_t h = name_hash(q, qlen), nb = (uint64_t)1 << k->hash_bits;
+    uint64_t bucket = h >> (64u - k->hash_bits), fp = (h >> (56u - k->hash_bits)) & 0xFFu;
+    uint64_t s, t, i, v;
+    unsigned sbits = bits_of(k->n), ebits = k->index_bits + 8u;
+    int e, equal;
+    if ((e = packed(k, k->off_hash_starts, k->hash_starts_bytes, nb + 1u, sbits, bucket, &s)) ||
+        (e = packed(k, k->off_hash_starts, k->hash_starts_bytes, nb + 1u, sbits, bucket + 1u,
+                    &t)))
+        return e;
+    if (t > k->n)
+        t = k->n;
+    *matched = 0;
+    for (i = s; i < t; i++) {
+        if ((e = packed(k, k->off_hash_entries, k->hash_entries_bytes, k->n, ebits, i, &v)))
+            return e;
+        if ((v & 0xFFu) != fp)
+            continue;
+        if ((v >> 8) >= k->n)
+            return KSYM_V2_E_CORRUPT;
+        if ((e = rank_equals(k, v >> 8, q, qlen, &equal, next)))
+            return e;
+        if (equal) {
+            *matched = 1;
+            *found = v >> 8;
+            return KSYM_V2_OK;
+        }
+    }
+    return KSYM_V2_OK;
+}
+
+/*
+ * Section 8.2. With the name hash index, the first equal name of q's bucket. Without it,
+ * the scan starts at the last restart whose name is strictly below q and
  * ends at the next restart, compared whole, so that a run of equal names that reaches
  * across a restart is found at its first rank (the lowest address).
  */
@@ -471,6 +594,11 @@ int ksym_v2_lookup_name(const ksym_v2 *k, const uint8_t *q, size_t qlen_, uint32
         return KSYM_V2_NONE;
     R = (uint64_t)1 << k->r;
     nr = ((uint64_t)k->n + R - 1u) >> k->r;
+    if (k->hash_bits) {
+        if ((e = hash_find(k, q, qlen, &matched, &found, &pos)))
+            return e;
+        goto run;
+    }
     for (b = 0; b < 8; b++)
         kq = (kq << 8) | (b < qlen ? q[b] : 0u);
     /* lo = the number of restarts whose name is < q. */
@@ -520,6 +648,7 @@ int ksym_v2_lookup_name(const ksym_v2 *k, const uint8_t *q, size_t qlen_, uint32
         if (cmp > 0)
             return KSYM_V2_NONE;
     }
+run:
     if (!matched)
         return KSYM_V2_NONE;
     /* The run of equal names: an entry that repeats the whole previous name and adds no

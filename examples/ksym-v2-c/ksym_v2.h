@@ -57,6 +57,8 @@ typedef struct {
     uint64_t off_types, off_token_ends, off_token_bytes, token_bytes_len, off_shapes;
     uint64_t off_first, off_pos, off_addr_data, off_a2n, a2n_bytes;
     uint64_t off_keys, off_restart_pos, restart_pos_bytes, off_names, off_n2a, n2a_bytes;
+    uint32_t hash_bits; /* b: 0 when the blob has no name hash index (4.5) */
+    uint64_t off_hash_starts, hash_starts_bytes, off_hash_entries, hash_entries_bytes;
     uint64_t end; /* E */
     const ksym_v2_range *ranges;
     size_t num_ranges;
@@ -128,7 +130,7 @@ int ksym_v2_lookup_return_address(const ksym_v2 *k, uint64_t ra, uint8_t *name, 
                                   ksym_v2_sym *sym);
 
 /*
- * Name -> symbols (section 5, 8.2): the names stored with exactly the bytes q[0 .. qlen)
+ * Name -> symbols (section 5, 8.2), through the name hash index when the blob has one: the names stored with exactly the bytes q[0 .. qlen)
  * form a run of consecutive ranks; *rank is the first and *count their number. The run is
  * in name order, which for equal names is address order, so the first rank has the lowest
  * address. Get each one's address with ksym_v2_symbol_by_rank(). KSYM_V2_NONE when the

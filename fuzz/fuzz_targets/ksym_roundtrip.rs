@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use symblob::ksym::{v2, KallsymsMapped, KsymBlob, Ksyms, TextRanges, KSYM_NAME_LEN};
-use symblob_fuzz::gen::{build_blob, GenSymbols, V2_BIT};
+use symblob_fuzz::gen::{build_blob, GenSymbols, HASH_BIT, V2_BIT};
 use symblob_fuzz::model::KsymModel;
 
 #[derive(Arbitrary, Debug)]
@@ -25,8 +25,9 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let symbols = input.symbols.symbols();
-    let built = build_blob(&symbols, input.max_tokens & !V2_BIT);
-    let built_v2 = (input.max_tokens & V2_BIT != 0).then(|| build_blob(&symbols, V2_BIT));
+    let built = build_blob(&symbols, input.max_tokens & !(V2_BIT | HASH_BIT));
+    let built_v2 = (input.max_tokens & V2_BIT != 0)
+        .then(|| build_blob(&symbols, V2_BIT | (input.max_tokens & HASH_BIT)));
     let offset = usize::from(input.offset % 8);
     let buf_v2 = built_v2.map(|b| symblob_fuzz::at_offset(&b, offset));
     let buf = symblob_fuzz::at_offset(&built, offset);

@@ -6,7 +6,7 @@
 
 use arbitrary::Arbitrary;
 use symblob_build::ksym::{
-    build, BuildOptions, FormatVersion, LayoutKind, Symbol, WholeSearchNames,
+    build, BuildOptions, FormatVersion, LayoutKind, NameHash, Symbol, WholeSearchNames,
 };
 use symblob_build::lidia::{LineEntry, RangeSpec};
 
@@ -204,6 +204,10 @@ impl GenRanges {
 /// The bit of [`build_blob`]'s `max_tokens` that chooses ksym-bin v2.
 pub const V2_BIT: u16 = 0x4000;
 
+/// With [`V2_BIT`]: the v2 blob always carries the name hash index (otherwise the builder
+/// decides).
+pub const HASH_BIT: u16 = 0x8000;
+
 /// Builds `symbols` into a ksym-bin blob with at most `max_tokens % 512` tokens (the
 /// builder never uses token id 511), in the plain layout when bit 9 of `max_tokens` is
 /// set and the sized one otherwise; bits 10–13 choose the whole search names (0: the
@@ -227,6 +231,11 @@ pub fn build_blob(symbols: &[Symbol], max_tokens: u16) -> Vec<u8> {
         whole_search_names: match (max_tokens >> 10) & 0xf {
             0 => WholeSearchNames::Auto,
             r => WholeSearchNames::Rounds(usize::from(r - 1)),
+        },
+        name_hash: if max_tokens & HASH_BIT != 0 {
+            NameHash::Always
+        } else {
+            NameHash::Auto
         },
     };
     build(symbols, &options)

@@ -8,7 +8,7 @@
 #![allow(clippy::single_range_in_vec_init)]
 
 use symblob::ksym::{v2, KsymBlob, Ksyms, TextRanges, Version};
-use symblob_build::ksym::{build, BuildOptions, Built, FormatVersion, Symbol};
+use symblob_build::ksym::{build, BuildOptions, Built, FormatVersion, NameHash, Symbol};
 
 mod c_reader;
 mod kallsyms;
@@ -31,16 +31,26 @@ pub(super) fn kernel_symbols() -> Vec<Symbol> {
         .symbols
 }
 
-/// Both builds of `symbols`.
+/// Both builds of `symbols` (v2 with the name hash index where the builder chooses it).
 pub(super) fn both(symbols: &[Symbol]) -> (Built, Built) {
+    both_with(symbols, NameHash::Auto)
+}
+
+/// Both builds of `symbols`, v2 with or without the name hash index as `name_hash` says.
+pub(super) fn both_with(symbols: &[Symbol], name_hash: NameHash) -> (Built, Built) {
     let v1 = build(symbols, &BuildOptions::default()).expect("v1 build");
-    let v2 = build(symbols, &v2_options()).expect("v2 build");
+    let v2 = build(symbols, &v2_options_with(name_hash)).expect("v2 build");
     (v1, v2)
 }
 
 pub(super) fn v2_options() -> BuildOptions {
+    v2_options_with(NameHash::Auto)
+}
+
+pub(super) fn v2_options_with(name_hash: NameHash) -> BuildOptions {
     BuildOptions {
         format_version: FormatVersion::V2,
+        name_hash,
         ..BuildOptions::default()
     }
 }

@@ -7,7 +7,7 @@ use symblob::ksym::{LayoutKind, KSYM_NAME_LEN};
 use super::encode::encode;
 use super::order::{order, Ordered};
 use super::tokens::{select, MAX_TOKENS};
-use super::v2::{self, SegmentSizes};
+use super::v2::{self, NameHash, SegmentSizes};
 use super::whole::{whole_ranks, WholeSearchNames};
 use super::{InputOptions, Symbol, SymbolList};
 use crate::elf::read_elf;
@@ -63,6 +63,9 @@ pub struct BuildOptions {
     /// (default: as many search rounds as 1 % of the blob pays for). v1 only: a v2 build
     /// ignores it.
     pub whole_search_names: WholeSearchNames,
+    /// Whether a v2 blob carries the name hash index (default [`NameHash::Auto`]: where
+    /// names share long prefixes). v2 only: a v1 build ignores it.
+    pub name_hash: NameHash,
 }
 
 impl Default for BuildOptions {
@@ -73,6 +76,7 @@ impl Default for BuildOptions {
             pad_to: None,
             layout: LayoutKind::Sized,
             whole_search_names: WholeSearchNames::Auto,
+            name_hash: NameHash::Auto,
         }
     }
 }
@@ -95,7 +99,7 @@ pub struct BuildStats {
     /// in v2 the 48-byte header.
     pub header_bytes: u64,
     /// Bytes of the addresses, offsets and seqs tables (16 per symbol); in v2 those of
-    /// `addr_blocks`, `addr_data`, `a2n` and `n2a`.
+    /// `addr_blocks`, `addr_data`, `a2n`, `n2a` and the name hash index.
     pub table_bytes: u64,
     /// Bytes of the names segment (L), record headers included; in v2 the `names` stream.
     pub names_bytes: u64,
@@ -200,7 +204,7 @@ pub fn build(symbols: &[Symbol], options: &BuildOptions) -> Result<Built> {
     let ordered = order(symbols);
     let (bytes, stats, long_names) = match options.format_version {
         FormatVersion::V1 => build_v1(&ordered, options)?,
-        FormatVersion::V2 => build_v2(&ordered)?,
+        FormatVersion::V2 => build_v2(&ordered, options.name_hash)?,
     };
     let (bytes, stats) = pad(bytes, stats, options.pad_to)?;
     Ok(Built {
@@ -230,8 +234,11 @@ fn pad(
 }
 
 /// Writes the v2 blob of `ordered`.
-fn build_v2(ordered: &Ordered<'_>) -> Result<(Vec<u8>, BuildStats, Vec<LongName>)> {
-    let encoded = v2::encode(&ordered.symbols, &ordered.seqs)?;
+fn build_v2(
+    ordered: &Ordered<'_>,
+    name_hash: NameHash,
+) -> Result<(Vec<u8>, BuildStats, Vec<LongName>)> {
+    let encoded = v2::encode(&ordered.symbols, &ordered.seqs, name_hash)?;
     let z = encoded.sizes;
     let n = ordered.symbols.len() as u64;
     let stats = BuildStats {
@@ -241,7 +248,7 @@ fn build_v2(ordered: &Ordered<'_>) -> Result<(Vec<u8>, BuildStats, Vec<LongName>
         tokens: encoded.merged_codes,
         raw_name_bytes: ordered.symbols.iter().map(|s| s.name.len() as u64).sum(),
         header_bytes: z.header,
-        table_bytes: z.addr_blocks + z.addr_data + z.a2n + z.n2a,
+        table_bytes: z.addr_blocks + z.addr_data + z.a2n + z.n2a + z.hash_starts + z.hash_entries,
         names_bytes: z.names,
         token_table_bytes: z.token_bytes,
         token_index_bytes: z.token_ends,

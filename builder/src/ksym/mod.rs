@@ -110,7 +110,7 @@ pub use build::{
 };
 pub use symblob::ksym::{LayoutKind, KSYM_NAME_LEN, MAX_PROBE_ROUNDS};
 pub use tokens::MAX_TOKENS;
-pub use v2::SegmentSizes;
+pub use v2::{NameHash, SegmentSizes};
 pub use whole::{WholeSearchNames, AUTO_BUDGET_PERCENT};
 
 /// The token id the builder never writes: its long form `FF 01 FF FF` is misread by the

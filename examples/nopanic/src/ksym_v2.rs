@@ -113,5 +113,6 @@ fn exercise(blob: Blob<'_>, input: &[u8], out: &mut Console) {
     let tail = input.get(input.len().saturating_sub(24)..).unwrap_or(&[]);
     digest.number(blob.lookup_name(tail).unwrap_or(0));
     digest.number(blob.lookup_name_all(tail).len() as u64);
+    digest.number(symblob::ksym::v2::name_hash(tail));
     let _ = writeln!(out, "ksym v2 lookups: digest {:016x}", digest.value());
 }

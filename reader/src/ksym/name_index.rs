@@ -196,8 +196,9 @@ fn next(pos: usize, cap: usize) -> usize {
 const K: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// A streaming hash over 8-byte little-endian words; a name split into token and rest
-/// hashes exactly as the same bytes in one piece.
-struct Hasher {
+/// hashes exactly as the same bytes in one piece. ksym-bin v2's name hash index uses it
+/// too (ksym-bin-v2.md 4.5).
+pub(crate) struct Hasher {
     state: u64,
     pending: u64,
     filled: u32,
@@ -205,7 +206,7 @@ struct Hasher {
 }
 
 impl Hasher {
-    const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         Hasher {
             state: 0,
             pending: 0,
@@ -220,7 +221,7 @@ impl Hasher {
     }
 
     #[inline]
-    fn write(&mut self, mut bytes: &[u8]) {
+    pub(crate) fn write(&mut self, mut bytes: &[u8]) {
         self.len = self.len.wrapping_add(bytes.len() as u64);
         // Complete a word left over from the previous piece, byte by byte.
         while self.filled != 0 {
@@ -251,7 +252,7 @@ impl Hasher {
     }
 
     #[inline]
-    fn finish(mut self) -> u64 {
+    pub(crate) fn finish(mut self) -> u64 {
         if self.filled != 0 {
             let w = self.pending;
             self.word(w);
@@ -269,7 +270,7 @@ impl Hasher {
 }
 
 #[inline]
-fn hash_bytes(bytes: &[u8]) -> u64 {
+pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     let mut h = Hasher::new();
     h.write(bytes);
     h.finish()

@@ -14,9 +14,9 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use symblob::ksym::{v2, TextRanges};
-use symblob_build::ksym::{build, detect_format, parse_input, InputOptions, Symbol};
+use symblob_build::ksym::{build, detect_format, parse_input, InputOptions, NameHash, Symbol};
 
-use super::{kernel_symbols, v2_options};
+use super::{kernel_symbols, v2_options, v2_options_with};
 use crate::common::splitmix::Rng;
 use crate::common::{files_ending_in, missing_oracle, on_path, root, run_scratch_dir, testdata};
 
@@ -293,6 +293,13 @@ fn build_v2(symbols: &[Symbol]) -> Vec<u8> {
     build(symbols, &v2_options()).expect("v2 build").bytes
 }
 
+/// The v2 blob of `symbols` with or without the name hash index.
+fn build_v2_with(symbols: &[Symbol], name_hash: NameHash) -> Vec<u8> {
+    build(symbols, &v2_options_with(name_hash))
+        .expect("v2 build")
+        .bytes
+}
+
 /// Aliases (40 names at one address, across an address block), a run of 100 equal names
 /// (across restarts and name groups) at increasing addresses, and filler.
 fn alias_symbols() -> Vec<Symbol> {
@@ -329,9 +336,16 @@ fn c_reader_answers_as_the_rust_reader_on_the_kernel() {
     let Some(d) = driver() else {
         return;
     };
-    // Two ranges with a hole and a KASLR-like bias.
-    let kernel = build_v2(&kernel_symbols());
-    let stored = stored_addresses(&kernel);
+    // Two ranges with a hole and a KASLR-like bias; the blob as built (no name hash
+    // index) and with the index.
+    for name_hash in [NameHash::Auto, NameHash::Always] {
+        let kernel = build_v2_with(&kernel_symbols(), name_hash);
+        compare_kernel(d, &format!("kernel ({name_hash:?})"), &kernel);
+    }
+}
+
+fn compare_kernel(d: &Driver, label: &str, kernel: &[u8]) {
+    let stored = stored_addresses(kernel);
     let (first, last) = (stored[0], *stored.last().unwrap());
     let bias = 0x1a0_0000;
     let middle = first + (last - first) / 2;
@@ -339,14 +353,7 @@ fn c_reader_answers_as_the_rust_reader_on_the_kernel() {
         first + bias..middle + bias,
         middle + 0x100 + bias..last + 0x1000 + bias,
     ];
-    compare(
-        d,
-        "kernel",
-        &kernel,
-        &ranges,
-        bias,
-        &sweep(&stored, bias, 8),
-    );
+    compare(d, label, kernel, &ranges, bias, &sweep(&stored, bias, 8));
 }
 
 #[test]
@@ -365,23 +372,21 @@ fn c_reader_answers_as_the_rust_reader_on_every_other_list() {
         if list.symbols.is_empty() {
             continue;
         }
-        let blob = build_v2(&list.symbols);
-        let stored = stored_addresses(&blob);
-        let ranges = [stored[0]..stored.last().unwrap().saturating_add(64).max(stored[0] + 1)];
-        total += compare(d, &name, &blob, &ranges, 0, &sweep(&stored, 0, 1));
+        for name_hash in [NameHash::Always, NameHash::Never] {
+            let blob = build_v2_with(&list.symbols, name_hash);
+            let stored = stored_addresses(&blob);
+            let ranges = [stored[0]..stored.last().unwrap().saturating_add(64).max(stored[0] + 1)];
+            let label = format!("{name} ({name_hash:?})");
+            total += compare(d, &label, &blob, &ranges, 0, &sweep(&stored, 0, 1));
+        }
     }
 
-    // Aliases and equal names, with a small bias and three ranges.
-    let blob = build_v2(&alias_symbols());
-    let stored = stored_addresses(&blob);
-    let (first, last) = (stored[0], *stored.last().unwrap());
-    let bias = 0x1000;
-    let ranges = [
-        first + bias..first + 0x400 + bias,
-        first + 0x800 + bias..first + 0x900 + bias,
-        first + 0x1000 + bias..last + 8 + bias,
-    ];
-    total += compare(d, "aliases", &blob, &ranges, bias, &sweep(&stored, bias, 1));
+    // Aliases and equal names, with a small bias and three ranges, with the name hash
+    // index and without.
+    for name_hash in [NameHash::Always, NameHash::Never] {
+        let blob = build_v2_with(&alias_symbols(), name_hash);
+        total += compare_aliases(d, &format!("aliases ({name_hash:?})"), &blob);
+    }
 
     // One symbol.
     let one = build_v2(&[Symbol {
@@ -419,11 +424,24 @@ fn c_reader_answers_as_the_rust_reader_on_every_other_list() {
     eprintln!("ksym-v2-c: {total} answers compared, all equal");
 }
 
+/// The aliases blob against the Rust reader, with a small bias and three ranges.
+fn compare_aliases(d: &Driver, label: &str, blob: &[u8]) -> usize {
+    let stored = stored_addresses(blob);
+    let (first, last) = (stored[0], *stored.last().unwrap());
+    let bias = 0x1000;
+    let ranges = [
+        first + bias..first + 0x400 + bias,
+        first + 0x800 + bias..first + 0x900 + bias,
+        first + 0x1000 + bias..last + 8 + bias,
+    ];
+    compare(d, label, blob, &ranges, bias, &sweep(&stored, bias, 1))
+}
+
 /// The small blob the robustness test breaks: aliases, equal names, several blocks and
-/// restarts, in about a kilobyte.
+/// restarts, and the name hash index, in about a kilobyte.
 fn small_blob() -> Vec<u8> {
     let symbols: Vec<Symbol> = alias_symbols().into_iter().take(70).collect();
-    build_v2(&symbols)
+    build_v2_with(&symbols, NameHash::Always)
 }
 
 #[test]
@@ -451,10 +469,13 @@ fn c_reader_survives_truncated_and_corrupt_blobs() {
         }
         cases.push(b);
     }
-    // Header fields the open checks name: the reserved byte, num_types against num_syms.
-    let mut reserved = blob.clone();
-    reserved[43] = 1;
-    cases.push(reserved);
+    // Header fields the open checks name: hash_bits above 32 and 0 (the segments then end
+    // before total_bytes), num_types against num_syms.
+    for hash_bits in [33, 0] {
+        let mut wrong = blob.clone();
+        wrong[43] = hash_bits;
+        cases.push(wrong);
+    }
     let mut no_types = blob.clone();
     no_types[36..38].copy_from_slice(&[0, 0]);
     cases.push(no_types);

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 use symblob::ksym::{v2, TextRanges};
-use symblob_build::ksym::{build, Symbol};
+use symblob_build::ksym::{build, NameHash, Symbol};
 
-use super::{both, same_answers, sweep, v2_options};
+use super::{both_with, same_answers, sweep, v2_options};
 
 /// Names built from a few shared parts, so that front coding, codes and equal names all
 /// occur; types from a small set; addresses with aliases and gaps of every size.
@@ -48,8 +48,9 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
     #[test]
-    fn generated_sets_v2_answers_as_v1(symbols in symbol_sets()) {
-        let (v1, v2) = both(&symbols);
+    fn generated_sets_v2_answers_as_v1(symbols in symbol_sets(), hashed in any::<bool>()) {
+        let name_hash = if hashed { NameHash::Always } else { NameHash::Never };
+        let (v1, v2) = both_with(&symbols, name_hash);
         let mut stored: Vec<u64> = symbols.iter().map(|s| s.address).collect();
         stored.sort_unstable();
         stored.dedup();

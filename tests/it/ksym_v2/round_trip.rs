@@ -1,9 +1,9 @@
 //! v2 against v1 on real symbol lists and on every input of the test data.
 
 use symblob::ksym::KsymBlob;
-use symblob_build::ksym::{detect_format, parse_input, InputOptions};
+use symblob_build::ksym::{detect_format, parse_input, InputOptions, NameHash};
 
-use super::{both, kernel_symbols, same_answers, sweep};
+use super::{both_with, kernel_symbols, same_answers, sweep};
 use crate::common::{files_ending_in, testdata};
 
 /// Every stored address of a v1 blob.
@@ -17,9 +17,20 @@ fn addresses(bytes: &[u8]) -> Vec<u64> {
 
 #[test]
 fn kernel_v2_answers_as_v1() {
+    kernel_answers_as_v1(NameHash::Auto);
+}
+
+#[test]
+fn kernel_v2_with_the_name_hash_answers_as_v1() {
+    kernel_answers_as_v1(NameHash::Always);
+}
+
+fn kernel_answers_as_v1(name_hash: NameHash) {
     let symbols = kernel_symbols();
     assert_eq!(symbols.len(), 46_471);
-    let (v1, v2) = both(&symbols);
+    let (v1, v2) = both_with(&symbols, name_hash);
+    // The builder leaves the index out of the kernel's blob (its restart keys differ).
+    assert_eq!(v2.bytes[43] != 0, name_hash == NameHash::Always);
     let stored = addresses(&v1.bytes);
     let (first, last) = (stored[0], *stored.last().unwrap());
     // Two ranges with a hole, a KASLR-like bias, and dense windows at the start, in the
@@ -55,12 +66,15 @@ fn every_test_input_v2_answers_as_v1() {
         if list.symbols.iter().any(|s| s.name.len() > 65_535) {
             continue; // v1 cannot hold it; v2's long names are checked in properties.rs
         }
-        let (v1, v2) = both(&list.symbols);
-        let stored = addresses(&v1.bytes);
-        let (first, last) = (stored[0], *stored.last().unwrap());
-        let span = (last - first).min(1 << 12);
-        let queries = sweep(&stored, 0, &[first.saturating_sub(16)..first + span + 32]);
-        let ranges = [first..last.saturating_add(64).max(first + 1)];
-        same_answers(&name, &v1.bytes, &v2.bytes, &ranges, 0, &queries);
+        for name_hash in [NameHash::Always, NameHash::Never] {
+            let (v1, v2) = both_with(&list.symbols, name_hash);
+            let stored = addresses(&v1.bytes);
+            let (first, last) = (stored[0], *stored.last().unwrap());
+            let span = (last - first).min(1 << 12);
+            let queries = sweep(&stored, 0, &[first.saturating_sub(16)..first + span + 32]);
+            let ranges = [first..last.saturating_add(64).max(first + 1)];
+            let label = format!("{name} ({name_hash:?})");
+            same_answers(&label, &v1.bytes, &v2.bytes, &ranges, 0, &queries);
+        }
     }
 }

@@ -1,13 +1,15 @@
 //! The header and the order of the segments (spec 3, 4).
 
 use super::addrs::Addresses;
+use super::hash::HashIndex;
 use super::links::Links;
 use super::names::Names;
 use super::pack::{bits, pack};
 use super::{SegmentSizes, Shifts, HEADER_BYTES, MAGIC};
 use crate::{Error, Result};
 
-/// Writes the blob: the header, then the eleven segments back to back. Returns the bytes
+/// Writes the blob: the header, then the thirteen segments back to back (the last two
+/// empty without a name hash index). Returns the bytes
 /// (exactly `total_bytes` of them) and the size of each part.
 pub(crate) fn lay_out(
     n: u64,
@@ -15,6 +17,7 @@ pub(crate) fn lay_out(
     names: &Names,
     addrs: &Addresses,
     links: &Links,
+    index: &HashIndex,
 ) -> Result<(Vec<u8>, SegmentSizes)> {
     let limit = |what: &'static str, v: u64| {
         if v >= 1 << 32 {
@@ -56,7 +59,7 @@ pub(crate) fn lay_out(
         shifts.restart,
         shifts.group,
         addrs.first_bytes,
-        0, // reserved
+        index.bits,
         links.type_bits,
         links.group_bits,
         links.index_bits,
@@ -77,6 +80,8 @@ pub(crate) fn lay_out(
         restart_pos: restart_pos.len() as u64,
         names: names.stream.len() as u64,
         n2a: links.n2a.len() as u64,
+        hash_starts: index.starts.len() as u64,
+        hash_entries: index.entries.len() as u64,
     };
     let mut out = header;
     out.reserve(sizes.total() as usize);
@@ -92,6 +97,8 @@ pub(crate) fn lay_out(
         &restart_pos,
         &names.stream,
         &links.n2a,
+        &index.starts,
+        &index.entries,
     ] {
         out.extend_from_slice(segment);
     }

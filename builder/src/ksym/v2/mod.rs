@@ -16,6 +16,7 @@
 
 mod addrs;
 mod codes;
+mod hash;
 mod layout;
 mod links;
 mod names;
@@ -24,6 +25,8 @@ mod shapes;
 
 #[cfg(test)]
 mod tests;
+
+pub use hash::NameHash;
 
 use super::Symbol;
 use crate::{Error, Result};
@@ -80,12 +83,16 @@ pub struct SegmentSizes {
     pub names: u64,
     /// `n2a`: the address-order index per rank.
     pub n2a: u64,
+    /// `hash_starts`: the name hash index's bucket starts (0 without the index).
+    pub hash_starts: u64,
+    /// `hash_entries`: the name hash index's rank and fingerprint per name (0 without).
+    pub hash_entries: u64,
 }
 
 impl SegmentSizes {
     /// The parts with their spec names, in stored order (`token_ends` and `token_bytes`
     /// apart).
-    pub fn named(&self) -> [(&'static str, u64); 12] {
+    pub fn named(&self) -> [(&'static str, u64); 14] {
         [
             ("header", self.header),
             ("types", self.types),
@@ -99,6 +106,8 @@ impl SegmentSizes {
             ("restart_pos", self.restart_pos),
             ("names", self.names),
             ("n2a", self.n2a),
+            ("hash_starts", self.hash_starts),
+            ("hash_entries", self.hash_entries),
         ]
     }
 
@@ -133,6 +142,20 @@ impl SegmentSizes {
         let token_ends_at = usize::try_from(header + types).ok()?;
         let token_bytes = at(token_ends_at.checked_add(510)?, 2)?;
         let address_blocks = blocks(n, byte(39)?)?;
+        // The name hash index: 2^b + 1 starts of bits(N) bits, N entries of
+        // index_bits + 8 bits; nothing when b = 0.
+        let hash_bits = byte(43)?;
+        let (hash_starts, hash_entries) = if hash_bits == 0 {
+            (0, 0)
+        } else {
+            let buckets = 1u64
+                .checked_shl(u32::try_from(hash_bits).ok()?)?
+                .checked_add(1)?;
+            (
+                packed(buckets, u64::from(64 - n.leading_zeros()))?,
+                packed(n, byte(46)? + 8)?,
+            )
+        };
         let restarts = blocks(n, byte(40)?)?;
         Some(SegmentSizes {
             header,
@@ -148,6 +171,8 @@ impl SegmentSizes {
             restart_pos: packed(restarts, byte(47)?)?,
             names: at(28, 4)?,
             n2a: packed(n, byte(46)?)?,
+            hash_starts,
+            hash_entries,
         })
     }
 }
@@ -166,7 +191,7 @@ pub(crate) struct Encoded {
 
 /// Writes the v2 blob of `symbols` (address order) with `seqs[rank]` the address-order
 /// index of the name at `rank`, as [`order`](super::order) gives them.
-pub(crate) fn encode(symbols: &[&Symbol], seqs: &[u32]) -> Result<Encoded> {
+pub(crate) fn encode(symbols: &[&Symbol], seqs: &[u32], name_hash: NameHash) -> Result<Encoded> {
     let n = symbols.len() as u64;
     if n >= 1 << 32 {
         return Err(Error::limit("symbol count", n, u64::from(u32::MAX)));
@@ -180,7 +205,12 @@ pub(crate) fn encode(symbols: &[&Symbol], seqs: &[u32]) -> Result<Encoded> {
     let addrs = addrs::encode(&addresses, 1 << SHIFTS.addr_block)?;
     let kinds: Vec<u8> = symbols.iter().map(|s| s.kind).collect();
     let links = links::encode(&kinds, seqs, SHIFTS.group);
-    let (bytes, sizes) = layout::lay_out(n, SHIFTS, &names, &addrs, &links)?;
+    let index = if hash::wanted(name_hash, &names.restart_keys) {
+        hash::build(&by_rank, links.index_bits)
+    } else {
+        hash::HashIndex::default()
+    };
+    let (bytes, sizes) = layout::lay_out(n, SHIFTS, &names, &addrs, &links, &index)?;
     Ok(Encoded {
         bytes,
         sizes,

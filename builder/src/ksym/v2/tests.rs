@@ -92,6 +92,24 @@ impl<'a> Segments<'a> {
             ("restart_pos", packed_len(nr, u64::from(rb))),
             ("names", l),
             ("n2a", packed_len(n, u64::from(ib))),
+            // The name hash index: 2^b + 1 starts of bits(N) bits, N entries of
+            // index_bits + 8 bits; none when b = 0.
+            (
+                "hash_starts",
+                if h[43] == 0 {
+                    0
+                } else {
+                    packed_len((1 << h[43]) + 1, u64::from(64 - n.leading_zeros()))
+                },
+            ),
+            (
+                "hash_entries",
+                if h[43] == 0 {
+                    0
+                } else {
+                    packed_len(n, u64::from(ib) + 8)
+                },
+            ),
         ];
         let mut at = 48usize;
         let mut parts = Vec::new();
@@ -99,7 +117,11 @@ impl<'a> Segments<'a> {
             parts.push((name, &blob[at..at + size as usize]));
             at += size as usize;
         }
-        assert_eq!(u64_at(h, 8), at as u64, "total_bytes is the end of n2a");
+        assert_eq!(
+            u64_at(h, 8),
+            at as u64,
+            "total_bytes is the end of the segments"
+        );
         Segments {
             n,
             base: u64_at(h, 16),
@@ -120,7 +142,7 @@ impl<'a> Segments<'a> {
         let n = self.n;
         let (blocks, data) = (self.get("addr_blocks"), self.get("addr_data"));
         assert!(fb == 4 || fb == 8, "first_bytes");
-        assert_eq!(pb, 0, "reserved");
+        assert!(pb <= 32, "hash_bits");
         let na = n.div_ceil(a) as usize;
         let fb = usize::from(fb);
         let addresses: Vec<u64> = (0..n)
@@ -362,6 +384,79 @@ fn long_names_are_v2_only() {
     assert!(build(&[sym(0x10, b'T', "a\rb")], &v2()).is_err());
 }
 
+/// Element `k` of a packed array of `w`-bit elements (spec section 2).
+fn packed_at(bytes: &[u8], k: u64, w: u64) -> u64 {
+    (0..w)
+        .map(|i| {
+            let bit = k * w + i;
+            u64::from(bytes[(bit / 8) as usize] >> (bit % 8) & 1) << i
+        })
+        .sum()
+}
+
+#[test]
+fn name_hash_index_by_the_spec() {
+    use super::NameHash;
+    use symblob::ksym::v2::name_hash;
+    // The spec's examples (4.5).
+    assert_eq!(name_hash(b""), 0);
+    assert_eq!(name_hash(b"a"), 0xBF8A_C999_76AD_C387);
+    assert_eq!(
+        name_hash(b"_ZN4core3ptr13drop_in_place"),
+        0x6C66_F5C6_F490_1283
+    );
+    let options = |name_hash| BuildOptions { name_hash, ..v2() };
+    // `__x64_sys_…`: most restarts share their first 8 bytes, so the builder adds it.
+    let auto = build(&sample(), &options(NameHash::Auto)).unwrap();
+    let always = build(&sample(), &options(NameHash::Always)).unwrap();
+    assert_eq!(auto.bytes, always.bytes);
+    let never = build(&sample(), &options(NameHash::Never)).unwrap();
+    assert_eq!(never.bytes[43], 0);
+    assert_eq!(Segments::of(&never.bytes).get("hash_entries").len(), 0);
+
+    let b = &always.bytes;
+    let seg = Segments::of(b);
+    let n = seg.n;
+    let hb = u32::from(b[43]);
+    assert_eq!(hb, u32::from(super::hash::bucket_bits(n as usize)));
+    // Names by rank: name order, equal names by address-order index.
+    let mut by_rank: Vec<(Vec<u8>, usize)> = seg
+        .symbols()
+        .into_iter()
+        .enumerate()
+        .map(|(i, (_, _, name))| (name, i))
+        .collect();
+    by_rank.sort();
+    let (starts, entries) = (seg.get("hash_starts"), seg.get("hash_entries"));
+    let sw = u64::from(64 - n.leading_zeros());
+    let ew = u64::from(b[46]) + 8;
+    let buckets = 1u64 << hb;
+    assert_eq!(packed_at(starts, 0, sw), 0);
+    assert_eq!(packed_at(starts, buckets, sw), n);
+    let mut seen = vec![false; n as usize];
+    for k in 0..buckets {
+        let (s, e) = (packed_at(starts, k, sw), packed_at(starts, k + 1, sw));
+        let mut previous = None;
+        for x in s..e {
+            let v = packed_at(entries, x, ew);
+            let rank = v >> 8;
+            assert!(previous < Some(rank), "ranks ascend within a bucket");
+            previous = Some(rank);
+            let h = name_hash(&by_rank[rank as usize].0);
+            assert_eq!(h >> (64 - hb), k, "rank {rank} in its bucket");
+            assert_eq!(
+                v & 0xFF,
+                (h >> (56 - hb)) & 0xFF,
+                "rank {rank}'s fingerprint"
+            );
+            assert!(!seen[rank as usize]);
+            seen[rank as usize] = true;
+        }
+    }
+    assert!(seen.iter().all(|&s| s));
+    symblob::ksym::v2::Blob::parse(b).unwrap();
+}
+
 #[test]
 fn empty_and_single() {
     let empty = build(&[], &v2()).unwrap();
@@ -371,7 +466,7 @@ fn empty_and_single() {
     let one = build(&[sym(0x42, b'T', "x")], &v2()).unwrap();
     let seg = Segments::of(&one.bytes);
     assert_eq!(seg.symbols(), vec![(0x42, b'T', b"x".to_vec())]);
-    // first_bytes 4, the reserved byte, then every width 0 for one symbol.
+    // first_bytes 4, no name hash index, then every width 0 for one symbol.
     assert_eq!(&one.bytes[42..48], &[4, 0, 0, 0, 0, 0]);
 }
 

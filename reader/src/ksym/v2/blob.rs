@@ -126,6 +126,12 @@ impl<'a> Blob<'a> {
     /// The string code `c` stands for (empty for an unused code).
     #[inline(always)]
     pub(crate) fn code(&self, c: u8) -> &'a [u8] {
+        self.code_at(c).1
+    }
+
+    /// Where code `c`'s string starts in `token_bytes`, and the string.
+    #[inline(always)]
+    pub(crate) fn code_at(&self, c: u8) -> (usize, &'a [u8]) {
         let ends = self.segment(self.g.token_ends, self.g.token_bytes);
         let end_of = |k: usize| {
             ends.get(k.wrapping_mul(2)..k.wrapping_mul(2).wrapping_add(2))
@@ -134,9 +140,11 @@ impl<'a> Blob<'a> {
         };
         let k = usize::from(c);
         let start = if c == 0 { 0 } else { end_of(k.wrapping_sub(1)) };
-        self.segment(self.g.token_bytes, self.g.shapes)
+        let string = self
+            .segment(self.g.token_bytes, self.g.shapes)
             .get(start..end_of(k))
-            .unwrap_or_default()
+            .unwrap_or_default();
+        (start, string)
     }
 
     /// The (lcp, count) pair of shape `h`, if `h < S`.
@@ -162,7 +170,7 @@ impl<'a> Blob<'a> {
     #[inline(always)]
     pub(crate) fn n2a(&self) -> Packed<'a> {
         Packed {
-            bytes: self.segment(self.g.n2a, self.g.end),
+            bytes: self.segment(self.g.n2a, self.g.hash_starts),
             width: self.g.index_bits,
         }
     }

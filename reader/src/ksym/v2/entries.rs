@@ -119,15 +119,41 @@ impl<'a> Blob<'a> {
     ) -> (Ordering, usize) {
         let mut at = from;
         let known = from.saturating_add(skip).min(query.len());
+        let strings = self.segment(self.g.token_bytes, self.g.shapes);
         for &c in self.codes(head) {
-            let piece = self.code(c);
+            let (start, piece) = self.code_at(c);
             let end = at.wrapping_add(piece.len());
             if end <= known {
                 at = end;
                 continue;
             }
-            // Codes are short strings (most of one to eight bytes): a byte loop beats a
-            // call to `memcmp` for each.
+            // Codes are short strings (most of one to eight bytes): a code of at most 8
+            // bytes is compared as one word with the query's next 8 bytes (the code
+            // table's bytes after the string, and the query's after the code, are masked
+            // off); near the end of the query or the table, a byte loop.
+            if piece.len() <= 8 {
+                let word = |bytes: &[u8], at: usize| {
+                    bytes
+                        .get(at..at.wrapping_add(8))
+                        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+                        .map(u64::from_le_bytes)
+                };
+                if let (Some(ours), Some(theirs)) = (word(strings, start), word(query, at)) {
+                    let mask = u64::MAX >> (64usize.wrapping_sub(piece.len().wrapping_mul(8)) & 63);
+                    let mask = if piece.is_empty() { 0 } else { mask };
+                    let diff = (ours ^ theirs) & mask;
+                    if diff == 0 {
+                        at = end;
+                        continue;
+                    }
+                    let k = (diff.trailing_zeros() / 8) as usize;
+                    let (byte, q) = (piece.get(k).copied(), query.get(at.wrapping_add(k)));
+                    return match (byte, q) {
+                        (Some(byte), Some(&q)) => (byte.cmp(&q), at.wrapping_add(k)),
+                        _ => (Ordering::Greater, at.wrapping_add(k)),
+                    };
+                }
+            }
             for &byte in piece {
                 match query.get(at) {
                     Some(&q) if q == byte => at = at.wrapping_add(1),

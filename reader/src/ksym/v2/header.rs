@@ -16,6 +16,17 @@ pub(crate) const TOKEN_ENDS_SIZE: u64 = 512;
 /// the stack its decoder needs.
 pub(crate) const MAX_RESTART_SHIFT: u8 = 5;
 
+/// The largest `hash_bits`: at most 2^32 buckets.
+pub(crate) const MAX_HASH_BITS: u8 = 32;
+
+/// Bits of a name hash entry's fingerprint (spec 4.5).
+pub(crate) const FINGERPRINT_BITS: u32 = 8;
+
+/// The width of a bucket start of the name hash index: `bits(N)`.
+pub(crate) fn hash_start_bits(num_syms: u32) -> u32 {
+    u32::BITS.wrapping_sub(num_syms.leading_zeros())
+}
+
 /// Error in `section` at `offset`.
 pub(crate) fn err(section: &'static str, offset: u64, kind: ErrorKind) -> Error {
     Error::new(Format::Ksym, section, offset, kind)
@@ -37,6 +48,8 @@ pub(crate) struct Geometry {
     pub group_bits: u32,
     pub index_bits: u32,
     pub restart_pos_bits: u32,
+    /// b: the name hash index has 2^b buckets; 0 when the blob has none.
+    pub hash_bits: u32,
     /// Segment starts, in file order, then the end `E`.
     pub types: u32,
     pub token_ends: u32,
@@ -49,6 +62,8 @@ pub(crate) struct Geometry {
     pub restart_pos: u32,
     pub names: u32,
     pub n2a: u32,
+    pub hash_starts: u32,
+    pub hash_entries: u32,
     pub end: u32,
 }
 
@@ -98,6 +113,7 @@ impl Geometry {
             group_bits: u8_at(bytes, 45),
             index_bits: u8_at(bytes, 46),
             restart_pos_bits: u8_at(bytes, 47),
+            hash_bits: u8_at(bytes, 43),
             ..Geometry::default()
         };
         let names_len = u64::from(u32::from_le_bytes(field(bytes, 28)));
@@ -106,12 +122,9 @@ impl Geometry {
             let kind = ErrorKind::BadFieldSize(u64::from(g.first_bytes));
             return Err(err("first_bytes", 42, kind));
         }
-        if u8_at(bytes, 43) != 0 {
-            let kind = ErrorKind::Malformed("reserved byte is not zero");
-            return Err(err("reserved", 43, kind));
-        }
-        let limits: [(&'static str, u64, u32, u32); 8] = [
+        let limits: [(&'static str, u64, u32, u32); 9] = [
             ("num_shapes", 38, g.num_shapes, 255),
+            ("hash_bits", 43, g.hash_bits, u32::from(MAX_HASH_BITS)),
             ("addr_block_shift", 39, g.addr_block_shift, 15),
             (
                 "restart_shift",
@@ -149,7 +162,18 @@ impl Geometry {
             .map(u16::from_le_bytes)
             .ok_or_else(|| truncated(bytes, "token_ends", token_ends_at, TOKEN_ENDS_SIZE))?;
         let overflow = |section| err(section, 0, ErrorKind::Overflow);
-        let sizes: [(&'static str, Option<u64>); 11] = [
+        // The name hash index (absent when b = 0): 2^b + 1 bucket starts of bits(N) bits,
+        // then N entries of index_bits + 8 bits.
+        let (hash_starts, hash_entries) = if g.hash_bits == 0 {
+            (Some(0), Some(0))
+        } else {
+            let buckets = 1u64.wrapping_shl(g.hash_bits).wrapping_add(1);
+            (
+                packed_len(buckets, hash_start_bits(g.num_syms)),
+                packed_len(n, g.index_bits.wrapping_add(FINGERPRINT_BITS)),
+            )
+        };
+        let sizes: [(&'static str, Option<u64>); 13] = [
             ("types", Some(u64::from(g.num_types))),
             ("token_ends", Some(TOKEN_ENDS_SIZE)),
             ("token_bytes", Some(u64::from(token_bytes_len))),
@@ -167,8 +191,10 @@ impl Geometry {
             ),
             ("names", Some(names_len)),
             ("n2a", packed_len(n, g.index_bits)),
+            ("hash_starts", hash_starts),
+            ("hash_entries", hash_entries),
         ];
-        let mut starts = [0u32; 12];
+        let mut starts = [0u32; 14];
         let mut at = HEADER_SIZE as u64;
         for (slot, (section, size)) in starts.iter_mut().zip(sizes) {
             let size = size.ok_or_else(|| overflow(section))?;
@@ -179,7 +205,7 @@ impl Geometry {
             }
             at = end;
         }
-        starts[11] = u32::try_from(at).map_err(|_| overflow("total_bytes"))?;
+        starts[13] = u32::try_from(at).map_err(|_| overflow("total_bytes"))?;
         if total != at {
             let kind = ErrorKind::Mismatch {
                 expected: at,
@@ -187,7 +213,7 @@ impl Geometry {
             };
             return Err(err("total_bytes", 8, kind));
         }
-        let [types, token_ends, token_bytes, shapes, addr_blocks, addr_data, a2n, restart_keys, restart_pos, names, n2a, end] =
+        let [types, token_ends, token_bytes, shapes, addr_blocks, addr_data, a2n, restart_keys, restart_pos, names, n2a, hash_starts, hash_entries, end] =
             starts;
         Ok(Geometry {
             types,
@@ -201,6 +227,8 @@ impl Geometry {
             restart_pos,
             names,
             n2a,
+            hash_starts,
+            hash_entries,
             end,
             ..g
         })

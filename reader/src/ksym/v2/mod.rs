@@ -11,7 +11,8 @@
 //! * [`Ksyms`] adds text ranges and a load bias: address → `name+0xoff/0xsize`, one at a
 //!   time, in batches, or for return addresses, as v1's [`crate::ksym::Ksyms`].
 //! * [`Blob::lookup_name`] and [`Blob::lookup_name_all`]: name → address through the
-//!   restart keys and a scan that skips names without decoding them.
+//!   blob's name hash index when it has one (builders add it where names share long
+//!   prefixes), else the restart keys and a scan that skips names without decoding them.
 //! * [`Blob::symbols`], [`Blob::symbols_by_name`] and [`Blob::dump`] list the symbols.
 //!
 //! [`crate::ksym::Version::detect`] tells a v2 blob from the two v1 framings.
@@ -21,6 +22,7 @@
 mod addresses;
 mod blob;
 mod entries;
+mod hash;
 mod header;
 mod iter;
 mod lookup;
@@ -30,6 +32,7 @@ mod search;
 mod validate;
 
 pub use blob::Blob;
+pub use hash::name_hash;
 pub use header::{HEADER_SIZE, MAGIC};
 pub use iter::{Entry, Symbols};
 pub use lookup::{Ksyms, Symbol};

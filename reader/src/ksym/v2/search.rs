@@ -1,5 +1,6 @@
-//! Name → rank (spec 8.2): the restart keys narrow the search to one restart, whose
-//! front-coded entries are then scanned without decoding the names they skip.
+//! Name → rank (spec 8.2): through the name hash index when the blob has one; otherwise
+//! the restart keys narrow the search to one restart, whose front-coded entries are then
+//! scanned without decoding the names they skip.
 
 use core::cmp::Ordering;
 use core::ops::Range;
@@ -51,6 +52,9 @@ impl<'a> Blob<'a> {
     /// The first rank whose name equals `query`, if any.
     #[inline]
     pub(crate) fn find_rank(&self, query: &[u8]) -> Option<usize> {
+        if self.has_name_hash() {
+            return self.hash_find(query);
+        }
         let Some(restart) = self.restart_below(query) else {
             // Every restart is at or above the query: only the first name can equal it.
             return self.restart_equals(0, query).then_some(0);

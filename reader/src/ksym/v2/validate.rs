@@ -19,6 +19,7 @@ impl Blob<'_> {
         self.validate_addresses()?;
         self.validate_links()?;
         self.validate_names()?;
+        self.validate_hash()?;
         self.validate_padding()
     }
 
@@ -283,6 +284,82 @@ impl Blob<'_> {
                 at,
                 ErrorKind::Mismatch { expected, found },
             ));
+        }
+        Ok(())
+    }
+
+    /// The name hash index (spec 4.5): bucket starts from 0 to N, non-decreasing; ranks
+    /// below N and increasing within each bucket; and every rank found in the bucket of
+    /// its name's hash with its fingerprint. Each rank is then in exactly one entry (its
+    /// bucket holds it once, no other bucket can), so the N entries are a permutation.
+    fn validate_hash(&self) -> Result<(), Error> {
+        if !self.has_name_hash() {
+            return Ok(());
+        }
+        let n = self.len();
+        let starts = self.hash_starts();
+        let entries = self.hash_entries();
+        let starts_at = |k: usize| {
+            u64::from(self.g.hash_starts)
+                .wrapping_add((k as u64).wrapping_mul(u64::from(starts.width)) / 8)
+        };
+        let entries_at = |e: usize| {
+            u64::from(self.g.hash_entries)
+                .wrapping_add((e as u64).wrapping_mul(u64::from(entries.width)) / 8)
+        };
+        let buckets = 1usize.wrapping_shl(self.g.hash_bits);
+        let mut previous = 0u64;
+        for k in 0..=buckets {
+            let start = starts.get(k);
+            let bad = if k == 0 {
+                start != 0
+            } else {
+                start < previous || (k == buckets && start != n as u64)
+            };
+            if bad {
+                let kind = ErrorKind::Mismatch {
+                    expected: if k == buckets { n as u64 } else { previous },
+                    found: start,
+                };
+                return Err(err("hash_starts", starts_at(k), kind));
+            }
+            previous = start;
+        }
+        for bucket in 0..buckets {
+            let mut last: Option<u64> = None;
+            for e in self.bucket_entries(bucket) {
+                let rank = entries.get(e).wrapping_shr(super::header::FINGERPRINT_BITS);
+                if rank >= n as u64 || last.is_some_and(|l| rank <= l) {
+                    return Err(err("hash_entries", entries_at(e), ErrorKind::Unsorted));
+                }
+                last = Some(rank);
+            }
+        }
+        for rank in 0..n {
+            let slot = self.slot_of(self.hash_of_rank(rank));
+            let range = self.bucket_entries(slot.bucket);
+            let [at] =
+                crate::partition::partition_points_by(range.len(), &[rank as u64], |d, &r| {
+                    entries
+                        .get(range.start.wrapping_add(d))
+                        .wrapping_shr(super::header::FINGERPRINT_BITS)
+                        < r
+                });
+            let e = range.start.wrapping_add(at);
+            let value = entries.get(e);
+            let found = at < range.len()
+                && value.wrapping_shr(super::header::FINGERPRINT_BITS) == rank as u64;
+            if !found {
+                let kind = ErrorKind::Malformed("a name is not in its hash bucket");
+                return Err(err("hash_entries", entries_at(range.start), kind));
+            }
+            if value & 0xFF != slot.fingerprint {
+                let kind = ErrorKind::Mismatch {
+                    expected: slot.fingerprint,
+                    found: value & 0xFF,
+                };
+                return Err(err("hash_entries", entries_at(e), kind));
+            }
         }
         Ok(())
     }
