@@ -398,13 +398,7 @@ fn packed_at(bytes: &[u8], k: u64, w: u64) -> u64 {
 fn name_hash_index_by_the_spec() {
     use super::NameHash;
     use symblob::ksym::v2::name_hash;
-    // The spec's examples (4.5).
-    assert_eq!(name_hash(b""), 0);
-    assert_eq!(name_hash(b"a"), 0xBF8A_C999_76AD_C387);
-    assert_eq!(
-        name_hash(b"_ZN4core3ptr13drop_in_place"),
-        0x6C66_F5C6_F490_1283
-    );
+    // The hash itself is checked against the spec's examples by the reader's tests.
     let options = |name_hash| BuildOptions { name_hash, ..v2() };
     // `__x64_sys_…`: most restarts share their first 8 bytes, so the builder adds it.
     let auto = build(&sample(), &options(NameHash::Auto)).unwrap();
