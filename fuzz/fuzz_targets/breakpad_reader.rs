@@ -23,7 +23,10 @@ fuzz_target!(|data: &[u8]| {
         for g in functions {
             let (start, end) = (g.start(), g.end());
             assert!(g.spans[0].depth == 0);
-            assert!(g.spans.windows(2).all(|w| (w[0].start, w[0].depth) <= (w[1].start, w[1].depth)));
+            assert!(g
+                .spans
+                .windows(2)
+                .all(|w| (w[0].start, w[0].depth) <= (w[1].start, w[1].depth)));
             assert!(g.spans.iter().all(|s| start <= s.start && s.end <= end));
         }
         let lidia = write_model(&source.model);

@@ -201,10 +201,14 @@ fn index_is_the_sweep(file: &SymbFile<'_>, probes: &[u64]) {
     let index = SymbfileIndex::new(*file).expect("a valid file is indexed");
     for &addr in probes.iter().take(16) {
         let (mut swept, mut indexed) = ([Range::EMPTY; 4], [Range::EMPTY; 4]);
-        let n = file.lookup_ranges(addr, &mut scratch, &mut swept).expect("valid file");
+        let n = file
+            .lookup_ranges(addr, &mut scratch, &mut swept)
+            .expect("valid file");
         assert_eq!(index.lookup_ranges(addr, &mut indexed).ok(), Some(n));
         assert_eq!(indexed, swept);
-        let pad = file.lookup_return_pad(addr, &mut scratch).expect("valid file");
+        let pad = file
+            .lookup_return_pad(addr, &mut scratch)
+            .expect("valid file");
         let indexed = index.lookup_return_pad(addr).expect("valid file");
         assert_eq!(
             indexed.map(|p| ReturnPadRecord::from(&p)),
