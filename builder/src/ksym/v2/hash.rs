@@ -119,9 +119,19 @@ mod tests {
         let index = build(&names, 4);
         assert_eq!(index.bits, 1);
         assert_eq!(index.entries.len(), (names.len() * 12).div_ceil(8));
-        // Equal names share a bucket and a fingerprint; ranks ascend within a bucket.
-        let hb = name_hash(b"b");
-        let ha = name_hash(b"b");
-        assert_eq!(hb, ha);
+        let entry = |e: u64| super::super::tests::packed_at(&index.entries, e, 12);
+        let start = |k: u64| super::super::tests::packed_at(&index.starts, k, 4);
+        for bucket in 0..2 {
+            let ranks: Vec<u64> = (start(bucket)..start(bucket + 1))
+                .map(|e| entry(e) >> 8)
+                .collect();
+            assert!(ranks.is_sorted(), "bucket {bucket}: {ranks:?}");
+            // Each rank in the bucket of its name's hash, with its fingerprint.
+            for e in start(bucket)..start(bucket + 1) {
+                let h = name_hash(names[(entry(e) >> 8) as usize]);
+                assert_eq!((h >> 63, (h >> 55) & 0xFF), (bucket, entry(e) & 0xFF));
+            }
+        }
+        assert_eq!(start(2), names.len() as u64);
     }
 }

@@ -385,7 +385,7 @@ fn long_names_are_v2_only() {
 }
 
 /// Element `k` of a packed array of `w`-bit elements (spec section 2).
-fn packed_at(bytes: &[u8], k: u64, w: u64) -> u64 {
+pub(super) fn packed_at(bytes: &[u8], k: u64, w: u64) -> u64 {
     (0..w)
         .map(|i| {
             let bit = k * w + i;
