@@ -1,16 +1,53 @@
 //! Addresses, types and the links between the two orders (spec 4.2 and 4.3).
 
 use super::blob::{Blob, BlockData, Firsts};
-use crate::partition::{partition_points, partition_points_by};
+use crate::partition::partition_points_ways;
+
+/// One block of the address table as a lookup reads it: its first offset and its packed
+/// in-block offsets.
+#[derive(Clone, Copy, Debug, Default)]
+struct Block<'a> {
+    first: u64,
+    data: BlockData<'a>,
+    /// In-block offsets: the block's symbols but its first.
+    offsets: usize,
+}
+
+impl Block<'_> {
+    /// In-block position of `k` (0 is the block's first symbol, at offset 0).
+    #[inline(always)]
+    fn at(&self, k: usize) -> u64 {
+        match k.checked_sub(1) {
+            Some(k) => self.data.get(k),
+            None => 0,
+        }
+    }
+}
+
+/// The searches of the address table: seven pivots a step for one address alone, three
+/// for a batch. One lookup waits on each step's chain of arithmetic, so fewer, wider steps
+/// shorten it; a batch keeps the core busy with its other lanes, so fewer comparisons in
+/// all pay more. (`N` is a constant: one branch remains.)
+#[inline(always)]
+fn search<K, const N: usize>(
+    len: usize,
+    keys: &[K; N],
+    holds: impl Fn(usize, &K) -> bool,
+) -> [usize; N] {
+    if N == 1 {
+        partition_points_ways::<8, K, N>(len, keys, holds)
+    } else {
+        partition_points_ways::<4, K, N>(len, keys, holds)
+    }
+}
 
 /// One address of a batch between the block search and the in-block search.
 #[derive(Clone, Copy, Debug, Default)]
 struct Lane<'a> {
-    block: Option<usize>,
-    first: u64,
-    data: BlockData<'a>,
+    j: Option<usize>,
+    block: Block<'a>,
+    /// The query's offset from the block's first.
     relative: u64,
-    len: usize,
 }
 
 /// Where a stored address falls: the symbols at or below it and their neighbours'
@@ -68,67 +105,67 @@ impl<'a> Blob<'a> {
             // Below the base: u64::MAX marks "nothing at or below" (no block passes).
             *o = s.checked_sub(base).unwrap_or(u64::MAX);
         }
-        let blocks = match self.firsts() {
-            Firsts::Words(firsts) => partition_points(firsts, &offsets, |f, &o| {
-                o != u64::MAX && u64::from(f.get()) <= o
+        let counts = match self.firsts() {
+            Firsts::Words(firsts) => search(firsts.len(), &offsets, |j, &o| {
+                firsts
+                    .get(j)
+                    .is_some_and(|f| o != u64::MAX && u64::from(f.get()) <= o)
             }),
-            Firsts::Wide(firsts) => {
-                partition_points(firsts, &offsets, |f, &o| o != u64::MAX && f.get() <= o)
-            }
+            Firsts::Wide(firsts) => search(firsts.len(), &offsets, |j, &o| {
+                firsts.get(j).is_some_and(|f| o != u64::MAX && f.get() <= o)
+            }),
         };
         // Every key's block and its data first, then the in-block searches in lockstep:
         // the blocks' cache misses overlap instead of following one another.
         let mut lanes = [Lane::default(); N];
-        for ((lane, &o), blocks) in lanes.iter_mut().zip(&offsets).zip(blocks) {
-            if let Some(j) = blocks.checked_sub(1) {
-                let first = self.first(j);
+        for ((lane, count), &o) in lanes.iter_mut().zip(counts).zip(&offsets) {
+            if let Some(j) = count.checked_sub(1) {
+                let block = self.block(j);
                 *lane = Lane {
-                    block: Some(j),
-                    first,
-                    data: self.block_data(j),
-                    relative: o.wrapping_sub(first),
-                    len: self.block_len(j).saturating_sub(1),
+                    j: Some(j),
+                    relative: o.wrapping_sub(block.first),
+                    block,
                 };
             }
         }
         let most = 1usize.wrapping_shl(self.g.addr_block_shift).wrapping_sub(1);
-        let positions = partition_points_by(most, &lanes, |k, lane| {
-            k < lane.len && lane.data.get(k) <= lane.relative
+        let positions = search(most, &lanes, |k, lane| {
+            k < lane.block.offsets && lane.block.data.get(k) <= lane.relative
         });
         let mut located = [None; N];
         for ((slot, lane), p) in located.iter_mut().zip(&lanes).zip(positions) {
-            *slot = lane.block.map(|j| self.located(j, lane, p));
+            *slot = lane.j.map(|j| self.located(j, &lane.block, p));
         }
         located
     }
 
-    /// [`Located`] for a lane whose block is `j` and whose position in it is `p` (the
-    /// block's offsets at or below the lane's).
+    /// Block `j` of the address table.
     #[inline(always)]
-    fn located(&self, j: usize, lane: &Lane<'a>, p: usize) -> Located {
-        let (first, data) = (lane.first, lane.data);
-        let at = |k: usize| match k.checked_sub(1) {
-            Some(k) => data.get(k),
-            None => 0,
-        };
-        let start = at(p);
-        let following = if p < lane.len {
-            Some(first.wrapping_add(data.get(p)))
+    fn block(&self, j: usize) -> Block<'a> {
+        Block {
+            first: self.first(j),
+            data: self.block_data(j),
+            offsets: self.block_len(j).saturating_sub(1),
+        }
+    }
+
+    /// [`Located`] for position `p` of block `j` (`p` of its offsets are at or below the
+    /// query).
+    #[inline(always)]
+    fn located(&self, j: usize, block: &Block<'a>, p: usize) -> Located {
+        let start = block.at(p);
+        let following = if p < block.offsets {
+            Some(block.first.wrapping_add(block.data.get(p)))
         } else {
             let next = j.wrapping_add(1);
             (next < self.address_blocks()).then(|| self.first(next))
         };
         let alias_before = match p.checked_sub(1) {
-            Some(previous) => at(previous) == start,
+            Some(previous) => block.at(previous) == start,
             // The block's first symbol: its alias would end the previous block.
             None => j.checked_sub(1).is_some_and(|previous| {
-                let data = self.block_data(previous);
-                let last = self.block_len(previous).saturating_sub(1);
-                let end = match last.checked_sub(1) {
-                    Some(k) => data.get(k),
-                    None => 0,
-                };
-                self.first(previous).wrapping_add(end) == first
+                let previous = self.block(previous);
+                previous.first.wrapping_add(previous.at(previous.offsets)) == block.first
             }),
         };
         let base = self.g.base;
@@ -137,7 +174,7 @@ impl<'a> Blob<'a> {
                 .wrapping_shl(self.g.addr_block_shift)
                 .wrapping_add(1)
                 .wrapping_add(p),
-            start: base.wrapping_add(first).wrapping_add(start),
+            start: base.wrapping_add(block.first).wrapping_add(start),
             following: following.map(|f| base.wrapping_add(f)),
             alias_before,
         }

@@ -31,6 +31,38 @@ pub(crate) enum Firsts<'a> {
     Wide(&'a [U64]),
 }
 
+/// The strings the 256 codes stand for (`token_ends`, `token_bytes`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CodeTable<'a> {
+    ends: &'a [u8],
+    /// `token_bytes`.
+    pub strings: &'a [u8],
+}
+
+impl<'a> CodeTable<'a> {
+    /// Where code `c`'s string starts in `token_bytes`, and the string (empty for an
+    /// unused code or a broken table).
+    #[inline(always)]
+    pub fn at(&self, c: u8) -> (usize, &'a [u8]) {
+        let end_of = |k: usize| {
+            self.ends
+                .get(k.wrapping_mul(2)..k.wrapping_mul(2).wrapping_add(2))
+                .and_then(|b| <[u8; 2]>::try_from(b).ok())
+                .map_or(0, |b| usize::from(u16::from_le_bytes(b)))
+        };
+        let k = usize::from(c);
+        let start = if c == 0 { 0 } else { end_of(k.wrapping_sub(1)) };
+        let string = self.strings.get(start..end_of(k)).unwrap_or_default();
+        (start, string)
+    }
+
+    /// The string code `c` stands for.
+    #[inline(always)]
+    pub fn string(&self, c: u8) -> &'a [u8] {
+        self.at(c).1
+    }
+}
+
 /// One block's in-block offsets: a packed array of `width`-bit values.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct BlockData<'a> {
@@ -132,29 +164,15 @@ impl<'a> Blob<'a> {
     /// Where code `c`'s string starts in `token_bytes`, and the string.
     #[inline(always)]
     pub(crate) fn code_at(&self, c: u8) -> (usize, &'a [u8]) {
-        let ends = self.segment(self.g.token_ends, self.g.token_bytes);
-        let end_of = |k: usize| {
-            ends.get(k.wrapping_mul(2)..k.wrapping_mul(2).wrapping_add(2))
-                .and_then(|b| <[u8; 2]>::try_from(b).ok())
-                .map_or(0, |b| usize::from(u16::from_le_bytes(b)))
-        };
-        let k = usize::from(c);
-        let start = if c == 0 { 0 } else { end_of(k.wrapping_sub(1)) };
-        let string = self
-            .segment(self.g.token_bytes, self.g.shapes)
-            .get(start..end_of(k))
-            .unwrap_or_default();
-        (start, string)
+        self.code_table().at(c)
     }
 
-    /// The (lcp, count) pair of shape `h`, if `h < S`.
+    /// The code table, cut from the blob once for a run of code reads.
     #[inline(always)]
-    pub(crate) fn shape(&self, h: u8) -> Option<(u32, u32)> {
-        let shapes = self.segment(self.g.shapes, self.g.addr_blocks);
-        let at = usize::from(h).wrapping_mul(2);
-        match shapes.get(at..at.wrapping_add(2))? {
-            [lcp, count] => Some((u32::from(*lcp), u32::from(*count))),
-            _ => None,
+    pub(crate) fn code_table(&self) -> CodeTable<'a> {
+        CodeTable {
+            ends: self.segment(self.g.token_ends, self.g.token_bytes),
+            strings: self.segment(self.g.token_bytes, self.g.shapes),
         }
     }
 

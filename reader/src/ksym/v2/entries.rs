@@ -29,13 +29,21 @@ impl Head {
     }
 }
 
-impl<'a> Blob<'a> {
+/// The `names` stream and the shapes its one-byte headers index, cut from the blob once
+/// for a run of entry reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Entries<'a> {
+    names: &'a [u8],
+    shapes: &'a [u8],
+}
+
+impl Entries<'_> {
     /// The entry whose header is at offset `at` of `names`, or `None` when it is not well
     /// formed (a header byte outside the shapes, an escape that is not two ULEB128
     /// values below 2^32, codes past the stream's end).
     #[inline(always)]
-    pub(crate) fn head(&self, at: usize) -> Option<Head> {
-        let names = self.names();
+    pub fn head(&self, at: usize) -> Option<Head> {
+        let names = self.names;
         let h = *names.get(at)?;
         let after = at.wrapping_add(1);
         let (lcp, count, codes) = if h == ESCAPE {
@@ -47,12 +55,35 @@ impl<'a> Blob<'a> {
             }
             (lcp, count, at_count.wrapping_add(used))
         } else {
-            let (lcp, count) = self.shape(h).filter(|_| u32::from(h) < self.g.num_shapes)?;
-            (u64::from(lcp), u64::from(count), after)
+            // `shapes` holds exactly the S shapes, so a header byte past them reads none.
+            let at = usize::from(h).wrapping_mul(2);
+            match *self.shapes.get(at..at.wrapping_add(2))? {
+                [lcp, count] => (u64::from(lcp), u64::from(count), after),
+                _ => return None,
+            }
         };
         let count = usize::try_from(count).ok()?;
         let head = Head { lcp, codes, count };
         (head.next() <= names.len() && head.next() >= codes).then_some(head)
+    }
+}
+
+impl<'a> Blob<'a> {
+    /// The entries' stream and shapes.
+    #[inline(always)]
+    pub(crate) fn entries(&self) -> Entries<'a> {
+        let shapes = self.segment(self.g.shapes, self.g.addr_blocks);
+        let count = (self.g.num_shapes as usize).wrapping_mul(2);
+        Entries {
+            names: self.names(),
+            shapes: shapes.get(..count).unwrap_or(shapes),
+        }
+    }
+
+    /// The entry whose header is at offset `at` of `names` ([`Entries::head`]).
+    #[inline(always)]
+    pub(crate) fn head(&self, at: usize) -> Option<Head> {
+        self.entries().head(at)
     }
 
     /// The codes of an entry.
@@ -66,9 +97,10 @@ impl<'a> Blob<'a> {
     /// The number of bytes an entry's codes expand to.
     #[inline]
     pub(crate) fn expanded_len(&self, head: &Head) -> u64 {
+        let table = self.code_table();
         self.codes(head)
             .iter()
-            .map(|&c| self.code(c).len() as u64)
+            .map(|&c| table.string(c).len() as u64)
             .fold(0, u64::wrapping_add)
     }
 
@@ -83,8 +115,9 @@ impl<'a> Blob<'a> {
         let restart = rank.wrapping_shr(self.g.restart_shift);
         let first = restart.wrapping_shl(self.g.restart_shift);
         let mut at = self.restart_pos(restart);
+        let entries = self.entries();
         for r in first..=rank {
-            let Some(head) = self.head(at) else {
+            let Some(head) = entries.head(at) else {
                 return false;
             };
             visit(r, at, &head);
@@ -119,9 +152,10 @@ impl<'a> Blob<'a> {
     ) -> (Ordering, usize) {
         let mut at = from;
         let known = from.saturating_add(skip).min(query.len());
-        let strings = self.segment(self.g.token_bytes, self.g.shapes);
+        let table = self.code_table();
+        let strings = table.strings;
         for &c in self.codes(head) {
-            let (start, piece) = self.code_at(c);
+            let (start, piece) = table.at(c);
             let end = at.wrapping_add(piece.len());
             if end <= known {
                 at = end;

@@ -119,19 +119,20 @@ impl<'a> Name<'a> {
     pub fn for_each_chunk(&self, mut each: impl FnMut(&'a [u8]) -> bool) {
         let pieces = self.pieces();
         let stack = pieces.stack.get(..pieces.depth).unwrap_or_default();
+        let (entries, table) = (self.blob.entries(), self.blob.code_table());
         for (p, piece) in stack.iter().enumerate() {
             let end = stack
                 .get(p.wrapping_add(1))
                 .map_or(pieces.len, |next| u64::from(next.start));
             let mut remaining = end.saturating_sub(u64::from(piece.start));
-            let Some(head) = self.blob.head(piece.head_at as usize) else {
+            let Some(head) = entries.head(piece.head_at as usize) else {
                 return;
             };
             for &c in self.blob.codes(&head) {
                 if remaining == 0 {
                     break;
                 }
-                let string = self.blob.code(c);
+                let string = table.string(c);
                 let take = usize::try_from(remaining)
                     .unwrap_or(usize::MAX)
                     .min(string.len());
@@ -301,18 +302,24 @@ impl<'a> Name<'a> {
 
 /// Collects bytes and writes them as text, carrying a UTF-8 sequence that a chunk
 /// boundary cuts (code strings may end inside a character).
-#[derive(Default)]
 struct Utf8Buffer {
-    bytes: [u8; 32],
+    bytes: [u8; 128],
     len: usize,
+}
+
+impl Default for Utf8Buffer {
+    fn default() -> Self {
+        Utf8Buffer {
+            bytes: [0; 128],
+            len: 0,
+        }
+    }
 }
 
 impl Utf8Buffer {
     fn push(&mut self, mut chunk: &[u8], f: &mut fmt::Formatter<'_>, quoted: bool) -> fmt::Result {
-        // Most names are ASCII: a chunk that is, with nothing pending, goes out as it is.
-        if self.len == 0 && !quoted && chunk.is_ascii() {
-            return f.write_str(core::str::from_utf8(chunk).unwrap_or_default());
-        }
+        // Every chunk is collected, so that a name (most fit the buffer) reaches the
+        // formatter in one call instead of one per code string.
         while !chunk.is_empty() {
             let room = self.bytes.len().wrapping_sub(self.len);
             let take = room.min(chunk.len());
