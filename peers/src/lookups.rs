@@ -334,7 +334,9 @@ pub fn run_child(tool: &str, args: &Args) -> Result<(), String> {
         "symblob-ksym2-formatted" => {
             ours::ksym_formatted(&need(&inputs.ksym2, "ksym2")?, elf, work(false))?
         }
-        "symblob-ksym2-name" => ours::ksym_names(&need(&inputs.ksym2, "ksym2")?, &names, secs, false)?,
+        "symblob-ksym2-name" => {
+            ours::ksym_names(&need(&inputs.ksym2, "ksym2")?, &names, secs, false)?
+        }
         "symblob-ksym-name" | "symblob-ksym-name-plain" => {
             let indexed = tool == "symblob-ksym-name";
             ours::ksym_names(&need(&inputs.ksym, "ksym")?, &names, secs, indexed)?

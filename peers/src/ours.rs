@@ -253,7 +253,9 @@ pub fn ksym_names(
         }
         let blob = v2::Blob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
         let open = t.elapsed();
-        return Ok(name_throughput(names, secs, open, |name| blob.lookup_name(name)));
+        return Ok(name_throughput(names, secs, open, |name| {
+            blob.lookup_name(name)
+        }));
     }
     let blob = KsymBlob::parse(&bytes).map_err(|e| format!("{}: {e}", ksym.display()))?;
     let words_needed = if indexed {

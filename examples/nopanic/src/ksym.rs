@@ -214,6 +214,10 @@ fn check_compat(input: &[u8], out: &mut Console) {
             }
         }
     }
-    digest.number(mapped.lookup_name_by_idx(word(input, 32) as usize).unwrap_or(0));
+    digest.number(
+        mapped
+            .lookup_name_by_idx(word(input, 32) as usize)
+            .unwrap_or(0),
+    );
     let _ = writeln!(out, "ksym compat: digest {:016x}", digest.value());
 }
