@@ -158,13 +158,7 @@ impl<'a> Blob<'a> {
     /// The string code `c` stands for (empty for an unused code).
     #[inline(always)]
     pub(crate) fn code(&self, c: u8) -> &'a [u8] {
-        self.code_at(c).1
-    }
-
-    /// Where code `c`'s string starts in `token_bytes`, and the string.
-    #[inline(always)]
-    pub(crate) fn code_at(&self, c: u8) -> (usize, &'a [u8]) {
-        self.code_table().at(c)
+        self.code_table().string(c)
     }
 
     /// The code table, cut from the blob once for a run of code reads.

@@ -102,8 +102,9 @@ impl<'a> Blob<'a> {
         let first = restart.wrapping_shl(shift);
         let mut at = self.restart_pos(restart);
         let (mut common, mut equal) = (0usize, false);
+        let entries = self.entries();
         for r in first..=rank {
-            let Some(head) = self.head(at) else {
+            let Some(head) = entries.head(at) else {
                 return false;
             };
             at = head.next();

@@ -192,12 +192,11 @@ impl<'a> Name<'a> {
     /// Compares the name with the name `head`'s codes spell on their own (a restart's),
     /// bytewise, without a buffer or a second decoder on the stack.
     pub(crate) fn cmp_codes(&self, head: &super::entries::Head) -> Ordering {
-        let blob = self.blob;
-        let codes = blob.codes(head);
+        let (codes, table) = (self.blob.codes(head), self.blob.code_table());
         // A cursor over the codes' bytes: code index, byte within its string.
         let (mut code, mut byte) = (0usize, 0usize);
         let mut next_byte = || loop {
-            let string = blob.code(*codes.get(code)?);
+            let string = table.string(*codes.get(code)?);
             if let Some(&b) = string.get(byte) {
                 byte = byte.wrapping_add(1);
                 return Some(b);

@@ -64,14 +64,15 @@ impl<'a> Blob<'a> {
         let end = first
             .saturating_add(1usize.wrapping_shl(shift))
             .min(self.len());
-        let head = self.head(self.restart_pos(restart))?;
+        let entries = self.entries();
+        let head = entries.head(self.restart_pos(restart))?;
         let (order, mut common) = self.compare_codes(&head, query, 0);
         if order != Ordering::Less {
             return None; // only in a blob whose keys or order are broken
         }
         let mut at = head.next();
         for rank in first.wrapping_add(1)..end {
-            let head = self.head(at)?;
+            let head = entries.head(at)?;
             at = head.next();
             let (lcp, common64) = (head.lcp, common as u64);
             if lcp > common64 {

@@ -182,6 +182,7 @@ impl Blob<'_> {
         let restart_mask = 1usize.wrapping_shl(self.g.restart_shift).wrapping_sub(1);
         let mut at = 0usize;
         let mut previous_len = 0u64;
+        let (entries, table) = (self.entries(), self.code_table());
         for rank in 0..n {
             let restart = rank & restart_mask == 0;
             if restart && self.restart_pos(rank.wrapping_shr(self.g.restart_shift)) != at {
@@ -191,11 +192,11 @@ impl Blob<'_> {
                 };
                 return Err(err("restart_pos", u64::from(self.g.restart_pos), kind));
             }
-            let head = self
+            let head = entries
                 .head(at)
                 .ok_or_else(|| err("names", names_at(at), ErrorKind::Malformed("bad entry")))?;
             let codes = self.codes(&head);
-            if let Some(k) = codes.iter().position(|&c| self.code(c).is_empty()) {
+            if let Some(k) = codes.iter().position(|&c| table.string(c).is_empty()) {
                 let kind = ErrorKind::Malformed("unused code in a name");
                 return Err(err("names", names_at(head.codes.wrapping_add(k)), kind));
             }
