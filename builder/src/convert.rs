@@ -354,6 +354,7 @@ fn write(model: &Model<'_>, to: Target, side: &Side) -> Result<Vec<u8>> {
             let (module, multiple) = &side.breakpad;
             Ok(crate::breakpad::write_model(model, module, multiple)
                 .text
+                .into_string()
                 .into_bytes())
         }
     }
@@ -434,7 +435,7 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             });
             let (functions, inlines) = (w.functions, w.inlines);
             (
-                built.written.text.into_bytes(),
+                built.written.text.into_string().into_bytes(),
                 functions,
                 inlines,
                 built.files_read,

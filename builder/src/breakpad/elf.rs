@@ -8,13 +8,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use object::{Object, ObjectSection, SectionFlags};
+use rayon::prelude::*;
 
 use super::writer::{write_entries, Entries, Written};
 use super::{cfi, symbols, Module};
 use crate::dwarf::{DebugFiles, DwarfOptions, GroupContents};
 use crate::fast_hash::{fast_map, FastMap};
 use crate::input::FilesRead;
-use crate::model::{Bytes, Group, Model, Symbol};
+use crate::model::{Bytes, Group, Model, Span, Symbol};
 use crate::{Progress, Result};
 
 /// What [`from_elf`] built.
@@ -58,7 +59,6 @@ pub fn from_elf(
         )
     })?;
     let module = Module::of_object(&obj, path);
-    let unwind = cfi::from_elf(bytes, &input)?;
     let table = symbols::function_symbols(&obj, module.base);
     let names = symbols::as_function_names(&table);
     let publics = symbols::as_public_names(&table);
@@ -74,28 +74,38 @@ pub fn from_elf(
         debug_files: debug_files.clone(),
         demangle: false,
     };
-    let mut written = None;
-    let stats =
-        crate::dwarf::build_groups(path, bytes, &options, contents, progress, |functions| {
-            let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
-            name_functions(&mut functions, &names);
-            normalise_paths(&mut functions);
-            let model = Model {
-                functions,
-                unwind,
-                ..Model::default()
-            };
-            let mut entries = Entries::of_model(&model, module.base, &Default::default());
-            entries.add_publics(&publics);
-            for (rva, name) in &markers {
-                entries.add_marker(*rva, name);
-            }
-            written = Some(write_entries(&entries, &model, &module));
-        })?;
-    Ok(Built {
-        module,
-        written: written.unwrap_or_default(),
-        files_read: stats.files_read,
+    // The unwind rules do not depend on the DWARF: they are read beside the walk.
+    std::thread::scope(|scope| {
+        let unwind = scope.spawn(|| cfi::from_elf(bytes, &input));
+        let mut written = None;
+        let stats =
+            crate::dwarf::build_groups(path, bytes, &options, contents, progress, |functions| {
+                let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
+                name_functions(&mut functions, &names);
+                normalise_paths(&mut functions);
+                let unwind = match unwind.join() {
+                    Ok(unwind) => unwind,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                };
+                written = Some(unwind.map(|unwind| {
+                    let model = Model {
+                        functions,
+                        unwind,
+                        ..Model::default()
+                    };
+                    let mut entries = Entries::of_model(&model, module.base, &Default::default());
+                    entries.add_publics(&publics);
+                    for (rva, name) in &markers {
+                        entries.add_marker(*rva, name);
+                    }
+                    write_entries(&entries, &model, &module)
+                }));
+            })?;
+        Ok(Built {
+            module,
+            written: written.transpose()?.unwrap_or_default(),
+            files_read: stats.files_read,
+        })
     })
 }
 
@@ -120,15 +130,34 @@ fn name_functions<'a>(functions: &mut [Group<'a>], symbols: &[Symbol]) {
             .map(|(_, n)| *n)
     };
     // Names repeat (inlined calls above all, and the pieces of one function): each
-    // distinct DWARF name is converted once.
-    let mut converted: FastMap<Vec<u8>, Arc<[u8]>> = fast_map();
-    let mut convert = |name: &[u8]| -> Arc<[u8]> {
-        if let Some(done) = converted.get(name) {
-            return done.clone();
+    // distinct DWARF name that is not a symbol's is converted once, in parallel.
+    let mut wanted: FastMap<&[u8], Option<Arc<[u8]>>> = fast_map();
+    let mut previous: Option<&Span<'a>> = None;
+    for group in functions.iter() {
+        let Some((head, inlined)) = group.spans.split_first() else {
+            continue;
+        };
+        let continues = previous.is_some_and(|p| p.end == head.start && *p.name == *head.name);
+        if !continues && symbol_at(head.start).is_none() {
+            wanted.insert(&head.name, None);
         }
-        let done: Arc<[u8]> = breakpad_form(name).into();
-        converted.insert(name.to_vec(), done.clone());
-        done
+        previous = Some(head);
+        for span in inlined {
+            wanted.insert(&span.name, None);
+        }
+    }
+    wanted
+        .par_iter_mut()
+        .for_each(|(name, form)| *form = Some(breakpad_form(name).into()));
+    let converted: FastMap<Vec<u8>, Arc<[u8]>> = wanted
+        .into_iter()
+        .filter_map(|(name, form)| Some((name.to_vec(), form?)))
+        .collect();
+    let convert = |name: &[u8]| -> Arc<[u8]> {
+        converted
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| breakpad_form(name).into())
     };
     // (end, DWARF name, name given) of the previous function piece.
     let mut previous: Option<(u64, Bytes<'a>, Arc<[u8]>)> = None;

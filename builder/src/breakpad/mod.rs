@@ -19,4 +19,4 @@ pub mod writer;
 
 pub use elf::{from_elf, Built};
 pub use module::Module;
-pub use writer::{write_model, Written};
+pub use writer::{write_model, SymText, Written};

@@ -29,18 +29,24 @@
 //! dump_syms's form. Addresses are written relative to [`Module::base`]. The text is
 //! deterministic for a given model.
 
+mod stretch;
+mod text;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use rayon::prelude::*;
+
+use self::stretch::{Counts, Numbers, Stretch};
+pub use self::text::SymText;
 use super::{cfi, Module};
-use crate::fast_hash::FastMap;
-use crate::model::{function_runs, innermost, Group, Model, Row, Symbol};
+use crate::model::{function_runs, Group, Model, Symbol};
 
 /// What [`write_model`] wrote, counted.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Written {
     /// The `.sym` text.
-    pub text: String,
+    pub text: SymText,
     /// `FUNC` records.
     pub functions: usize,
     /// `PUBLIC` records.
@@ -183,22 +189,6 @@ fn run_len(pieces: &[Group<'_>]) -> u64 {
     pieces.last().map_or(0, Group::end).saturating_sub(start)
 }
 
-/// Numbers given to files and origin names in order of first use.
-#[derive(Default)]
-struct Numbering<'s> {
-    ids: FastMap<&'s [u8], usize>,
-    names: Vec<&'s [u8]>,
-}
-
-impl<'s> Numbering<'s> {
-    fn id(&mut self, name: &'s [u8]) -> usize {
-        *self.ids.entry(name).or_insert_with(|| {
-            self.names.push(name);
-            self.names.len() - 1
-        })
-    }
-}
-
 /// The `.sym` text of `model` for `module`, with `multiple` as in
 /// [`Entries::of_model`].
 pub fn write_model(model: &Model<'_>, module: &Module, multiple: &BTreeSet<u64>) -> Written {
@@ -206,42 +196,56 @@ pub fn write_model(model: &Model<'_>, module: &Module, multiple: &BTreeSet<u64>)
     write_entries(&entries, model, module)
 }
 
+/// Stretches per thread: enough that threads finish together when functions differ in
+/// size.
+const STRETCHES_PER_THREAD: usize = 8;
+
 /// The `.sym` text of `entries` (made from `model`) for `module`.
+///
+/// The records are prepared and formatted in stretches in parallel; the text is the same
+/// as one pass in address order would write.
 pub fn write_entries(entries: &Entries<'_, '_>, model: &Model<'_>, module: &Module) -> Written {
-    let mut files = Numbering::default();
-    let mut origins = Numbering::default();
-    let mut written = Written::default();
-    let mut body = String::new();
-    for (&rva, entry) in &entries.by_address {
-        let m = |multiple: bool| if multiple { "m " } else { "" };
-        match entry {
-            Entry::Func { pieces, multiple } => {
-                let name = pieces[0].spans[0].name.as_ref();
-                let len = run_len(pieces);
-                let _ = writeln!(
-                    body,
-                    "FUNC {}{rva:x} {len:x} 0 {}",
-                    m(*multiple),
-                    String::from_utf8_lossy(name)
-                );
-                written.functions += 1;
-                let end = rva.saturating_add(len);
-                written.inlines +=
-                    write_inlines(&mut body, pieces, entries.base, &mut files, &mut origins);
-                written.lines += write_lines(&mut body, pieces, entries.base, end, &mut files);
-            }
-            Entry::Public { name, multiple } => {
-                let name = if name.is_empty() {
-                    "<name omitted>"
-                } else {
-                    name
-                };
-                let _ = writeln!(body, "PUBLIC {}{rva:x} 0 {name}", m(*multiple));
-                written.publics += 1;
-            }
-        }
+    let all: Vec<(u64, &Entry<'_, '_>)> = entries.by_address.iter().map(|(&a, e)| (a, e)).collect();
+    let stretches = rayon::current_num_threads().saturating_mul(STRETCHES_PER_THREAD);
+    let per_stretch = all.len().div_ceil(stretches).max(1);
+    let prepared: Vec<Stretch<'_>> = all
+        .par_chunks(per_stretch)
+        .map(|chunk| Stretch::prepare(chunk, entries.base))
+        .collect();
+    let numbers = Numbers::of(&prepared);
+    let formatted: Vec<(String, Counts)> = prepared
+        .par_iter()
+        .enumerate()
+        .map(|(n, stretch)| stretch.format(n, &numbers))
+        .collect();
+    drop(prepared);
+    let mut written = Written {
+        cfi: model.unwind.len(),
+        ..Written::default()
+    };
+    let mut parts = Vec::with_capacity(formatted.len() + 2);
+    parts.push(header(module, &numbers));
+    for (text, counts) in formatted {
+        written.functions += counts.functions;
+        written.publics += counts.publics;
+        written.lines += counts.lines;
+        written.inlines += counts.inlines;
+        parts.push(text);
     }
-    let mut text = String::with_capacity(body.len() + 4096);
+    let per_part = model.unwind.len().div_ceil(stretches).max(1);
+    parts.par_extend(model.unwind.par_chunks(per_part).map(|records| {
+        let mut text = String::new();
+        cfi::write(&mut text, records, module.base);
+        text
+    }));
+    written.text = SymText::from_parts(parts);
+    written
+}
+
+/// The `MODULE`, `INFO CODE_ID`, `FILE` and `INLINE_ORIGIN` records.
+fn header(module: &Module, numbers: &Numbers<'_>) -> String {
+    let mut text = String::new();
+    // `write!` to a `String` cannot fail.
     let _ = writeln!(
         text,
         "MODULE {} {} {} {}",
@@ -250,10 +254,10 @@ pub fn write_entries(entries: &Entries<'_, '_>, model: &Model<'_>, module: &Modu
     if let Some(code_id) = &module.code_id {
         let _ = writeln!(text, "INFO CODE_ID {code_id}");
     }
-    for (n, file) in files.names.iter().enumerate() {
+    for (n, file) in numbers.files.iter().enumerate() {
         let _ = writeln!(text, "FILE {n} {}", String::from_utf8_lossy(file));
     }
-    for (n, origin) in origins.names.iter().enumerate() {
+    for (n, origin) in numbers.origins.iter().enumerate() {
         let name: String = String::from_utf8_lossy(origin)
             .chars()
             .filter(|c| !c.is_ascii_control())
@@ -265,100 +269,5 @@ pub fn write_entries(entries: &Entries<'_, '_>, model: &Model<'_>, module: &Modu
         };
         let _ = writeln!(text, "INLINE_ORIGIN {n} {name}");
     }
-    text.push_str(&body);
-    cfi::write(&mut text, &model.unwind, module.base);
-    written.cfi = model.unwind.len();
-    written.text = text;
-    written
-}
-
-/// An inlined call's site as dump_syms keys it: (origin number, depth, call line, call
-/// file number).
-type Site = (usize, u32, u32, usize);
-
-/// The `INLINE` records of one function; returns how many.
-fn write_inlines<'s>(
-    out: &mut String,
-    pieces: &'s [Group<'_>],
-    base: u64,
-    files: &mut Numbering<'s>,
-    origins: &mut Numbering<'s>,
-) -> usize {
-    let mut sites: BTreeMap<Site, Vec<(u64, u64)>> = BTreeMap::new();
-    for span in pieces.iter().flat_map(|g| &g.spans).filter(|s| s.depth > 0) {
-        let origin = origins.id(&span.name);
-        let call_file = files.id(span.call_file.as_deref().unwrap_or(b""));
-        let key = (origin, span.depth - 1, span.call_line, call_file);
-        sites
-            .entry(key)
-            .or_default()
-            .push((span.start.wrapping_sub(base), span.end.wrapping_sub(base)));
-    }
-    let mut records: Vec<_> = sites
-        .into_iter()
-        .map(|(key, mut ranges)| {
-            ranges.sort_unstable();
-            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
-            for (start, end) in ranges {
-                match merged.last_mut() {
-                    Some(last) if last.1 == start => last.1 = end,
-                    _ => merged.push((start, end)),
-                }
-            }
-            (key, merged)
-        })
-        .collect();
-    records.sort_by_key(|((_, depth, ..), ranges)| (ranges[0].0, *depth));
-    for ((origin, depth, line, file), ranges) in &records {
-        let _ = write!(out, "INLINE {depth} {line} {file} {origin}");
-        for (start, end) in ranges {
-            let _ = write!(out, " {start:x} {:x}", end - start);
-        }
-        out.push('\n');
-    }
-    records.len()
-}
-
-/// The line records of one function ending at `end` (relative); returns how many.
-fn write_lines<'s>(
-    out: &mut String,
-    pieces: &'s [Group<'_>],
-    base: u64,
-    end: u64,
-    files: &mut Numbering<'s>,
-) -> usize {
-    // (address, line, file) of each record, relative addresses.
-    let mut records: Vec<(u64, u32, usize)> = Vec::new();
-    for group in pieces {
-        for (from, to, k) in innermost(&group.spans) {
-            let span = &group.spans[k];
-            let file = span.file.as_deref().unwrap_or(b"");
-            let first = span.rows.partition_point(|r| r.addr <= from);
-            let in_force = first.checked_sub(1).map(|i| &span.rows[i]);
-            // Where the innermost span has no row in force, a line 0 record of its file
-            // (else the record before would reach over these addresses; a span without a
-            // file gets the file of empty name, which answers no file).
-            let lineless = Row {
-                addr: from,
-                line: 0,
-            };
-            let in_force = in_force.or(Some(&lineless));
-            let starting = span.rows[first..].iter().take_while(|r| r.addr < to);
-            // Every row is a record (the DWARF source merges repeated lines already; a
-            // `.sym` file read back keeps its records as rows).
-            for row in in_force.into_iter().chain(starting) {
-                records.push((
-                    row.addr.max(from).wrapping_sub(base),
-                    row.line,
-                    files.id(file),
-                ));
-            }
-        }
-    }
-    for (i, &(addr, line, file)) in records.iter().enumerate() {
-        let next = records.get(i + 1).map_or(end, |r| r.0);
-        let len = next.saturating_sub(addr);
-        let _ = writeln!(out, "{addr:x} {len:x} {line} {file}");
-    }
-    records.len()
+    text
 }

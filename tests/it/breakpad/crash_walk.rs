@@ -304,7 +304,7 @@ fn our_sym_file(exe: &Path) -> (String, PathBuf) {
     let bytes = fs::read(exe).unwrap();
     let built = breakpad::from_elf(exe, &bytes, &DebugFiles::default(), &Progress::default())
         .expect("our Breakpad build of the test program");
-    (built.written.text, built.module.store_path())
+    (built.written.text.into_string(), built.module.store_path())
 }
 
 /// A symbol store under `dir/name` holding `sym` at `at`, or if `None`, where its

@@ -437,7 +437,7 @@ fn round_trip(name: &str) {
         &source.module,
         &source.multiple,
     );
-    let (ours, theirs) = (resolved(written.text.as_bytes()), resolved(&text));
+    let (ours, theirs) = (resolved(written.text.into_string().as_bytes()), resolved(&text));
     let only_ours: Vec<_> = ours
         .iter()
         .filter(|r| !theirs.contains(r))

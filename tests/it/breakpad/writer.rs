@@ -64,6 +64,7 @@ pub fn ours(elf: &Path) -> String {
         .unwrap_or_else(|e| panic!("{}: {e}", elf.display()))
         .written
         .text
+        .into_string()
 }
 
 /// A path of theirs that is one of ours with its symbolic links resolved.

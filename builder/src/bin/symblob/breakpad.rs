@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use symblob_build::breakpad::from_elf;
-use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
+use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic_with};
 use symblob_build::{Error, ErrorKind, Location, Progress};
 
 use crate::common::{display_name, map_input, output_name, Outcome, Result};
@@ -84,7 +84,7 @@ pub fn run(command: Command) -> Result<Outcome> {
             // supplementary file): never written over.
             refuse_files_read(&output, &built.files_read)?;
             let written = &built.written;
-            write_atomic(&output, written.text.as_bytes())?;
+            write_atomic_with(&output, |w| written.text.write_to(w))?;
             if !quiet {
                 note!(
                     "breakpad: read {}, wrote {}: module {} {}, {} functions, {} public \
