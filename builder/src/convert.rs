@@ -352,10 +352,8 @@ fn write(model: &Model<'_>, to: Target, side: &Side) -> Result<Vec<u8>> {
         Target::Gsym => Ok(crate::gsym::write_model(model, &side.gsym)?.bytes),
         Target::Breakpad => {
             let (module, multiple) = &side.breakpad;
-            Ok(crate::breakpad::write_model(model, module, multiple)
-                .text
-                .into_string()
-                .into_bytes())
+            let (text, _) = crate::breakpad::write_model(model, module, multiple)?;
+            Ok(text.into_string().into_bytes())
         }
     }
 }
@@ -417,7 +415,7 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             (written.bytes, written.functions, 0, files_read)
         }
         Target::Breakpad => {
-            let built = crate::breakpad::from_elf(
+            let (built, text) = crate::breakpad::from_elf(
                 path,
                 bytes,
                 &options.debug_files,
@@ -435,7 +433,7 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             });
             let (functions, inlines) = (w.functions, w.inlines);
             (
-                built.written.text.into_string().into_bytes(),
+                text.into_string().into_bytes(),
                 functions,
                 inlines,
                 built.files_read,
@@ -504,7 +502,7 @@ pub fn gsym_from_elf(
         },
         contents,
         &crate::Progress::default(),
-        |functions| {
+        |functions, _| {
             let model = Model {
                 functions: crate::gopclntab::with_go_lines(bytes, functions),
                 ..Model::default()

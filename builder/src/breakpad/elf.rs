@@ -10,7 +10,7 @@ use std::sync::Arc;
 use object::{Object, ObjectSection, SectionFlags};
 use rayon::prelude::*;
 
-use super::writer::{write_entries, Entries, Written};
+use super::writer::{write_entries, Entries, SymSink, SymText, Written};
 use super::{cfi, symbols, Module};
 use crate::dwarf::{DebugFiles, DwarfOptions, GroupContents};
 use crate::fast_hash::{fast_map, FastMap};
@@ -18,20 +18,38 @@ use crate::input::FilesRead;
 use crate::model::{Bytes, Group, Model, Span, Symbol};
 use crate::{Progress, Result};
 
-/// What [`from_elf`] built.
+/// What [`from_elf_into`] built.
 #[derive(Clone, Debug)]
 pub struct Built {
     /// The module's identity (its `MODULE` line, and the store path of the file).
     pub module: Module,
-    /// The `.sym` text and its record counts.
+    /// The `.sym` text's size and record counts.
     pub written: Written,
     /// Every file the build read (the ELF, and the debug, split DWARF and supplementary
     /// files it found): an output must not be one of them.
     pub files_read: FilesRead,
 }
 
+/// [`from_elf_into`] in memory: what was built, and the text.
+///
+/// # Errors
+///
+/// As [`from_elf_into`].
+pub fn from_elf(
+    path: &Path,
+    bytes: &[u8],
+    debug_files: &DebugFiles,
+    progress: &Progress,
+) -> Result<(Built, SymText)> {
+    let mut text = SymText::default();
+    let built = from_elf_into(path, bytes, debug_files, progress, &mut text)?;
+    Ok((built, text))
+}
+
 /// The Breakpad symbol file of the ELF file `bytes`, read from `path`, whose separate
-/// debug files are `debug_files` or found as the other DWARF builds find them.
+/// debug files are `debug_files` or found as the other DWARF builds find them, written to
+/// `sink` as it is made (after [`SymSink::files_read`] has seen every file the build
+/// read).
 ///
 /// Names take dump_syms's form ([`crate::demangle::breakpad_name`]). The functions are the
 /// DWARF's (each range of a function its own `FUNC`, as dump_syms writes them); the
@@ -42,12 +60,14 @@ pub struct Built {
 /// # Errors
 ///
 /// A malformed ELF file or DWARF, a separate debug file that does not belong to the ELF,
-/// and malformed unwind tables, each naming the file and the place.
-pub fn from_elf(
+/// and malformed unwind tables, each naming the file and the place; and what `sink`
+/// returned.
+pub fn from_elf_into(
     path: &Path,
     bytes: &[u8],
     debug_files: &DebugFiles,
     progress: &Progress,
+    sink: &mut dyn SymSink,
 ) -> Result<Built> {
     let input = path.display().to_string();
     let obj = object::File::parse(bytes).map_err(|e| {
@@ -78,8 +98,13 @@ pub fn from_elf(
     std::thread::scope(|scope| {
         let unwind = scope.spawn(|| cfi::from_elf(bytes, &input));
         let mut written = None;
-        let stats =
-            crate::dwarf::build_groups(path, bytes, &options, contents, progress, |functions| {
+        let stats = crate::dwarf::build_groups(
+            path,
+            bytes,
+            &options,
+            contents,
+            progress,
+            |functions, files_read| {
                 let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
                 name_functions(&mut functions, &names);
                 normalise_paths(&mut functions);
@@ -87,7 +112,7 @@ pub fn from_elf(
                     Ok(unwind) => unwind,
                     Err(panic) => std::panic::resume_unwind(panic),
                 };
-                written = Some(unwind.map(|unwind| {
+                written = Some(unwind.and_then(|unwind| {
                     let model = Model {
                         functions,
                         unwind,
@@ -98,9 +123,11 @@ pub fn from_elf(
                     for (rva, name) in &markers {
                         entries.add_marker(*rva, name);
                     }
-                    write_entries(&entries, &model, &module)
+                    sink.files_read(files_read)?;
+                    write_entries(&entries, &model, &module, sink)
                 }));
-            })?;
+            },
+        )?;
         Ok(Built {
             module,
             written: written.transpose()?.unwrap_or_default(),

@@ -17,6 +17,6 @@ pub mod module;
 mod symbols;
 pub mod writer;
 
-pub use elf::{from_elf, Built};
+pub use elf::{from_elf, from_elf_into, Built};
 pub use module::Module;
-pub use writer::{write_model, SymText, Written};
+pub use writer::{write_model, SymSink, SymText, Written};

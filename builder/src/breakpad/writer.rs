@@ -38,15 +38,16 @@ use std::fmt::Write as _;
 use rayon::prelude::*;
 
 use self::stretch::{Counts, Numbers, Stretch};
-pub use self::text::SymText;
+pub use self::text::{SymSink, SymText};
 use super::{cfi, Module};
 use crate::model::{function_runs, Group, Model, Symbol};
+use crate::Result;
 
-/// What [`write_model`] wrote, counted.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// What the writer wrote, counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Written {
-    /// The `.sym` text.
-    pub text: SymText,
+    /// Bytes of text.
+    pub bytes: usize,
     /// `FUNC` records.
     pub functions: usize,
     /// `PUBLIC` records.
@@ -190,56 +191,95 @@ fn run_len(pieces: &[Group<'_>]) -> u64 {
 }
 
 /// The `.sym` text of `model` for `module`, with `multiple` as in
-/// [`Entries::of_model`].
-pub fn write_model(model: &Model<'_>, module: &Module, multiple: &BTreeSet<u64>) -> Written {
+/// [`Entries::of_model`], in memory.
+///
+/// # Errors
+///
+/// None in practice: memory takes every part.
+pub fn write_model(
+    model: &Model<'_>,
+    module: &Module,
+    multiple: &BTreeSet<u64>,
+) -> Result<(SymText, Written)> {
     let entries = Entries::of_model(model, module.base, multiple);
-    write_entries(&entries, model, module)
+    let mut text = SymText::default();
+    let written = write_entries(&entries, model, module, &mut text)?;
+    Ok((text, written))
 }
 
 /// Stretches per thread: enough that threads finish together when functions differ in
 /// size.
 const STRETCHES_PER_THREAD: usize = 8;
 
-/// The `.sym` text of `entries` (made from `model`) for `module`.
+/// Writes the `.sym` text of `entries` (made from `model`) for `module` to `sink`.
 ///
-/// The records are prepared and formatted in stretches in parallel; the text is the same
-/// as one pass in address order would write.
-pub fn write_entries(entries: &Entries<'_, '_>, model: &Model<'_>, module: &Module) -> Written {
+/// The records are prepared in stretches in parallel; once every stretch is prepared
+/// (the `FILE` and `INLINE_ORIGIN` records come first and number what the stretches
+/// use), they are formatted in parallel a window at a time, each window handed to `sink`
+/// before the next is formatted, so that little of the text is held at once. The text is
+/// the same as one pass in address order would write.
+///
+/// # Errors
+///
+/// What `sink` returned.
+pub fn write_entries(
+    entries: &Entries<'_, '_>,
+    model: &Model<'_>,
+    module: &Module,
+    sink: &mut dyn SymSink,
+) -> Result<Written> {
     let all: Vec<(u64, &Entry<'_, '_>)> = entries.by_address.iter().map(|(&a, e)| (a, e)).collect();
-    let stretches = rayon::current_num_threads().saturating_mul(STRETCHES_PER_THREAD);
+    let threads = rayon::current_num_threads().max(1);
+    let stretches = threads.saturating_mul(STRETCHES_PER_THREAD);
     let per_stretch = all.len().div_ceil(stretches).max(1);
-    let prepared: Vec<Stretch<'_>> = all
+    let mut prepared: Vec<Stretch<'_>> = all
         .par_chunks(per_stretch)
         .map(|chunk| Stretch::prepare(chunk, entries.base))
         .collect();
     let numbers = Numbers::of(&prepared);
-    let formatted: Vec<(String, Counts)> = prepared
-        .par_iter()
-        .enumerate()
-        .map(|(n, stretch)| stretch.format(n, &numbers))
-        .collect();
-    drop(prepared);
     let mut written = Written {
         cfi: model.unwind.len(),
         ..Written::default()
     };
-    let mut parts = Vec::with_capacity(formatted.len() + 2);
-    parts.push(header(module, &numbers));
-    for (text, counts) in formatted {
-        written.functions += counts.functions;
-        written.publics += counts.publics;
-        written.lines += counts.lines;
-        written.inlines += counts.inlines;
-        parts.push(text);
+    let mut send = |text: String, written: &mut Written| {
+        written.bytes += text.len();
+        sink.part(text)
+    };
+    send(header(module, &numbers), &mut written)?;
+    // One stretch per thread a window; each stretch is freed once formatted.
+    let mut first = 0;
+    while !prepared.is_empty() {
+        let rest = prepared.split_off(threads.min(prepared.len()));
+        let window = std::mem::replace(&mut prepared, rest);
+        let formatted: Vec<(String, Counts)> = window
+            .into_par_iter()
+            .enumerate()
+            .map(|(k, stretch)| stretch.format(first + k, &numbers))
+            .collect();
+        first += formatted.len();
+        for (text, counts) in formatted {
+            written.functions += counts.functions;
+            written.publics += counts.publics;
+            written.lines += counts.lines;
+            written.inlines += counts.inlines;
+            send(text, &mut written)?;
+        }
     }
     let per_part = model.unwind.len().div_ceil(stretches).max(1);
-    parts.par_extend(model.unwind.par_chunks(per_part).map(|records| {
-        let mut text = String::new();
-        cfi::write(&mut text, records, module.base);
-        text
-    }));
-    written.text = SymText::from_parts(parts);
-    written
+    for window in model.unwind.chunks(per_part.saturating_mul(threads)) {
+        let texts: Vec<String> = window
+            .par_chunks(per_part)
+            .map(|records| {
+                let mut text = String::new();
+                cfi::write(&mut text, records, module.base);
+                text
+            })
+            .collect();
+        for text in texts {
+            send(text, &mut written)?;
+        }
+    }
+    Ok(written)
 }
 
 /// The `MODULE`, `INFO CODE_ID`, `FILE` and `INLINE_ORIGIN` records.

@@ -134,14 +134,16 @@ pub struct DwarfStats {
 }
 
 /// Steps 1–4 of the pipeline, then `finish` with the final groups in address order
-/// (they borrow from the DWARF sections, which live only as long as this call).
+/// (they borrow from the DWARF sections, which live only as long as this call) and
+/// every file the build read (so that a caller streaming its output can refuse to
+/// write over one of them before its first byte).
 pub(crate) fn build_groups(
     path: &Path,
     data: &[u8],
     options: &DwarfOptions,
     contents: GroupContents,
     progress: &Progress,
-    finish: impl for<'g> FnOnce(Vec<Group<'g>>),
+    finish: impl for<'g> FnOnce(Vec<Group<'g>>, &FilesRead),
 ) -> Result<DwarfStats> {
     let request = Request {
         options,
@@ -203,7 +205,7 @@ pub(crate) fn build_groups(
             .map(|g| g.spans.len())
             .sum::<usize>()
             .saturating_sub(stats.fallback_ranges);
-        finish(groups);
+        finish(groups, &stats.files_read);
         Ok(stats)
     })
 }

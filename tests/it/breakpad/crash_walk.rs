@@ -302,9 +302,10 @@ fn thread_count(dump: &Path) -> u32 {
 /// symbol store it goes (what `--store` makes of the module).
 fn our_sym_file(exe: &Path) -> (String, PathBuf) {
     let bytes = fs::read(exe).unwrap();
-    let built = breakpad::from_elf(exe, &bytes, &DebugFiles::default(), &Progress::default())
-        .expect("our Breakpad build of the test program");
-    (built.written.text.into_string(), built.module.store_path())
+    let (built, text) =
+        breakpad::from_elf(exe, &bytes, &DebugFiles::default(), &Progress::default())
+            .expect("our Breakpad build of the test program");
+    (text.into_string(), built.module.store_path())
 }
 
 /// A symbol store under `dir/name` holding `sym` at `at`, or if `None`, where its

@@ -62,8 +62,7 @@ pub fn ours(elf: &Path) -> String {
     let bytes = std::fs::read(elf).unwrap();
     from_elf(elf, &bytes, &DebugFiles::default(), &Progress::default())
         .unwrap_or_else(|e| panic!("{}: {e}", elf.display()))
-        .written
-        .text
+        .1
         .into_string()
 }
 

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use symblob_build::breakpad::from_elf;
-use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic_with};
+use symblob_build::breakpad::{from_elf_into, Module};
+use symblob_build::output::{build_outputs, refuse_same_file};
 use symblob_build::{Error, ErrorKind, Location, Progress};
 
 use crate::common::{display_name, map_input, output_name, Outcome, Result};
@@ -59,11 +59,10 @@ pub fn run(command: Command) -> Result<Outcome> {
             }
             let bytes = map_input(&elf)?;
             let started = std::time::Instant::now();
-            let built = from_elf(&elf, &bytes, &debug_files, &Progress::default())?;
             let output = match (output, store) {
                 (Some(output), _) => output,
                 (None, Some(store)) => {
-                    let path = store.join(built.module.store_path());
+                    let path = store.join(Module::of_elf(&bytes, &elf)?.store_path());
                     if let Some(folder) = path.parent() {
                         std::fs::create_dir_all(folder).map_err(|e| {
                             Error::new(
@@ -75,16 +74,17 @@ pub fn run(command: Command) -> Result<Outcome> {
                             .with_source(e)
                         })?;
                     }
-                    refuse_same_file(&path, &inputs)?;
                     path
                 }
                 (None, None) => unreachable!("clap requires --output or --store"),
             };
-            // The build may have found files by itself (a debug file, `<ELF>.dwp`, a
-            // supplementary file): never written over.
-            refuse_files_read(&output, &built.files_read)?;
+            // The build may find files by itself (a debug file, `<ELF>.dwp`, a
+            // supplementary file): the text is written only once they are known, and
+            // never over one of them.
+            let built = build_outputs(&inputs, &[output.as_path()], |outputs| {
+                from_elf_into(&elf, &bytes, &debug_files, &Progress::default(), outputs)
+            })?;
             let written = &built.written;
-            write_atomic_with(&output, |w| written.text.write_to(w))?;
             if !quiet {
                 note!(
                     "breakpad: read {}, wrote {}: module {} {}, {} functions, {} public \
@@ -99,7 +99,7 @@ pub fn run(command: Command) -> Result<Outcome> {
                     written.lines,
                     written.inlines,
                     written.cfi,
-                    written.text.len(),
+                    written.bytes,
                     started.elapsed().as_secs_f64()
                 );
             }

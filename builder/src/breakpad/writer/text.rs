@@ -1,20 +1,41 @@
-//! The `.sym` text as the writer makes it: in parts, formatted in parallel and written one
-//! after the other, so that the text is never copied into one string on its way out.
+//! The `.sym` text as the writer makes it: in parts, formatted in parallel and handed on
+//! one after the other, so that a file is written as it is made and the whole text is
+//! never one string on its way out.
 
 use std::io::{self, Write};
 
-/// A `.sym` file's text: the concatenation of its parts.
+use crate::input::FilesRead;
+use crate::output::Outputs;
+use crate::Result;
+
+/// Where the writer sends the `.sym` text, part by part, in order.
+pub trait SymSink {
+    /// Called once before the first part, with every file the build read: a sink
+    /// writing a file refuses to write over one of them.
+    ///
+    /// # Errors
+    ///
+    /// The sink refuses to go on.
+    fn files_read(&mut self, read: &FilesRead) -> Result<()> {
+        let _ = read;
+        Ok(())
+    }
+
+    /// Takes the next part of the text.
+    ///
+    /// # Errors
+    ///
+    /// The part could not be written.
+    fn part(&mut self, text: String) -> Result<()>;
+}
+
+/// A `.sym` file's text held in memory: the concatenation of its parts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SymText {
     parts: Vec<String>,
 }
 
 impl SymText {
-    /// The text made of `parts`, in order.
-    pub(crate) fn from_parts(parts: Vec<String>) -> Self {
-        SymText { parts }
-    }
-
     /// Length of the text in bytes.
     pub fn len(&self) -> usize {
         self.parts.iter().map(String::len).sum()
@@ -43,5 +64,24 @@ impl SymText {
             text.push_str(&part);
         }
         text
+    }
+}
+
+impl SymSink for SymText {
+    fn part(&mut self, text: String) -> Result<()> {
+        self.parts.push(text);
+        Ok(())
+    }
+}
+
+/// The first output of a build run by [`crate::output::build_outputs`]: the files the
+/// build read are refused as it asks, and each part is written as it comes.
+impl SymSink for Outputs {
+    fn files_read(&mut self, read: &FilesRead) -> Result<()> {
+        self.refuse_files_read(read)
+    }
+
+    fn part(&mut self, text: String) -> Result<()> {
+        self.write(0, |out| out.write_all(text.as_bytes()))
     }
 }

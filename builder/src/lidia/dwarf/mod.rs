@@ -41,7 +41,14 @@ fn session(
     let default = DwarfOptions::default();
     let dwarf = options.dwarf.as_ref().unwrap_or(&default);
     let contents = options.group_contents();
-    build_groups(path, data, dwarf, contents, &options.progress, finish)
+    build_groups(
+        path,
+        data,
+        dwarf,
+        contents,
+        &options.progress,
+        |groups, _| finish(groups),
+    )
 }
 
 /// [`collect`] with any sink for the ranges, returning what was found.
