@@ -37,7 +37,7 @@ use std::fmt::Write as _;
 
 use rayon::prelude::*;
 
-use self::stretch::{Counts, Numbers, Stretch};
+use self::stretch::{Counts, Numbers};
 pub use self::text::{SymSink, SymText};
 use super::{cfi, Module};
 use crate::model::{function_runs, Group, Model, Symbol};
@@ -213,11 +213,11 @@ const STRETCHES_PER_THREAD: usize = 8;
 
 /// Writes the `.sym` text of `entries` (made from `model`) for `module` to `sink`.
 ///
-/// The records are prepared in stretches in parallel; once every stretch is prepared
-/// (the `FILE` and `INLINE_ORIGIN` records come first and number what the stretches
-/// use), they are formatted in parallel a window at a time, each window handed to `sink`
-/// before the next is formatted, so that little of the text is held at once. The text is
-/// the same as one pass in address order would write.
+/// The records are taken in stretches, twice, each pass in parallel: first the files and
+/// inline origins each stretch uses, which the `FILE` and `INLINE_ORIGIN` records at the
+/// start number; then the text, a window of stretches at a time, each window handed to
+/// `sink` before the next is formatted, so that little of the text is held at once. The
+/// text is the same as one pass in address order would write.
 ///
 /// # Errors
 ///
@@ -232,11 +232,11 @@ pub fn write_entries(
     let threads = rayon::current_num_threads().max(1);
     let stretches = threads.saturating_mul(STRETCHES_PER_THREAD);
     let per_stretch = all.len().div_ceil(stretches).max(1);
-    let mut prepared: Vec<Stretch<'_>> = all
-        .par_chunks(per_stretch)
-        .map(|chunk| Stretch::prepare(chunk, entries.base))
-        .collect();
-    let numbers = Numbers::of(&prepared);
+    let numbers = Numbers::of(
+        all.par_chunks(per_stretch)
+            .map(stretch::first_uses)
+            .collect(),
+    );
     let mut written = Written {
         cfi: model.unwind.len(),
         ..Written::default()
@@ -246,17 +246,11 @@ pub fn write_entries(
         sink.part(text)
     };
     send(header(module, &numbers), &mut written)?;
-    // One stretch per thread a window; each stretch is freed once formatted.
-    let mut first = 0;
-    while !prepared.is_empty() {
-        let rest = prepared.split_off(threads.min(prepared.len()));
-        let window = std::mem::replace(&mut prepared, rest);
+    for window in all.chunks(per_stretch.saturating_mul(threads)) {
         let formatted: Vec<(String, Counts)> = window
-            .into_par_iter()
-            .enumerate()
-            .map(|(k, stretch)| stretch.format(first + k, &numbers))
+            .par_chunks(per_stretch)
+            .map(|stretch| stretch::format(stretch, entries.base, &numbers))
             .collect();
-        first += formatted.len();
         for (text, counts) in formatted {
             written.functions += counts.functions;
             written.publics += counts.publics;
@@ -294,10 +288,10 @@ fn header(module: &Module, numbers: &Numbers<'_>) -> String {
     if let Some(code_id) = &module.code_id {
         let _ = writeln!(text, "INFO CODE_ID {code_id}");
     }
-    for (n, file) in numbers.files.iter().enumerate() {
+    for (n, file) in numbers.files.names.iter().enumerate() {
         let _ = writeln!(text, "FILE {n} {}", String::from_utf8_lossy(file));
     }
-    for (n, origin) in numbers.origins.iter().enumerate() {
+    for (n, origin) in numbers.origins.names.iter().enumerate() {
         let name: String = String::from_utf8_lossy(origin)
             .chars()
             .filter(|c| !c.is_ascii_control())
