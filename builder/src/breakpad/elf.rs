@@ -157,52 +157,58 @@ fn name_functions<'a>(functions: &mut [Group<'a>], symbols: &[Symbol]) {
             .map(|(_, n)| *n)
     };
     // Names repeat (inlined calls above all, and the pieces of one function): each
-    // distinct DWARF name that is not a symbol's is converted once, in parallel.
-    let mut wanted: FastMap<&[u8], Option<Arc<[u8]>>> = fast_map();
+    // distinct DWARF name that is not a symbol's is converted once, in parallel. The
+    // first pass lists, per span in order, the number of its distinct name (`None`: a
+    // name the function gets otherwise).
+    let mut distinct: FastMap<&[u8], usize> = fast_map();
+    let mut sources: Vec<&[u8]> = Vec::new();
+    let mut wanted: Vec<Option<usize>> = Vec::new();
+    let mut number = |name| -> usize {
+        *distinct.entry(name).or_insert_with(|| {
+            sources.push(name);
+            sources.len() - 1
+        })
+    };
     let mut previous: Option<&Span<'a>> = None;
     for group in functions.iter() {
         let Some((head, inlined)) = group.spans.split_first() else {
             continue;
         };
         let continues = previous.is_some_and(|p| p.end == head.start && *p.name == *head.name);
-        if !continues && symbol_at(head.start).is_none() {
-            wanted.insert(&head.name, None);
-        }
+        let converted = !continues && symbol_at(head.start).is_none();
+        wanted.push(converted.then(|| number(&head.name)));
         previous = Some(head);
         for span in inlined {
-            wanted.insert(&span.name, None);
+            wanted.push(Some(number(&span.name)));
         }
     }
-    wanted
-        .par_iter_mut()
-        .for_each(|(name, form)| *form = Some(breakpad_form(name).into()));
-    let converted: FastMap<Vec<u8>, Arc<[u8]>> = wanted
-        .into_iter()
-        .filter_map(|(name, form)| Some((name.to_vec(), form?)))
+    let forms: Vec<Arc<[u8]>> = sources
+        .par_iter()
+        .map(|name| breakpad_form(name).into())
         .collect();
-    let convert = |name: &[u8]| -> Arc<[u8]> {
-        converted
-            .get(name)
-            .cloned()
-            .unwrap_or_else(|| breakpad_form(name).into())
-    };
+    let mut wanted = wanted.into_iter();
+    let mut convert = || wanted.next().flatten().and_then(|n| forms.get(n).cloned());
     // (end, DWARF name, name given) of the previous function piece.
     let mut previous: Option<(u64, Bytes<'a>, Arc<[u8]>)> = None;
     for group in functions.iter_mut() {
         let Some((head, inlined)) = group.spans.split_first_mut() else {
             continue;
         };
+        let form = convert();
         let given: Arc<[u8]> = match &previous {
             Some((end, name, given)) if *end == head.start && **name == *head.name => given.clone(),
-            _ => match symbol_at(head.start) {
-                Some(symbol) => symbol.as_bytes().into(),
-                None => convert(&head.name),
+            _ => match (symbol_at(head.start), form) {
+                (Some(symbol), _) => symbol.as_bytes().into(),
+                (None, Some(form)) => form,
+                (None, None) => breakpad_form(&head.name).into(),
             },
         };
         let dwarf_name = std::mem::replace(&mut head.name, Bytes::Shared(given.clone()));
         previous = Some((head.end, dwarf_name, given));
         for span in inlined {
-            span.name = Bytes::Shared(convert(&span.name));
+            if let Some(form) = convert() {
+                span.name = Bytes::Shared(form);
+            }
         }
     }
 }

@@ -21,8 +21,14 @@ use crate::model::{innermost, Group, Row, Span};
 pub(super) type Entries<'e, 'g, 'a> = [(u64, &'e Entry<'g, 'a>)];
 
 /// Names numbered in order of first use.
+///
+/// The model shares one allocation among the spans of one file or one name, so a name is
+/// looked up by where it is first (two words to hash), and by its bytes only the first
+/// time an allocation is met.
 pub(super) struct Numbering<'s> {
     ids: FastMap<&'s [u8], usize>,
+    /// (address, length) of each allocation met → its number.
+    by_place: FastMap<(usize, usize), usize>,
     /// The names, by number.
     pub(super) names: Vec<&'s [u8]>,
 }
@@ -31,6 +37,7 @@ impl Default for Numbering<'_> {
     fn default() -> Self {
         Numbering {
             ids: fast_map(),
+            by_place: fast_map(),
             names: Vec::new(),
         }
     }
@@ -38,15 +45,35 @@ impl Default for Numbering<'_> {
 
 impl<'s> Numbering<'s> {
     fn id(&mut self, name: &'s [u8]) -> usize {
-        *self.ids.entry(name).or_insert_with(|| {
+        let place = (name.as_ptr() as usize, name.len());
+        if let Some(&id) = self.by_place.get(&place) {
+            return id;
+        }
+        let id = *self.ids.entry(name).or_insert_with(|| {
             self.names.push(name);
             self.names.len() - 1
-        })
+        });
+        self.by_place.insert(place, id);
+        id
     }
 
-    /// The number of a name the first pass met.
+    /// Numbers the names of `later` that are new here after these, and learns where
+    /// `later` met each name.
+    fn merge(&mut self, later: Numbering<'s>) {
+        let ids: Vec<usize> = later.names.iter().map(|name| self.id(name)).collect();
+        for (place, id) in later.by_place {
+            self.by_place.insert(place, ids[id]);
+        }
+    }
+
+    /// The number of a name the first pass met (0 for any other, which the writer never
+    /// asks for).
     fn of(&self, name: &[u8]) -> usize {
-        self.ids.get(name).copied().unwrap_or_default()
+        let place = (name.as_ptr() as usize, name.len());
+        match self.by_place.get(&place) {
+            Some(&id) => id,
+            None => self.ids.get(name).copied().unwrap_or_default(),
+        }
     }
 }
 
@@ -64,12 +91,8 @@ impl<'s> Numbers<'s> {
     pub(super) fn of(stretches: Vec<Numbers<'s>>) -> Self {
         let mut all = Numbers::default();
         for stretch in stretches {
-            for name in stretch.files.names {
-                all.files.id(name);
-            }
-            for name in stretch.origins.names {
-                all.origins.id(name);
-            }
+            all.files.merge(stretch.files);
+            all.origins.merge(stretch.origins);
         }
         all
     }
