@@ -152,13 +152,40 @@ impl LidiaWriter {
         } else {
             (0, 0)
         };
+        let interned = InternedRange {
+            va: range.va,
+            length: range.length,
+            depth: range.depth,
+            func,
+            file,
+            call_file,
+            call_line: range.call_line,
+        };
+        self.add_interned(interned, range.lines);
+    }
+
+    /// The strings-table offset of `s`, storing it first if it is new: [`Self::add`]'s
+    /// interning, for producers that remember the offsets of strings they hand over again
+    /// and again (see `lidia::model`).
+    pub(crate) fn intern(&mut self, s: &[u8]) -> u64 {
+        self.strings.add(s)
+    }
+
+    /// Adds one range whose strings are interned already, in [`Self::add`]'s order
+    /// (function, file, call file). Stores what [`Self::add`] stores for the same range.
+    pub(crate) fn add_interned(&mut self, range: InternedRange, lines: &[LineEntry]) {
+        let (file, call_file) = if self.flags.files {
+            (range.file, range.call_file)
+        } else {
+            (0, 0)
+        };
         let (line_index, line_count) = if self.flags.lines {
             let index = self.lines.len() as u64;
-            self.lines.extend_from_slice(range.lines);
-            for l in range.lines {
+            self.lines.extend_from_slice(lines);
+            for l in lines {
                 self.max_line_value = self.max_line_value.max(l.offset).max(l.line);
             }
-            (index, range.lines.len() as u64)
+            (index, lines.len() as u64)
         } else {
             (0, 0)
         };
@@ -166,7 +193,7 @@ impl LidiaWriter {
             va: range.va,
             length: range.length,
             depth: range.depth,
-            func,
+            func: range.func,
             file,
             line_index,
             line_count,

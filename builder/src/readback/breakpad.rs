@@ -3,10 +3,12 @@
 //! read line by line into the model so that every address answers as rust-minidump's
 //! `breakpad-symbols` answers it; names are borrowed from the file.
 
+mod chunks;
 mod fields;
 mod function;
 mod publics;
 mod record;
+mod tables;
 #[cfg(test)]
 mod tests;
 
@@ -66,6 +68,9 @@ pub fn looks_like_breakpad(bytes: &[u8]) -> bool {
 /// defined twice differently), a range past 2⁶⁴, a `MODULE` record that is missing or
 /// not first, a last line without its line ending (a cut file), and `INLINE` ranges that
 /// make the lookup's answer undefined.
+///
+/// A large file is read on the rayon pool, in chunks (see `chunks`), with the same
+/// result and the same errors as in one piece.
 pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<BreakpadSource<'a>> {
-    record::Reader::new(input).read(bytes)
+    chunks::read(bytes, input).unwrap_or_else(|| record::Reader::new(input).read(bytes))
 }

@@ -39,33 +39,47 @@ pub(super) fn groups<'a>(
     path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
 ) -> Vec<Group<'a>> {
     sort_spans(&mut spans);
-    // The answers in force in each innermost segment, as (address, file, line) entries of
-    // the segment's span.
-    let mut entries: Vec<Vec<Answer>> = vec![Vec::new(); spans.len()];
+    // The answers in force in each innermost segment, as (span index, entry) pairs, then
+    // grouped by span (a stable sort keeps each span's entries in address order): one
+    // vector for the function instead of one per span.
+    let mut entries: Vec<(usize, Answer)> = Vec::with_capacity(answers.len() + spans.len());
     for (from, to, k) in innermost(&spans) {
         let i = answers.partition_point(|a| a.addr <= from);
         let in_force = i.checked_sub(1).map(|i| answers[i]);
         if !(exact && in_force.is_none()) {
-            entries[k].push(Answer {
-                addr: from,
-                file: in_force.map_or(0, |a| a.file),
-                line: in_force.map_or(0, |a| a.line),
-            });
+            entries.push((
+                k,
+                Answer {
+                    addr: from,
+                    file: in_force.map_or(0, |a| a.file),
+                    line: in_force.map_or(0, |a| a.line),
+                },
+            ));
         }
-        entries[k].extend(answers[i..].iter().take_while(|a| a.addr < to));
+        entries.extend(
+            answers[i..]
+                .iter()
+                .take_while(|a| a.addr < to)
+                .map(|&a| (k, a)),
+        );
     }
+    entries.sort_by_key(|&(k, _)| k);
 
     // Each span cut where the file of its entries changes.
     let mut out: Vec<Group<'a>> = Vec::new();
     let mut inlined: Vec<Span<'a>> = Vec::new();
-    for (span, entries) in spans.into_iter().zip(entries) {
-        for piece in cut(span, &entries, exact, path) {
+    let mut rest = &entries[..];
+    for (k, span) in spans.into_iter().enumerate() {
+        let n = rest.iter().take_while(|&&(j, _)| j == k).count();
+        let (mine, later) = rest.split_at(n);
+        rest = later;
+        cut(span, mine, exact, path, &mut |piece| {
             if piece.depth == 0 {
                 out.push(Group { spans: vec![piece] });
             } else {
                 inlined.push(piece);
             }
-        }
+        });
     }
     // Every inlined piece lies inside one depth-0 piece (cuts fall where no deeper span
     // is): the last that starts at or before it.
@@ -87,32 +101,44 @@ pub(super) fn groups<'a>(
 /// `exact`.
 fn cut<'a>(
     span: Span<'a>,
-    entries: &[Answer],
+    entries: &[(usize, Answer)],
     exact: bool,
     path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
-) -> Vec<Span<'a>> {
-    let mut out = Vec::new();
+    out: &mut dyn FnMut(Span<'a>),
+) {
+    let end = span.end;
     let mut piece = Span {
-        rows: Vec::new(),
-        ..span.clone()
+        rows: Vec::with_capacity(entries.len()),
+        ..span
     };
-    for entry in entries {
-        if let Some(path) = path(entry.file) {
-            match &piece.file {
-                None => piece.file = Some(path),
-                Some(current) if **current == *path => {}
-                Some(_) if entry.addr > piece.start => {
-                    let mut tail = Span {
-                        start: entry.addr,
-                        file: Some(path),
-                        rows: Vec::new(),
-                        ..piece.clone()
-                    };
-                    piece.end = entry.addr;
-                    std::mem::swap(&mut piece, &mut tail);
-                    out.push(tail);
+    // The file number of the entry before: an entry of the same number changes nothing
+    // (its path is the piece's file already, or none), so its path is not looked up.
+    let mut last_file = None;
+    for (_, entry) in entries {
+        if last_file != Some(entry.file) {
+            last_file = Some(entry.file);
+            if let Some(path) = path(entry.file) {
+                match &piece.file {
+                    None => piece.file = Some(path),
+                    Some(current) if **current == *path => {}
+                    Some(_) if entry.addr > piece.start => {
+                        let tail = Span {
+                            start: entry.addr,
+                            end: piece.end,
+                            depth: piece.depth,
+                            name: piece.name.clone(),
+                            file: Some(path),
+                            call_file: piece.call_file.clone(),
+                            call_line: piece.call_line,
+                            instance: piece.instance,
+                            rows: Vec::new(),
+                        };
+                        let mut head = std::mem::replace(&mut piece, tail);
+                        head.end = entry.addr;
+                        out(head);
+                    }
+                    Some(_) => piece.file = Some(path),
                 }
-                Some(_) => piece.file = Some(path),
             }
         }
         if exact || piece.rows.last().is_none_or(|r| r.line != entry.line) {
@@ -122,7 +148,6 @@ fn cut<'a>(
             });
         }
     }
-    piece.end = span.end;
-    out.push(piece);
-    out
+    piece.end = end;
+    out(piece);
 }

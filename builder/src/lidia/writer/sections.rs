@@ -107,7 +107,7 @@ impl Sections<'_> {
                 let size = layout.va_size as usize;
                 let mut out = Vec::with_capacity(r.len() * size);
                 for rec in &self.records[r.clone()] {
-                    out.extend_from_slice(&rec.va.to_le_bytes()[..size]);
+                    push_le(&mut out, rec.va, size);
                 }
                 Cow::Owned(out)
             }
@@ -126,7 +126,7 @@ impl Sections<'_> {
                         rec.call_file,
                         rec.call_line,
                     ] {
-                        out.extend_from_slice(&v.to_le_bytes()[..size]);
+                        push_le(&mut out, v, size);
                     }
                 }
                 Cow::Owned(out)
@@ -136,12 +136,26 @@ impl Sections<'_> {
                 let size = layout.line_field_size as usize;
                 let mut out = Vec::with_capacity(r.len() * 2 * size);
                 for l in &self.lines[r.clone()] {
-                    out.extend_from_slice(&l.offset.to_le_bytes()[..size]);
-                    out.extend_from_slice(&l.line.to_le_bytes()[..size]);
+                    push_le(&mut out, l.offset, size);
+                    push_le(&mut out, l.line, size);
                 }
                 Cow::Owned(out)
             }
         }
+    }
+}
+
+/// Appends the low `size` bytes of `v`, little-endian. The field sizes the layout picks
+/// (2, 4, 8) get a copy of a fixed length, which compiles to one store: a slice of a
+/// length known only at run time is a `memmove` call per field, which cost more than the
+/// rest of the encoding.
+#[inline(always)]
+fn push_le(out: &mut Vec<u8>, v: u64, size: usize) {
+    match size {
+        2 => out.extend_from_slice(&(v as u16).to_le_bytes()),
+        4 => out.extend_from_slice(&(v as u32).to_le_bytes()),
+        8 => out.extend_from_slice(&v.to_le_bytes()),
+        _ => out.extend_from_slice(&v.to_le_bytes()[..size]),
     }
 }
 

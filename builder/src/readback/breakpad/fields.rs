@@ -23,6 +23,53 @@ impl<'a> Fields<'a> {
         Some(&rest[..end])
     }
 
+    /// The next token as a hexadecimal number ([`hex`]), read in one pass over its
+    /// bytes; `None` (and the fields left in an unspecified state) when there is no
+    /// token or it is not one: the caller reads the token again to say why.
+    #[inline]
+    pub(super) fn hex(&mut self) -> Option<u64> {
+        let mut i = self.rest.iter().position(|&b| b != b' ')?;
+        let start = i;
+        let mut value = 0u64;
+        while let Some(&b) = self.rest.get(i) {
+            let digit = match b {
+                b'0'..=b'9' => b - b'0',
+                b'a'..=b'f' => b - b'a' + 10,
+                b'A'..=b'F' => b - b'A' + 10,
+                b' ' => break,
+                _ => return None,
+            };
+            value = (value << 4) | u64::from(digit);
+            i += 1;
+        }
+        if i - start > 16 {
+            return None;
+        }
+        self.rest = &self.rest[i..];
+        Some(value)
+    }
+
+    /// The next token as a decimal number below 2³² ([`decimal`]), read in one pass;
+    /// `None` as for [`Self::hex`].
+    #[inline]
+    pub(super) fn decimal(&mut self) -> Option<u32> {
+        let mut i = self.rest.iter().position(|&b| b != b' ')?;
+        let start = i;
+        let mut value = 0u64;
+        while let Some(&b) = self.rest.get(i) {
+            if b == b' ' {
+                break;
+            }
+            if !b.is_ascii_digit() || i - start >= 10 {
+                return None;
+            }
+            value = value * 10 + u64::from(b - b'0');
+            i += 1;
+        }
+        self.rest = &self.rest[i..];
+        u32::try_from(value).ok()
+    }
+
     /// The next token if it is `word` (consumed), else nothing is consumed.
     pub(super) fn word(&mut self, word: &[u8]) -> bool {
         let mut ahead = *self;
@@ -71,8 +118,10 @@ pub(super) fn hex(token: &[u8]) -> Option<u64> {
     Some(value)
 }
 
-/// `token` as a decimal number that fits in 32 bits.
-pub(super) fn decimal(token: &[u8]) -> Option<u32> {
+/// `token` as a decimal number that fits in 32 bits: the definition that
+/// [`Fields::decimal`] reads in one pass, kept for its tests.
+#[cfg(test)]
+fn decimal(token: &[u8]) -> Option<u32> {
     if token.is_empty() || token.len() > 10 {
         return None;
     }
@@ -116,5 +165,38 @@ mod tests {
         assert_eq!(decimal(b"4294967295"), Some(u32::MAX));
         assert_eq!(decimal(b"4294967296"), None);
         assert_eq!(decimal(b"-1"), None);
+    }
+
+    /// The one-pass readers take exactly what the token readers take.
+    #[test]
+    fn one_pass_numbers_match_tokens() {
+        let tokens = [
+            "0",
+            "1a0",
+            "ffffffffffffffff",
+            "10000000000000000",
+            "0x10",
+            "4294967295",
+            "4294967296",
+            "12345678901",
+            "-1",
+            "7\t",
+            "",
+            "Ab",
+        ];
+        for t in tokens {
+            for line in [format!("  {t} rest"), t.to_string(), format!(" {t}")] {
+                let mut a = Fields::new(line.as_bytes());
+                let mut b = a;
+                let got = a.hex();
+                assert_eq!(got, b.token().and_then(hex), "{line:?}");
+                if got.is_some() {
+                    assert_eq!(a.rest, b.rest, "{line:?}");
+                }
+                let mut a = Fields::new(line.as_bytes());
+                let mut b = a;
+                assert_eq!(a.decimal(), b.token().and_then(decimal), "{line:?}");
+            }
+        }
     }
 }

@@ -2,60 +2,15 @@
 //! `FUNC` records with their line and `INLINE` records built into groups as soon as the
 //! next record ends them.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::fields::{decimal, hex, is_hex, Fields};
+use super::fields::{hex, is_hex, Fields};
 use super::function::{Function, InlineRange, LineRecord};
 use super::publics::{self, FuncGroups, Public};
+use super::tables::{Refused, Tables};
 use super::BreakpadSource;
 use crate::model::{CfiRecord, CfiRow, Symbol};
 use crate::{Error, Location, Result};
-
-/// Numbers below this are kept in a vector, larger ones in a map (a file may use any
-/// 32-bit number; dump_syms numbers from 0).
-const DENSE: u32 = 1 << 20;
-
-/// `FILE` or `INLINE_ORIGIN` numbers to what they define.
-#[derive(Debug)]
-struct Table<T> {
-    dense: Vec<Option<T>>,
-    sparse: HashMap<u32, T>,
-}
-
-impl<T: Copy + PartialEq> Table<T> {
-    fn new() -> Self {
-        Table {
-            dense: Vec::new(),
-            sparse: HashMap::new(),
-        }
-    }
-
-    fn get(&self, number: u32) -> Option<T> {
-        if number < DENSE {
-            self.dense.get(number as usize).copied().flatten()
-        } else {
-            self.sparse.get(&number).copied()
-        }
-    }
-
-    /// Defines `number`; false when it is defined already as something else.
-    fn define(&mut self, number: u32, value: T) -> bool {
-        if let Some(old) = self.get(number) {
-            return old == value;
-        }
-        if number < DENSE {
-            let i = number as usize;
-            if self.dense.len() <= i {
-                self.dense.resize(i + 1, None);
-            }
-            self.dense[i] = Some(value);
-        } else {
-            self.sparse.insert(number, value);
-        }
-        true
-    }
-}
 
 /// The record that later lines may continue.
 #[derive(Debug, PartialEq, Eq)]
@@ -68,18 +23,19 @@ enum Open {
 /// The reader's state.
 pub(super) struct Reader<'i, 'a> {
     input: &'i str,
-    line: u64,
-    out: BreakpadSource<'a>,
-    /// `FILE` numbers to dense numbers (from 1, the index in `paths` plus one).
-    files: Table<u32>,
-    paths: Vec<Arc<[u8]>>,
-    /// Paths by content, so that numbers naming one path share it.
-    by_path: HashMap<&'a [u8], u32>,
-    origins: Table<&'a [u8]>,
+    pub(super) line: u64,
+    pub(super) out: BreakpadSource<'a>,
+    /// Shared with the chunks of a parallel read, which never change them (see
+    /// [`Self::chunk`]).
+    pub(super) tables: Arc<Tables<'a>>,
+    /// Whether this reader reads one chunk of a file after its head (`chunks`): the
+    /// records that change what later chunks read (`MODULE`, `FILE`, `INLINE_ORIGIN`) are
+    /// refused, and the whole file is read again in one piece.
+    chunk: bool,
     open: Open,
-    func: Function<'a>,
-    funcs: Vec<FuncGroups<'a>>,
-    publics: Vec<Public<'a>>,
+    pub(super) func: Function<'a>,
+    pub(super) funcs: Vec<FuncGroups<'a>>,
+    pub(super) publics: Vec<Public<'a>>,
 }
 
 impl<'i, 'a> Reader<'i, 'a> {
@@ -88,14 +44,23 @@ impl<'i, 'a> Reader<'i, 'a> {
             input,
             line: 0,
             out: BreakpadSource::default(),
-            files: Table::new(),
-            paths: Vec::new(),
-            by_path: HashMap::new(),
-            origins: Table::new(),
+            tables: Arc::new(Tables::new()),
+            chunk: false,
             open: Open::None,
             func: Function::default(),
             funcs: Vec::new(),
             publics: Vec::new(),
+        }
+    }
+
+    /// A reader of one chunk of a file whose head defined `tables`; its line numbers
+    /// start past the first line, where only `MODULE` may be.
+    pub(super) fn chunk(input: &'i str, tables: Arc<Tables<'a>>) -> Self {
+        Reader {
+            line: 1,
+            tables,
+            chunk: true,
+            ..Reader::new(input)
         }
     }
 
@@ -108,10 +73,17 @@ impl<'i, 'a> Reader<'i, 'a> {
             self.line = 1;
             return Err(self.error("empty: a Breakpad symbol file starts with a MODULE record"));
         }
+        self.lines(bytes)?;
+        self.close()?;
+        self.finish()
+    }
+
+    /// Reads every line of `bytes` (whole lines, each with its line ending).
+    pub(super) fn lines(&mut self, bytes: &'a [u8]) -> Result<()> {
         let mut rest = bytes;
         while !rest.is_empty() {
             self.line += 1;
-            let Some(end) = rest.iter().position(|&b| b == b'\n') else {
+            let Some(end) = memchr::memchr(b'\n', rest) else {
                 return Err(self.error(
                     "the last line has no line ending: the file is cut (breakpad-symbols \
                      refuses it too)",
@@ -124,20 +96,15 @@ impl<'i, 'a> Reader<'i, 'a> {
             }
             self.record(line)?;
         }
-        self.close()?;
-        self.finish()
+        Ok(())
     }
 
     /// Ends the open `FUNC` or `STACK CFI INIT` record.
-    fn close(&mut self) -> Result<()> {
+    pub(super) fn close(&mut self) -> Result<()> {
         // A FUNC of size 0 answers nothing (counted when read).
         if self.open == Open::Func && self.func.start < self.func.end {
-            let paths = &self.paths;
-            let path = |file: u32| -> Option<Arc<[u8]>> {
-                file.checked_sub(1)
-                    .and_then(|i| paths.get(i as usize))
-                    .cloned()
-            };
+            let tables = &self.tables;
+            let path = |file: u32| tables.path(file);
             match self.func.groups(&path) {
                 Ok(groups) => self.funcs.push(FuncGroups {
                     start: self.func.start,
@@ -167,6 +134,10 @@ impl<'i, 'a> Reader<'i, 'a> {
         if self.line == 1 && kind != b"MODULE" {
             return Err(self.error("not a Breakpad symbol file: the first record is not MODULE"));
         }
+        // Line records, most of a file, first: no record name is all hexadecimal digits.
+        if is_hex(kind) {
+            return self.line_record(kind, f);
+        }
         match kind {
             b"MODULE" => self.module(f),
             b"INFO" => {
@@ -188,7 +159,6 @@ impl<'i, 'a> Reader<'i, 'a> {
                 self.public(f)
             }
             b"STACK" => self.stack(f),
-            _ if is_hex(kind) => self.line_record(kind, f),
             _ => {
                 self.close()?;
                 self.skip(kind);
@@ -203,30 +173,68 @@ impl<'i, 'a> Reader<'i, 'a> {
         *self.out.skipped.entry(key).or_default() += 1;
     }
 
+    /// In a chunk, the records that only the head of a file may hold (see
+    /// [`Self::chunk`]).
+    fn head_only(&self) -> Result<()> {
+        if self.chunk {
+            // Never shown: the file is read again in one piece, which takes the record.
+            Err(self.error(
+                "a MODULE, FILE or INLINE_ORIGIN record after the first FUNC, PUBLIC or \
+                 STACK CFI INIT record",
+            ))
+        } else {
+            Ok(())
+        }
+    }
+
     /// A field that must be there.
     fn field(&self, f: &mut Fields<'a>, record: &str, what: &str) -> Result<&'a [u8]> {
         f.token()
             .ok_or_else(|| self.error(format!("{record} record cut short: no {what}")))
     }
 
+    #[inline]
     fn hex_field(&self, f: &mut Fields<'a>, record: &str, what: &str) -> Result<u64> {
-        let token = self.field(f, record, what)?;
-        hex(token).ok_or_else(|| {
-            self.error(format!(
-                "{record}: {what} `{}` is not a hexadecimal number of up to 16 digits",
-                String::from_utf8_lossy(token)
-            ))
-        })
+        let before = *f;
+        match f.hex() {
+            Some(value) => Ok(value),
+            None => Err(self.hex_error(before, record, what)),
+        }
     }
 
+    /// Why the field after `f` is not a hexadecimal number.
+    #[cold]
+    fn hex_error(&self, mut f: Fields<'a>, record: &str, what: &str) -> Error {
+        let token = match self.field(&mut f, record, what) {
+            Ok(token) => token,
+            Err(e) => return e,
+        };
+        self.error(format!(
+            "{record}: {what} `{}` is not a hexadecimal number of up to 16 digits",
+            String::from_utf8_lossy(token)
+        ))
+    }
+
+    #[inline]
     fn decimal_field(&self, f: &mut Fields<'a>, record: &str, what: &str) -> Result<u32> {
-        let token = self.field(f, record, what)?;
-        decimal(token).ok_or_else(|| {
-            self.error(format!(
-                "{record}: {what} `{}` is not a decimal number below 2^32",
-                String::from_utf8_lossy(token)
-            ))
-        })
+        let before = *f;
+        match f.decimal() {
+            Some(value) => Ok(value),
+            None => Err(self.decimal_error(before, record, what)),
+        }
+    }
+
+    /// Why the field after `f` is not a decimal number below 2³².
+    #[cold]
+    fn decimal_error(&self, mut f: Fields<'a>, record: &str, what: &str) -> Error {
+        let token = match self.field(&mut f, record, what) {
+            Ok(token) => token,
+            Err(e) => return e,
+        };
+        self.error(format!(
+            "{record}: {what} `{}` is not a decimal number below 2^32",
+            String::from_utf8_lossy(token)
+        ))
     }
 
     fn name_field(&self, f: &mut Fields<'a>, record: &str) -> Result<&'a [u8]> {
@@ -261,7 +269,7 @@ impl<'i, 'a> Reader<'i, 'a> {
 
     /// `MODULE os arch id name`.
     fn module(&mut self, mut f: Fields<'a>) -> Result<()> {
-        if self.line != 1 {
+        if self.line != 1 || self.chunk {
             return Err(self.error("a MODULE record after the first line"));
         }
         let os = self.field(&mut f, "MODULE", "operating system")?;
@@ -299,22 +307,16 @@ impl<'i, 'a> Reader<'i, 'a> {
 
     /// `FILE number name`.
     fn file(&mut self, mut f: Fields<'a>) -> Result<()> {
+        self.head_only()?;
         let number = self.decimal_field(&mut f, "FILE", "number")?;
         let name = self.name_field(&mut f, "FILE")?;
-        let dense = match self.by_path.get(name) {
-            Some(&dense) => dense,
-            None => {
-                self.paths.push(name.into());
-                let dense = u32::try_from(self.paths.len())
-                    .map_err(|_| self.error("FILE: more than 2^32 files"))?;
-                self.by_path.insert(name, dense);
-                dense
+        match Arc::make_mut(&mut self.tables).define_file(number, name) {
+            Ok(()) => Ok(()),
+            Err(Refused::TooMany) => Err(self.error("FILE: more than 2^32 files")),
+            Err(Refused::Twice) => {
+                Err(self.error(format!("FILE {number} is defined twice, differently")))
             }
-        };
-        if !self.files.define(number, dense) {
-            return Err(self.error(format!("FILE {number} is defined twice, differently")));
         }
-        Ok(())
     }
 
     /// `INLINE_ORIGIN number name`, which may come inside a `FUNC`.
@@ -322,9 +324,13 @@ impl<'i, 'a> Reader<'i, 'a> {
         if self.open == Open::Cfi {
             self.close()?;
         }
+        self.head_only()?;
         let number = self.decimal_field(&mut f, "INLINE_ORIGIN", "number")?;
         let name = self.name_field(&mut f, "INLINE_ORIGIN")?;
-        if !self.origins.define(number, name) {
+        if Arc::make_mut(&mut self.tables)
+            .define_origin(number, name)
+            .is_err()
+        {
             return Err(self.error(format!(
                 "INLINE_ORIGIN {number} is defined twice, differently"
             )));
@@ -366,8 +372,8 @@ impl<'i, 'a> Reader<'i, 'a> {
         self.end_of_line(&f, "line record")?;
         let end = self.range(start, size, "line record")?;
         let file = self
-            .files
-            .get(number)
+            .tables
+            .file(number)
             .ok_or_else(|| self.error(format!("line record: FILE {number} is not defined")))?;
         self.func.lines.push(LineRecord {
             start,
@@ -388,12 +394,12 @@ impl<'i, 'a> Reader<'i, 'a> {
         let call_number = self.decimal_field(&mut f, "INLINE", "call file")?;
         let origin = self.decimal_field(&mut f, "INLINE", "origin")?;
         let call_file = self
-            .files
-            .get(call_number)
+            .tables
+            .file(call_number)
             .ok_or_else(|| self.error(format!("INLINE: call FILE {call_number} is not defined")))?;
         let name = self
-            .origins
-            .get(origin)
+            .tables
+            .origin(origin)
             .ok_or_else(|| self.error(format!("INLINE: INLINE_ORIGIN {origin} is not defined")))?;
         self.func.records = self.func.records.saturating_add(1);
         let instance = self.func.records;
@@ -488,7 +494,7 @@ impl<'i, 'a> Reader<'i, 'a> {
     }
 
     /// The model: functions kept and sorted, publics' extents, unwind rules in file order.
-    fn finish(mut self) -> Result<BreakpadSource<'a>> {
+    pub(super) fn finish(mut self) -> Result<BreakpadSource<'a>> {
         let funcs = std::mem::take(&mut self.funcs);
         let (kept, dropped) = publics::keep_functions(funcs);
         if dropped > 0 {
