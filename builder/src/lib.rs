@@ -72,7 +72,7 @@
 //! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
 //! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs, return pads decoded from x86-64 code; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
 //! | `gsym` | [`gsym`]: GSYM v1 from the model; [`readback::gsym`] | | leb128, rayon |
-//! | `breakpad` | [`breakpad`]: Breakpad `.sym` files from ELF/DWARF, with unwind rules; [`readback::breakpad`] | `dwarf`, `gopclntab` | memchr |
+//! | `breakpad` | [`breakpad`]: Breakpad `.sym` files from ELF/DWARF, with unwind rules; [`readback::breakpad`] | `dwarf`, `gopclntab` | rayon, memchr, itoa |
 //! | `cif` | [`cif`]: process image maps and CIF | | |
 //! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
 //! | `convert` | [`convert`]: between ksym-bin, Lidia, symbfile and GSYM, from Breakpad `.sym` and ELF | `ksym`, `lidia`, `symbfile`, `gsym`, `breakpad` | |

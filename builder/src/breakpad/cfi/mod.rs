@@ -21,11 +21,12 @@
 //!   itself (a CIE that does not parse where the list meets it, a length past the end)
 //!   ends the section, and here is an [`Error`]. FDEs whose initial
 //!   address is all ones are skipped.
-//! * **Rows.** gimli's unwind table rows, all collected first; an unknown call-frame
-//!   instruction or a register-rule overflow leaves the row as it is and the walk goes
-//!   on, any other error ends the section (an `Error` here). An FDE with no row is
-//!   skipped, and so is one whose first row starts below the module's load address
-//!   (the first `PT_LOAD` segment's `p_vaddr`).
+//! * **Rows.** gimli's unwind table rows, every one walked, even where the FDE is then
+//!   skipped; an unknown call-frame instruction or a register-rule overflow leaves the
+//!   row as it is and the walk goes on, any other error ends the section (an `Error`
+//!   here, the first in section order). An FDE with no row is skipped, and so is one
+//!   whose first row starts below the module's load address (the first `PT_LOAD`
+//!   segment's `p_vaddr`).
 //! * **Records.** The row starting at the FDE's first address is `STACK CFI INIT
 //!   <start> <size>`, where size runs to the last row's end; every later row is `STACK
 //!   CFI <address>`. Each line lists only the rules that changed since the previous row
@@ -46,12 +47,12 @@
 
 mod registers;
 mod rules;
+mod walk;
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use gimli::{BaseAddresses, CieOrFde, DebugFrame, EhFrame, RunTimeEndian, UnwindContext};
-use gimli::{EndianSlice, UnwindSection};
+use gimli::{DebugFrame, EhFrame, RunTimeEndian};
 use object::read::elf::{ElfFile, FileHeader, ProgramHeader, SectionHeader};
 use object::{Endianness, FileKind, Object, ObjectSection};
 
@@ -69,6 +70,9 @@ const MAX_EXPANSION: u64 = 1032;
 /// A malformed or undecompressible section is an [`Error`] naming `input`, the section
 /// and the offset of the entry in it. A file of an architecture without register names
 /// still gives the records of its return-address rules, as dump_syms does.
+///
+/// The FDEs are translated on the rayon pool; the records and errors do not depend on
+/// its size.
 pub fn from_elf(bytes: &[u8], input: &str) -> crate::Result<Vec<CfiRecord>> {
     let elf = match FileKind::parse(bytes) {
         Ok(FileKind::Elf32) => {
@@ -100,14 +104,14 @@ pub fn from_elf(bytes: &[u8], input: &str) -> crate::Result<Vec<CfiRecord>> {
         if let Some(size) = elf.family.address_size() {
             section.set_address_size(size);
         }
-        read_section(&section, found, &elf, input, &mut records)?;
+        records = walk::read_section(&section, found, &elf, input)?;
     }
     if let Some(found) = &elf.eh_frame {
         let mut section = EhFrame::new(&found.data, endian);
         if let Some(size) = elf.family.address_size() {
             section.set_address_size(size);
         }
-        read_section(&section, found, &elf, input, &mut records)?;
+        records.append(&mut walk::read_section(&section, found, &elf, input)?);
     }
     Ok(records)
 }
@@ -228,88 +232,6 @@ impl<'a> ElfSections<'a> {
         }
         Ok(found)
     }
-}
-
-/// Appends the records of every FDE of `section` to `records`.
-fn read_section<'s, S>(
-    section: &S,
-    found: &FoundSection<'_>,
-    elf: &ElfSections<'_>,
-    input: &str,
-    records: &mut Vec<CfiRecord>,
-) -> crate::Result<()>
-where
-    S: UnwindSection<EndianSlice<'s, RunTimeEndian>>,
-{
-    let bases = BaseAddresses::default().set_eh_frame(found.address);
-    let mut ctx = UnwindContext::new();
-    let mut entries = section.entries(&bases);
-    // The offset of the entry being read: gimli's errors carry none.
-    let mut at = 0u64;
-    let fail = |at: u64, e: gimli::Error| {
-        Error::malformed(
-            input,
-            Location::Offset(at),
-            format!("{} entry at section offset {at:#x}", found.name),
-        )
-        .with_section(found.name.clone())
-        .with_source(e)
-    };
-    loop {
-        let entry = match entries.next() {
-            Ok(Some(entry)) => entry,
-            Ok(None) => break,
-            Err(e) => return Err(fail(at, e)),
-        };
-        match entry {
-            CieOrFde::Cie(cie) => {
-                at = next_entry(&found.data, elf.big_endian, cie.offset(), cie.entry_len());
-            }
-            CieOrFde::Fde(partial) => {
-                at = next_entry(
-                    &found.data,
-                    elf.big_endian,
-                    partial.offset(),
-                    partial.entry_len(),
-                );
-                // dump_syms skips an FDE it cannot parse and goes on.
-                let Ok(fde) = partial.parse(S::cie_from_offset) else {
-                    continue;
-                };
-                let fde_at = fde.offset() as u64;
-                let mut got = rules::fde_records(
-                    section,
-                    &bases,
-                    &mut ctx,
-                    &fde,
-                    elf.family,
-                    elf.load_address,
-                )
-                .map_err(|e| fail(fde_at, e))?;
-                records.append(&mut got);
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The offset of the entry after the one at `offset` whose length field says `len`: the
-/// length field is 4 bytes, or 12 for the 64-bit format (`0xffffffff` then 8 bytes).
-fn next_entry(data: &[u8], big_endian: bool, offset: usize, len: usize) -> u64 {
-    let word = data
-        .get(offset..offset.saturating_add(4))
-        .and_then(|b| <[u8; 4]>::try_from(b).ok())
-        .map(|b| {
-            if big_endian {
-                u32::from_be_bytes(b)
-            } else {
-                u32::from_le_bytes(b)
-            }
-        });
-    let field = if word == Some(u32::MAX) { 12 } else { 4 };
-    (offset as u64)
-        .saturating_add(field)
-        .saturating_add(len as u64)
 }
 
 #[cfg(test)]
