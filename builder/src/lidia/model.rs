@@ -42,31 +42,14 @@ pub fn for_each_range(groups: &[Group<'_>], sink: &mut dyn FnMut(&RangeSpec<'_>)
 pub fn write_model(model: &Model<'_>) -> Vec<u8> {
     let mut writer = LidiaWriter::new(Flags::FILES_AND_LINES);
     let mut memo = Offsets::new();
-    let mut buf: Vec<LineEntry> = Vec::new();
-    for g in &model.functions {
-        for s in &g.spans {
-            buf.clear();
-            buf.extend(s.rows.iter().map(|r| LineEntry {
-                offset: r.addr.wrapping_sub(s.start),
-                line: u64::from(r.line),
-            }));
-            // In `add`'s order (function, file, call file): a new string's offset is its
-            // place in the table.
-            let func = memo.intern(&mut writer, &s.name);
-            let file = memo.intern(&mut writer, s.file.as_deref().unwrap_or_default());
-            let call_file = memo.intern(&mut writer, s.call_file.as_deref().unwrap_or_default());
-            let range = InternedRange {
-                va: s.start,
-                length: s.end.wrapping_sub(s.start),
-                depth: u64::from(s.depth),
-                func,
-                file,
-                call_file,
-                call_line: u64::from(s.call_line),
-            };
-            writer.add_interned(range, &buf);
-        }
-    }
+    for_each_range(&model.functions, &mut |range| {
+        // In `add`'s order (function, file, call file): a new string's offset is its
+        // place in the table.
+        let func = memo.intern(&mut writer, range.function);
+        let file = memo.intern(&mut writer, range.file);
+        let call_file = memo.intern(&mut writer, range.call_file);
+        writer.add_interned(InternedRange::of(range, func, file, call_file), range.lines);
+    });
     writer.finish()
 }
 

@@ -152,16 +152,7 @@ impl LidiaWriter {
         } else {
             (0, 0)
         };
-        let interned = InternedRange {
-            va: range.va,
-            length: range.length,
-            depth: range.depth,
-            func,
-            file,
-            call_file,
-            call_line: range.call_line,
-        };
-        self.add_interned(interned, range.lines);
+        self.add_interned(InternedRange::of(range, func, file, call_file), range.lines);
     }
 
     /// The strings-table offset of `s`, storing it first if it is new: [`Self::add`]'s
@@ -400,6 +391,21 @@ pub(crate) struct InternedRange {
     pub call_file: u64,
     /// Line of the call site.
     pub call_line: u64,
+}
+
+impl InternedRange {
+    /// `range`'s values with the offsets of its strings.
+    pub(crate) fn of(range: &RangeSpec<'_>, func: u64, file: u64, call_file: u64) -> Self {
+        InternedRange {
+            va: range.va,
+            length: range.length,
+            depth: range.depth,
+            func,
+            file,
+            call_file,
+            call_line: range.call_line,
+        }
+    }
 }
 
 /// The slots of one part of [`LidiaWriter::append_parallel`]: ranges pushed here land at
