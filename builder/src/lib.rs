@@ -156,6 +156,7 @@ pub mod ksym;
 pub mod lidia;
 pub mod model;
 pub mod output;
+pub mod pipeline;
 pub mod readback;
 #[cfg(feature = "serve")]
 pub mod serve;
