@@ -8,7 +8,8 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use symblob_build::ksym::{build, parse_nm, BuildOptions, InputOptions};
+use symblob_build::ksym::{build, BuildOptions, InputOptions};
+use symblob_build::text::parse_nm;
 
 fn system_map() -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -65,7 +65,7 @@ fn bench(c: &mut Criterion) {
     build.sample_size(10);
     build.bench_function("ksym_from_elf", |b| {
         b.iter(|| {
-            symblob_build::ksym::build_from_elf(
+            symblob_build::pipeline::ksym::build_from_elf(
                 black_box(&data),
                 &name,
                 &InputOptions::default(),
@@ -82,7 +82,7 @@ fn bench(c: &mut Criterion) {
     });
     build.finish();
 
-    let elf = symblob_build::ksym::build_from_elf(
+    let elf = symblob_build::pipeline::ksym::build_from_elf(
         &data,
         &name,
         &InputOptions::default(),

@@ -24,8 +24,9 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use symblob_build::ksym::{build_from_elf, BuildOptions, Demangle, InputOptions};
+use symblob_build::ksym::{BuildOptions, Demangle, InputOptions};
 use symblob_build::output::write_atomic;
+use symblob_build::pipeline::ksym::build_from_elf;
 
 fn main() -> ExitCode {
     let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();

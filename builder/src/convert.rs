@@ -371,8 +371,12 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
                 format_version: options.ksym_format_version,
                 ..BuildOptions::default()
             };
-            let built =
-                crate::ksym::build_from_elf(bytes, &input, &InputOptions::default(), &build)?;
+            let built = crate::pipeline::ksym::build_from_elf(
+                bytes,
+                &input,
+                &InputOptions::default(),
+                &build,
+            )?;
             let n = built.blob.stats.symbols as usize;
             (built.blob.bytes, n, 0, FilesRead::of_elf(path))
         }

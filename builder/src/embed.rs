@@ -41,10 +41,11 @@ use std::path::Path;
 use object::{BinaryFormat, Object, ObjectSection};
 
 use crate::ksym::{
-    build_from_elf, BuildOptions, BuildStats, FormatVersion, InputOptions, LayoutKind, LongName,
-    NameHash, WholeSearchNames,
+    BuildOptions, BuildStats, FormatVersion, InputOptions, LayoutKind, LongName, NameHash,
+    WholeSearchNames,
 };
 use crate::output::write_atomic;
+use crate::pipeline::ksym::build_from_elf;
 use crate::{Error, ErrorKind, Location, Result};
 
 /// Where a section lies in an ELF file and in memory.
@@ -108,7 +109,7 @@ pub struct SectionBlob {
     /// Figures about the blob (`blob_bytes` is its used size).
     pub stats: BuildStats,
     /// The text ranges the reader should be given (see
-    /// [`ElfSymbols::text_ranges`](crate::ksym::ElfSymbols::text_ranges)).
+    /// [`ElfSymbols::text_ranges`](crate::elf::ElfSymbols::text_ranges)).
     pub text_ranges: Vec<Range<u64>>,
     /// Names longer than the `ksym` crate's readers take ([`LongName::warning`]).
     pub long_names: Vec<LongName>,

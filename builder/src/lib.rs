@@ -81,9 +81,9 @@
 //! | `serve` | [`serve`]: the symbolization service | `upload`, `lidia` | tokio, axum, object_store, subtle, uuid, lru, futures, bytes, http-body-util, itoa |
 //! | `cli` (default) | the `symblob` command line | all of the above | clap, indicatif |
 //!
-//! A `build.rs` that writes the ksym-bin blob of an ELF file ([`ksym::build_from_elf`],
-//! or [`embed::embed_ksyms`] for a post-link step) needs `ksym` alone, which compiles
-//! none of gimli, rayon, iced-x86, sha2 or serde:
+//! A `build.rs` that writes the ksym-bin blob of an ELF file
+//! ([`pipeline::ksym::build_from_elf`], or [`embed::embed_ksyms`] for a post-link step)
+//! needs `ksym` alone, which compiles none of gimli, rayon, iced-x86, sha2 or serde:
 //!
 //! ```toml
 //! [build-dependencies]

@@ -6,7 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
-use symblob_build::ksym::{build_from_elf, BuildOptions, Demangle, InputOptions, TypeFilter};
+use symblob_build::ksym::{BuildOptions, Demangle, InputOptions, TypeFilter};
+use symblob_build::pipeline::ksym::build_from_elf;
 
 fuzz_target!(|data: &[u8]| {
     let options = [

@@ -6,10 +6,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use symblob::ksym::KsymBlob;
-use symblob_build::ksym::{
-    build, detect_format, parse_input, parse_kallsyms, parse_nm, BuildOptions, Demangle,
-    InputOptions, SymbolList, TypeFilter,
-};
+use symblob_build::ksym::{build, BuildOptions, Demangle, InputOptions, SymbolList, TypeFilter};
+use symblob_build::text::{detect_format, parse_input, parse_kallsyms, parse_nm};
 
 fn check(list: symblob_build::Result<SymbolList>) {
     let Ok(list) = list else {

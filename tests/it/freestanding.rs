@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use symblob_build::embed::{build_for_section, embed_ksyms, find_section, EmbedOptions};
-use symblob_build::ksym::{build_from_elf, BuildOptions, Demangle, InputOptions};
+use symblob_build::ksym::{BuildOptions, Demangle, InputOptions};
+use symblob_build::pipeline::ksym::build_from_elf;
 
 use crate::common::{root, tool};
 

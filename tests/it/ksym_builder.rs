@@ -8,10 +8,10 @@ use std::ops::Range;
 
 use proptest::prelude::*;
 use symblob::ksym::{KsymBlob, Ksyms, LayoutKind, TextRanges};
-use symblob_build::ksym::{
-    build, build_from_elf, detect_format, parse_input, read_elf, BuildOptions, Built, Demangle,
-    InputOptions, Symbol,
-};
+use symblob_build::elf::read_elf;
+use symblob_build::ksym::{build, BuildOptions, Built, Demangle, InputOptions, Symbol};
+use symblob_build::pipeline::ksym::build_from_elf;
+use symblob_build::text::{detect_format, parse_input};
 
 use crate::common::testdata;
 

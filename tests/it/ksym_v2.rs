@@ -26,7 +26,7 @@ pub(super) fn kernel_symbols() -> Vec<Symbol> {
         types: symblob_build::ksym::TypeFilter::new("Tt"),
         ..Default::default()
     };
-    symblob_build::ksym::parse_nm(&text, rel, &options)
+    symblob_build::text::parse_nm(&text, rel, &options)
         .unwrap()
         .symbols
 }

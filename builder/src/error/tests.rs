@@ -9,8 +9,9 @@ use object::Object;
 
 use super::*;
 use crate::dwarf::{DebugFiles, DwarfOptions};
-use crate::ksym::{build, parse_kallsyms, parse_nm, BuildOptions, InputOptions};
+use crate::ksym::{build, BuildOptions, InputOptions};
 use crate::lidia::{collect_from_elf, ElfOptions};
+use crate::text::{parse_kallsyms, parse_nm};
 
 fn testdata(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -1,7 +1,5 @@
 //! The build step: symbols in, blob bytes and statistics out.
 
-use std::ops::Range;
-
 use symblob::ksym::{LayoutKind, KSYM_NAME_LEN};
 
 use super::encode::encode;
@@ -9,8 +7,7 @@ use super::order::{order, Ordered};
 use super::tokens::{select, MAX_TOKENS};
 use super::v2::{self, NameHash, SegmentSizes};
 use super::whole::{whole_ranks, WholeSearchNames};
-use super::{InputOptions, Symbol, SymbolList};
-use crate::elf::read_elf;
+use super::Symbol;
 use crate::model::{check_name_bytes, check_name_length};
 use crate::{Error, ErrorKind, Location, Result};
 
@@ -311,32 +308,4 @@ fn build_v1(
         segments_v2: None,
     };
     Ok((encoded.bytes, stats, long_names))
-}
-
-/// A blob built from an ELF file, with what the reader needs to use it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ElfBuild {
-    /// The blob.
-    pub blob: Built,
-    /// The ELF's text ranges (see [`ElfSymbols::text_ranges`](super::ElfSymbols)).
-    pub text_ranges: Vec<Range<u64>>,
-    /// The symbols read and what was skipped.
-    pub symbols: SymbolList,
-}
-
-/// Reads an ELF file's text symbols ([`read_elf`](super::read_elf)) and builds a blob from
-/// them; `input` names the file in error messages.
-pub fn build_from_elf(
-    data: &[u8],
-    input: &str,
-    input_options: &InputOptions,
-    options: &BuildOptions,
-) -> Result<ElfBuild> {
-    let elf = read_elf(data, input, input_options)?;
-    let blob = build(&elf.symbols.symbols, options)?;
-    Ok(ElfBuild {
-        blob,
-        text_ranges: elf.text_ranges,
-        symbols: elf.symbols,
-    })
 }

@@ -8,15 +8,19 @@
 //!
 //! # Pipeline
 //!
-//! 1. **Input** ([`parse_nm`], [`parse_kallsyms`], [`read_elf`], or [`parse_input`] with
-//!    [`detect_format`]): each gives a [`SymbolList`] of the symbols whose type passes the
-//!    [`TypeFilter`] (by default the input's rule: `T` and `t` from text, every function
-//!    symbol from an ELF file), with names validated and, if asked, demangled.
+//! 1. **Input**, from the sources ([`parse_nm`](crate::text::parse_nm),
+//!    [`parse_kallsyms`](crate::text::parse_kallsyms), [`read_elf`](crate::elf::read_elf),
+//!    or [`parse_input`](crate::text::parse_input) with
+//!    [`detect_format`](crate::text::detect_format)): each gives a [`SymbolList`] of the
+//!    symbols whose type passes the [`TypeFilter`] (by default the input's rule: `T` and
+//!    `t` from text, every function symbol from an ELF file), with names validated and, if
+//!    asked, demangled.
 //! 2. **Build** ([`build`]): sorts, removes exact duplicates, selects tokens, encodes the
 //!    records and lays out the segments. The result is a [`Built`] blob with [`BuildStats`].
 //!
-//! [`build_from_elf`] does both for an ELF file and also returns the ELF's text ranges,
-//! which a caller passes to the reader.
+//! [`build_from_elf`](crate::pipeline::ksym::build_from_elf) (in the pipeline layer) does
+//! both for an ELF file and also returns the ELF's text ranges, which a caller passes to
+//! the reader.
 //!
 //! With [`BuildOptions::format_version`] set to [`FormatVersion::V2`], the build writes
 //! ksym-bin v2 instead (`docs/formats/ksym-bin-v2.md`, module [`v2`]): the same input
@@ -84,7 +88,8 @@
 //! # Example
 //!
 //! ```
-//! use symblob_build::ksym::{build, parse_nm, BuildOptions, InputOptions};
+//! use symblob_build::ksym::{build, BuildOptions, InputOptions};
+//! use symblob_build::text::parse_nm;
 //!
 //! let text = b"0000000000001000 T _start\n0000000000001100 T do_fork\n";
 //! let symbols = parse_nm(text, "example.map", &InputOptions::default())?;
@@ -102,12 +107,8 @@ mod tokens;
 pub mod v2;
 mod whole;
 
-pub use crate::elf::{read_elf, ElfSymbols};
 pub use crate::model::{Demangle, InputOptions, Symbol, SymbolList, TypeFilter};
-pub use crate::text::{detect_format, parse_input, parse_kallsyms, parse_nm, InputFormat};
-pub use build::{
-    build, build_from_elf, BuildOptions, BuildStats, Built, ElfBuild, FormatVersion, LongName,
-};
+pub use build::{build, BuildOptions, BuildStats, Built, FormatVersion, LongName};
 pub use symblob::ksym::{LayoutKind, KSYM_NAME_LEN, MAX_PROBE_ROUNDS};
 pub use tokens::MAX_TOKENS;
 pub use v2::{NameHash, SegmentSizes};

@@ -5,3 +5,6 @@
 //! `text`, `cfi`, `extract`, `retpads`, `capture`, `readback`) read inputs and know no
 //! format; writers (`ksym`, `lidia`, `gsym`, `breakpad`, `symbfile`, `size`, `cif`) read
 //! only the model and know no input. A test (`layers` in the builder's tests) keeps it so.
+
+#[cfg(feature = "ksym")]
+pub mod ksym;

@@ -4,9 +4,9 @@
 use proptest::prelude::*;
 use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 use symblob_build::ksym::{
-    build, detect_format, parse_input, BuildOptions, InputOptions, Symbol, WholeSearchNames,
-    MAX_PROBE_ROUNDS, MAX_TOKENS,
+    build, BuildOptions, InputOptions, Symbol, WholeSearchNames, MAX_PROBE_ROUNDS, MAX_TOKENS,
 };
+use symblob_build::text::{detect_format, parse_input};
 
 use super::*;
 use crate::ksym_builder::{d13_sorted, parse_dump, read, Line};

@@ -14,7 +14,8 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
 use symblob::ksym::{v2, TextRanges};
-use symblob_build::ksym::{build, detect_format, parse_input, InputOptions, NameHash, Symbol};
+use symblob_build::ksym::{build, InputOptions, NameHash, Symbol};
+use symblob_build::text::{detect_format, parse_input};
 
 use super::{kernel_symbols, v2_options, v2_options_with};
 use crate::common::splitmix::Rng;

@@ -1,7 +1,8 @@
 //! v2 against v1 on real symbol lists and on every input of the test data.
 
 use symblob::ksym::KsymBlob;
-use symblob_build::ksym::{detect_format, parse_input, InputOptions, NameHash};
+use symblob_build::ksym::{InputOptions, NameHash};
+use symblob_build::text::{detect_format, parse_input};
 
 use super::{both_with, kernel_symbols, same_answers, sweep};
 use crate::common::{files_ending_in, testdata};

@@ -2,7 +2,9 @@
 //! the kernel's `scripts/kallsyms.c`, see `kallsyms_oracle`), on the kernel's text symbols
 //! and on two large Rust symbol lists (rustc's driver library and cargo, `nm -n -C`).
 
-use symblob_build::ksym::{parse_nm, InputOptions, Symbol, TypeFilter};
+use symblob_build::ksym::{InputOptions, Symbol, TypeFilter};
+
+use symblob_build::text::parse_nm;
 
 use super::both;
 use super::kallsyms::{nm_demangled, rust_binaries, sysroot, text_symbols};

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::ksym::{read_elf, Demangle, InputOptions, TypeFilter};
+use symblob_build::elf::read_elf;
+use symblob_build::ksym::{Demangle, InputOptions, TypeFilter};
 use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter, SymbolSources};
 
 use super::fixtures::fixtures;

@@ -8,12 +8,13 @@ use std::path::PathBuf;
 use clap::builder::RangedU64ValueParser;
 use clap::{Args, Subcommand, ValueEnum};
 use serde_json::{json, Value};
+use symblob_build::elf::read_elf;
 use symblob_build::ksym::{
-    build, detect_format, parse_input, read_elf, BuildOptions, Built, Demangle, FormatVersion,
-    InputFormat, InputOptions, LayoutKind, NameHash, SymbolList, TypeFilter, WholeSearchNames,
-    MAX_PROBE_ROUNDS, MAX_TOKENS,
+    build, BuildOptions, Built, Demangle, FormatVersion, InputOptions, LayoutKind, NameHash,
+    SymbolList, TypeFilter, WholeSearchNames, MAX_PROBE_ROUNDS, MAX_TOKENS,
 };
 use symblob_build::output::{refuse_same_file, Output};
+use symblob_build::text::{detect_format, parse_input, InputFormat};
 
 use crate::common::{
     display_name, hex, map_input, output_name, parse_size, print_json, Failure, Outcome, Result,

@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crate::ksym::{build, parse_nm, BuildOptions, FormatVersion, InputOptions, Symbol, TypeFilter};
+use crate::ksym::{build, BuildOptions, FormatVersion, InputOptions, Symbol, TypeFilter};
+use crate::text::parse_nm;
 
 fn v2() -> BuildOptions {
     BuildOptions {
