@@ -130,11 +130,14 @@
 mod error;
 #[cfg(any(feature = "dwarf", feature = "gsym", feature = "symbfile"))]
 mod fast_hash;
+mod hex;
 mod progress;
 mod warning;
 
 #[cfg(feature = "breakpad")]
 pub mod breakpad;
+#[cfg(feature = "cif")]
+pub mod capture;
 #[cfg(feature = "cif")]
 pub mod cif;
 #[cfg(feature = "convert")]

@@ -15,9 +15,12 @@
 //!   and [`Contents`], the kinds of facts it holds, which `symblob convert` compares with
 //!   what its target can hold.
 //! * [`CfiRecord`] / [`CfiRow`]: unwind rules of address ranges (Breakpad `STACK CFI`).
+//! * `ImageMap` / `MapImage` (feature `cif`): a process's loaded images, as CIF holds them.
 
 mod contents;
 mod function;
+#[cfg(feature = "cif")]
+mod image_map;
 mod names;
 mod symbols;
 mod unwind;
@@ -25,6 +28,8 @@ mod unwind;
 pub use contents::{functions_of_symbols, Contents, Model, PadFrame, ReturnPad};
 pub(crate) use function::innermost;
 pub use function::{function_runs, sort_spans, Bytes, Group, Row, Span};
+#[cfg(feature = "cif")]
+pub use image_map::{ImageMap, MapImage};
 pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
 pub use names::{Demangle, NameError};
 pub(crate) use symbols::accept;

@@ -2,7 +2,8 @@
 
 use std::process::Command;
 
-use symblob_build::cif::{capture, EncodeMode, ImageMap};
+use symblob_build::capture::capture;
+use symblob_build::cif::{EncodeMode, ImageMap};
 
 /// `readelf` output for `args`, or `None` when binutils is not installed.
 fn readelf(args: &[&str], path: &str) -> Option<String> {

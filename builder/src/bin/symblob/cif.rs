@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use serde_json::Value;
 use symblob::cif::{base64_decode, base64_decoded_len_max, base64_encode, base64_encoded_len};
-use symblob_build::cif::{capture, DecodedMap, EncodeMode, ImageMap};
+use symblob_build::capture::capture;
+use symblob_build::cif::{DecodedMap, EncodeMode, ImageMap};
 use symblob_build::output::{refuse_same_file, write_atomic};
 use symblob_build::{Error, Location};
 

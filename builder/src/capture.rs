@@ -1,10 +1,11 @@
-//! Capture of a live Linux process's image map from `/proc`.
+//! Capture of a live Linux process's image map from `/proc` (a source: `/proc/<pid>/maps`
+//! and the mapped ELF files fill the model's [`ImageMap`], which the CIF writer encodes).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::json::{ImageMap, MapImage};
 use crate::elf::inspect_elf;
+use crate::model::{ImageMap, MapImage};
 use crate::{Error, Location, Result};
 
 /// One line of `/proc/<pid>/maps` that names a file.
