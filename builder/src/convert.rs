@@ -419,7 +419,7 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
             (written.bytes, written.functions, 0, files_read)
         }
         Target::Breakpad => {
-            let (built, text) = crate::breakpad::from_elf(
+            let (built, text) = crate::pipeline::breakpad::from_elf(
                 path,
                 bytes,
                 &options.debug_files,

@@ -138,6 +138,8 @@ mod warning;
 pub mod breakpad;
 #[cfg(feature = "cif")]
 pub mod capture;
+#[cfg(feature = "breakpad")]
+pub mod cfi;
 #[cfg(feature = "cif")]
 pub mod cif;
 #[cfg(feature = "convert")]

@@ -25,10 +25,11 @@
 //! * **`FILE`** and **`INLINE_ORIGIN`** numbers are given in order of first use in the
 //!   output; an empty origin name is written `<name omitted>`.
 //!
-//! Names are written as the model holds them; [`crate::breakpad::elf`] gives them
+//! Names are written as the model holds them; [`crate::pipeline::breakpad`] gives them
 //! dump_syms's form. Addresses are written relative to [`Module::base`]. The text is
 //! deterministic for a given model.
 
+mod cfi;
 mod stretch;
 mod text;
 
@@ -37,9 +38,10 @@ use std::fmt::Write as _;
 
 use rayon::prelude::*;
 
+pub use self::cfi::write as write_cfi;
 use self::stretch::{Counts, Numbers};
 pub use self::text::{SymSink, SymText};
-use super::{cfi, Module};
+use super::Module;
 use crate::model::{function_runs, Group, Model, Symbol};
 use crate::Result;
 

@@ -25,6 +25,7 @@ pub(crate) mod file;
 mod image;
 #[cfg(feature = "size")]
 pub(crate) mod listing;
+mod module;
 mod plt;
 mod sections;
 pub(crate) mod symbols_go;

@@ -14,6 +14,7 @@
 //! * [`Model`]: one input's whole content (functions, symbols, text ranges, return pads)
 //!   and [`Contents`], the kinds of facts it holds, which `symblob convert` compares with
 //!   what its target can hold.
+//! * [`Module`]: an image's identity as crash reporting names it (debug ID, code ID, name).
 //! * [`CfiRecord`] / [`CfiRow`]: unwind rules of address ranges (Breakpad `STACK CFI`).
 //! * `ImageMap` / `MapImage` (feature `cif`): a process's loaded images, as CIF holds them.
 
@@ -21,6 +22,7 @@ mod contents;
 mod function;
 #[cfg(feature = "cif")]
 mod image_map;
+mod module;
 mod names;
 mod symbols;
 mod unwind;
@@ -30,6 +32,8 @@ pub(crate) use function::innermost;
 pub use function::{function_runs, sort_spans, Bytes, Group, Row, Span};
 #[cfg(feature = "cif")]
 pub use image_map::{ImageMap, MapImage};
+pub use module::Module;
+pub(crate) use module::{debug_id, upper_hex};
 pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
 pub use names::{Demangle, NameError};
 pub(crate) use symbols::accept;

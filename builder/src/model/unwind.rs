@@ -23,7 +23,7 @@ pub struct CfiRecord {
     ///
     /// Empty when dump_syms writes no `INIT` line for the range (none of its first
     /// rules can be expressed, for example a CFA that is a DWARF expression): the rows
-    /// are then written alone (see `breakpad::cfi`).
+    /// are then written alone (see `crate::cfi`).
     pub init: String,
     /// Changes of the rules later in the range.
     pub rows: Vec<CfiRow>,

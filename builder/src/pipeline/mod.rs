@@ -8,3 +8,6 @@
 
 #[cfg(feature = "ksym")]
 pub mod ksym;
+
+#[cfg(feature = "breakpad")]
+pub mod breakpad;

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use object::{Object, ObjectSection};
-use symblob_build::breakpad::cfi;
+use symblob_build::cfi;
 
 use crate::common::{missing_oracle, run_scratch_dir, testdata};
 use crate::lidia_dwarf::fixtures::fixtures;
@@ -31,7 +31,7 @@ fn our_lines(elf: &Path) -> Vec<String> {
     let bytes = std::fs::read(elf).expect("read fixture");
     let records = cfi::from_elf(&bytes, &elf.display().to_string()).expect("from_elf");
     let mut text = String::new();
-    cfi::write(&mut text, &records, super::load_address(&bytes));
+    symblob_build::breakpad::writer::write_cfi(&mut text, &records, super::load_address(&bytes));
     text.lines().map(str::to_owned).collect()
 }
 

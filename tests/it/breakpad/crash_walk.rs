@@ -16,8 +16,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::Value;
-use symblob_build::breakpad;
 use symblob_build::dwarf::DebugFiles;
+use symblob_build::pipeline::breakpad;
 use symblob_build::Progress;
 
 use crate::common::{cargo_oracle, missing_oracle, run_scratch_dir, testdata, tool};

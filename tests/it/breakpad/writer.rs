@@ -21,8 +21,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
-use symblob_build::breakpad::from_elf;
 use symblob_build::dwarf::DebugFiles;
+use symblob_build::pipeline::breakpad::from_elf;
 use symblob_build::Progress;
 
 use super::records::{agreement, Records};

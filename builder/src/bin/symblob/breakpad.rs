@@ -4,8 +4,9 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use symblob_build::breakpad::{from_elf_into, Module};
+use symblob_build::breakpad::Module;
 use symblob_build::output::{build_outputs, refuse_same_file};
+use symblob_build::pipeline::breakpad::from_elf_into;
 use symblob_build::{Error, ErrorKind, Location, Progress};
 
 use crate::common::{display_name, map_input, output_name, Outcome, Result};

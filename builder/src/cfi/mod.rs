@@ -1,5 +1,5 @@
-//! Unwind rules from `.eh_frame` and `.debug_frame` as Breakpad `STACK CFI` records,
-//! exactly as Mozilla's `dump_syms` (2.3.9, through symbolic-cfi 13.9's
+//! Unwind rules from `.eh_frame` and `.debug_frame` (a source): the model's unwind rows
+//! ([`CfiRecord`]), whose rules are Breakpad's postfix `STACK CFI` rules, exactly as Mozilla's `dump_syms` (2.3.9, through symbolic-cfi 13.9's
 //! `AsciiCfiWriter`) writes them for an ELF file. gimli parses the CIEs and FDEs and runs
 //! each FDE's instructions into an unwind table; the translation of the table into
 //! Breakpad's postfix rules is here.
@@ -50,7 +50,6 @@ mod rules;
 mod walk;
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 use gimli::{DebugFrame, EhFrame, RunTimeEndian};
 use object::read::elf::{ElfFile, FileHeader, ProgramHeader, SectionHeader};
@@ -114,34 +113,6 @@ pub fn from_elf(bytes: &[u8], input: &str) -> crate::Result<Vec<CfiRecord>> {
         records.append(&mut walk::read_section(&section, found, &elf, input)?);
     }
     Ok(records)
-}
-
-/// Writes `records` as `STACK CFI INIT` / `STACK CFI` lines (each ending in "\n"),
-/// addresses minus `base`, lower-case hex like dump_syms.
-///
-/// A record with an empty `init` has its rows written without an INIT line (dump_syms's
-/// output when the first row's rules cannot be expressed).
-pub fn write(out: &mut String, records: &[CfiRecord], base: u64) {
-    for record in records {
-        // `write!` to a `String` cannot fail.
-        if !record.init.is_empty() {
-            let _ = writeln!(
-                out,
-                "STACK CFI INIT {:x} {:x} {}",
-                record.start.wrapping_sub(base),
-                record.size,
-                record.init
-            );
-        }
-        for row in &record.rows {
-            let _ = writeln!(
-                out,
-                "STACK CFI {:x} {}",
-                row.address.wrapping_sub(base),
-                row.rules
-            );
-        }
-    }
 }
 
 /// What the walk needs of the ELF file.

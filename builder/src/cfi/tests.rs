@@ -182,25 +182,6 @@ fn unwritable_first_row_leaves_rows_without_init() {
             rows: vec![row(0x1002, ".cfa: $rsp 16 +")],
         }]
     );
-    let mut text = String::new();
-    super::write(&mut text, &records, 0x1000);
-    assert_eq!(text, "STACK CFI 2 .cfa: $rsp 16 +\n");
-}
-
-#[test]
-fn write_subtracts_the_base_in_lower_case_hex() {
-    let records = [CfiRecord {
-        start: 0x40_1abc,
-        size: 0x2f,
-        init: ".cfa: $rsp 8 + .ra: .cfa -8 + ^".into(),
-        rows: vec![row(0x40_1abd, ".cfa: $rsp 16 +")],
-    }];
-    let mut text = String::new();
-    super::write(&mut text, &records, 0x40_0000);
-    assert_eq!(
-        text,
-        "STACK CFI INIT 1abc 2f .cfa: $rsp 8 + .ra: .cfa -8 + ^\nSTACK CFI 1abd .cfa: $rsp 16 +\n"
-    );
 }
 
 #[test]

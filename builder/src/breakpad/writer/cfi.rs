@@ -1,0 +1,77 @@
+//! `STACK CFI` records: the model's unwind rows as Breakpad text.
+
+use std::fmt::Write as _;
+
+use crate::model::CfiRecord;
+
+/// Writes `records` as `STACK CFI INIT` / `STACK CFI` lines (each ending in "\n"),
+/// addresses minus `base`, lower-case hex like dump_syms.
+///
+/// A record with an empty `init` has its rows written without an INIT line (dump_syms's
+/// output when the first row's rules cannot be expressed).
+pub fn write(out: &mut String, records: &[CfiRecord], base: u64) {
+    for record in records {
+        // `write!` to a `String` cannot fail.
+        if !record.init.is_empty() {
+            let _ = writeln!(
+                out,
+                "STACK CFI INIT {:x} {:x} {}",
+                record.start.wrapping_sub(base),
+                record.size,
+                record.init
+            );
+        }
+        for row in &record.rows {
+            let _ = writeln!(
+                out,
+                "STACK CFI {:x} {}",
+                row.address.wrapping_sub(base),
+                row.rules
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::CfiRow;
+
+    fn row(address: u64, rules: &str) -> CfiRow {
+        CfiRow {
+            address,
+            rules: rules.into(),
+        }
+    }
+
+    #[test]
+    fn write_subtracts_the_base_in_lower_case_hex() {
+        let records = [CfiRecord {
+            start: 0x40_1abc,
+            size: 0x2f,
+            init: ".cfa: $rsp 8 + .ra: .cfa -8 + ^".into(),
+            rows: vec![row(0x40_1abd, ".cfa: $rsp 16 +")],
+        }];
+        let mut text = String::new();
+        super::write(&mut text, &records, 0x40_0000);
+        assert_eq!(
+            text,
+            "STACK CFI INIT 1abc 2f .cfa: $rsp 8 + .ra: .cfa -8 + ^\nSTACK CFI 1abd .cfa: $rsp 16 +\n"
+        );
+    }
+
+    /// A record whose first row's rules could not be written (an empty `init`, as the
+    /// source gives it) has its rows without an INIT line, as dump_syms writes them.
+    #[test]
+    fn a_record_without_init_writes_its_rows_alone() {
+        let records = [CfiRecord {
+            start: 0x1000,
+            size: 0x20,
+            init: String::new(),
+            rows: vec![row(0x1002, ".cfa: $rsp 16 +")],
+        }];
+        let mut text = String::new();
+        write(&mut text, &records, 0x1000);
+        assert_eq!(text, "STACK CFI 2 .cfa: $rsp 16 +\n");
+    }
+}
