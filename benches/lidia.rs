@@ -102,8 +102,8 @@ fn files() -> Vec<(String, Vec<u8>)> {
         ("generated-200k".to_owned(), generated(200_000)),
     ];
     if let Ok(path) = std::env::var("SYMBLOB_BENCH_ELF") {
-        let options = symblob_build::lidia::ElfOptions::default();
-        let bytes = symblob_build::lidia::build_from_elf(path.as_ref(), &options)
+        let options = symblob_build::pipeline::lidia::ElfOptions::default();
+        let bytes = symblob_build::pipeline::lidia::build_from_elf(path.as_ref(), &options)
             .expect("SYMBLOB_BENCH_ELF builds");
         out.push(("elf".to_owned(), bytes));
     }

@@ -28,7 +28,9 @@ use std::path::Path;
 use criterion::{criterion_group, criterion_main, Criterion};
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::lidia::LidiaWriter;
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::ElfOptions;
 
 #[path = "support/elf_inputs.rs"]
 mod elf_inputs;
@@ -37,7 +39,7 @@ use elf_inputs::elf_inputs;
 fn build(path: &Path, data: &[u8]) -> Vec<u8> {
     let options = ElfOptions::dwarf_with_files_and_lines(DwarfOptions::default());
     let mut writer = LidiaWriter::new(options.lidia);
-    dwarf::collect(path, data, &options, &mut writer).expect("DWARF build");
+    collect_dwarf(path, data, &options, &mut writer).expect("DWARF build");
     writer.finish()
 }
 

@@ -18,7 +18,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use symblob::ksym::{KsymBlob, Ksyms, NameIndex, TextRanges};
 use symblob::lidia::LidiaFile;
 use symblob_build::ksym::{BuildOptions, InputOptions};
-use symblob_build::lidia::ElfOptions;
+use symblob_build::pipeline::lidia::ElfOptions;
 
 /// A deterministic xorshift64* generator: the same addresses on every run.
 struct Rng(u64);
@@ -76,8 +76,12 @@ fn bench(c: &mut Criterion) {
     });
     build.bench_function("lidia_from_elf", |b| {
         b.iter(|| {
-            symblob_build::lidia::collect_from_elf(&path, black_box(&data), &ElfOptions::default())
-                .map(|w| w.finish().len())
+            symblob_build::pipeline::lidia::collect_from_elf(
+                &path,
+                black_box(&data),
+                &ElfOptions::default(),
+            )
+            .map(|w| w.finish().len())
         })
     });
     build.finish();
@@ -142,9 +146,10 @@ fn bench(c: &mut Criterion) {
     );
     group.finish();
 
-    let lidia_bytes = symblob_build::lidia::collect_from_elf(&path, &data, &ElfOptions::default())
-        .expect("the Lidia file builds")
-        .finish();
+    let lidia_bytes =
+        symblob_build::pipeline::lidia::collect_from_elf(&path, &data, &ElfOptions::default())
+            .expect("the Lidia file builds")
+            .finish();
     let lidia = LidiaFile::parse(&lidia_bytes).expect("the Lidia file parses");
     let mut group = c.benchmark_group("lidia");
     group.bench_function(BenchmarkId::new("parse", "librustc_driver"), |b| {

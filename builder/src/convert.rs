@@ -19,8 +19,8 @@ use crate::dwarf::{DebugFiles, DwarfOptions};
 use crate::gsym::GsymOptions;
 use crate::input::FilesRead;
 use crate::ksym::{BuildOptions, FormatVersion, InputOptions};
-use crate::lidia::ElfOptions;
 use crate::model::{Contents, Model};
+use crate::pipeline::lidia::ElfOptions;
 use crate::symbfile::extract::{self, ExtractOptions};
 use crate::symbfile::SymbfileWriter;
 use crate::{readback, Error, ErrorKind, Location, Result};
@@ -385,7 +385,7 @@ fn from_elf(path: &Path, bytes: &[u8], to: Target, options: &ConvertOptions) -> 
                 debug_files: options.debug_files.clone(),
                 ..DwarfOptions::default()
             });
-            let (writer, report) = crate::lidia::collect_with_report(path, bytes, &elf)?;
+            let (writer, report) = crate::pipeline::lidia::collect_with_report(path, bytes, &elf)?;
             let lidia = writer.finish();
             let file = symblob::lidia::LidiaFile::parse(&lidia)?;
             let top = file.ranges().filter(|r| r.depth == 0).count();

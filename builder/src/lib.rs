@@ -42,11 +42,11 @@
 //! | [`demangle`] | always | the one demangling policy of every source |
 //! | [`ksym`] | `ksym` | the ksym-bin writer: ordering, tokens, encoding, layout |
 //! | [`embed`] | `ksym` | placing a built blob into a reserved section of a linked ELF |
-//! | [`lidia`] | `lidia` | the Lidia writer, its DWARF emit ([`lidia::dwarf`]) and its Pyroscope path |
+//! | [`lidia`] | `lidia` | the Lidia writer: ranges, the model's function groups, Pyroscope's byte-identical layout |
 //! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index, parts and return pads, the one-pass build of both files; upload with `upload` |
 //! | [`gsym`] | `gsym` | the GSYM v1 writer (LLVM's symbolization format), from the model |
-//! | [`breakpad`] | `breakpad` | Breakpad `.sym` files: the writer from the model, unwind rules (`STACK CFI`) from `.eh_frame` and `.debug_frame`, the module identity of an ELF file |
-//! | [`cif`] | `cif` | process image maps: capture, CIF encoding, JSON (with `json`) |
+//! | [`breakpad`] | `breakpad` | the Breakpad `.sym` writer from the model, with unwind rules (`STACK CFI`) and the module identity |
+//! | [`cif`] | `cif` | CIF encoding and decoding of process image maps, JSON (with `json`) |
 //! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`readback`] | `ksym`, `lidia`, `symbfile`, `gsym` | sources that read symblob's own formats (and GSYM files LLVM writes) back into the model, one per format, each behind that format's feature |
 //! | [`convert`] | `convert` | `symblob convert`: one source, the model, one writer |

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
+use symblob_build::pipeline::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 
 fuzz_target!(|data: &[u8]| {
     // A directory that does not exist, so no debug-link or build-ID lookup can find a

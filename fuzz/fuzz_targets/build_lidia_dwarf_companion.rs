@@ -10,7 +10,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use symblob_build::dwarf::{DebugFiles, DwarfOptions};
-use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
+use symblob_build::pipeline::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {

@@ -7,7 +7,8 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use symblob_build::lidia::{collect_from_elf, ElfOptions, Flags, SymbolSources};
+use symblob_build::lidia::Flags;
+use symblob_build::pipeline::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 
 fuzz_target!(|data: &[u8]| {
     let path = Path::new("fuzz-input.elf");

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{collect_from_elf, ElfOptions, SymbolSources};
+use symblob_build::pipeline::lidia::{collect_from_elf, ElfOptions, SymbolSources};
 use symblob_build::{ErrorKind, Location};
 
 use crate::common::testdata;

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 use proptest::prelude::*;
 use serde_json::Value;
 use symblob::lidia::LidiaFile;
-use symblob_build::lidia::{
-    build_from_elf, collect_from_elf, write_from_elf, ElfOptions, Flags, LidiaWriter, LineEntry,
-    RangeSpec, SymbolSources,
+use symblob_build::lidia::{Flags, LidiaWriter, LineEntry, RangeSpec};
+use symblob_build::pipeline::lidia::{
+    build_from_elf, collect_from_elf, write_from_elf, ElfOptions, SymbolSources,
 };
 
 use crate::common::{files_ending_in, shared_testdata, testdata};

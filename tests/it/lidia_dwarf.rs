@@ -17,7 +17,9 @@ use std::path::Path;
 
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::{DebugFiles, DwarfOptions};
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::lidia::LidiaWriter;
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::ElfOptions;
 
 use fixtures::fixtures;
 use oracle::{Frame, ModelRange};
@@ -41,7 +43,7 @@ fn build_bytes(
         ..DwarfOptions::default()
     });
     let mut writer = LidiaWriter::new(options.lidia);
-    dwarf::collect(bin, data, &options, &mut writer)?;
+    collect_dwarf(bin, data, &options, &mut writer)?;
     Ok(writer.finish())
 }
 

@@ -5,7 +5,7 @@
 //! code: its depth-0 span and one span per inlined call at its inline depth, with call
 //! file and call line, each with the line rows it owns; then depth-0 groups from the
 //! symbol table for code DWARF does not describe. Writers turn the groups into their
-//! format (Lidia: [`crate::lidia::dwarf`]); nothing here knows any output format.
+//! format (Lidia: [`crate::pipeline::lidia::collect_dwarf`]); nothing here knows any output format.
 //!
 //! Pipeline (each step documents its exact rules):
 //! 1. find the DWARF (`elf::find_debug_file`: the ELF, `--debug-file`, build ID,
@@ -404,8 +404,8 @@ mod tests {
     use object::{Object, ObjectSection};
 
     use super::*;
-    use crate::lidia::dwarf::collect;
     use crate::lidia::LidiaWriter;
+    use crate::pipeline::lidia::collect_dwarf as collect;
 
     /// A test program with DWARF (built with `gcc -g`).
     fn program() -> (std::path::PathBuf, Vec<u8>) {
@@ -414,13 +414,13 @@ mod tests {
         (path, data)
     }
 
-    fn options() -> crate::lidia::ElfOptions {
-        crate::lidia::ElfOptions {
+    fn options() -> crate::pipeline::lidia::ElfOptions {
+        crate::pipeline::lidia::ElfOptions {
             lidia: crate::lidia::Flags {
                 files: true,
                 lines: true,
             },
-            ..crate::lidia::ElfOptions::with_dwarf(DwarfOptions::default())
+            ..crate::pipeline::lidia::ElfOptions::with_dwarf(DwarfOptions::default())
         }
     }
 

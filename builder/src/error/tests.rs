@@ -10,7 +10,7 @@ use object::Object;
 use super::*;
 use crate::dwarf::{DebugFiles, DwarfOptions};
 use crate::ksym::{build, BuildOptions, InputOptions};
-use crate::lidia::{collect_from_elf, ElfOptions};
+use crate::pipeline::lidia::{collect_from_elf, ElfOptions};
 use crate::text::{parse_kallsyms, parse_nm};
 
 fn testdata(path: &str) -> PathBuf {

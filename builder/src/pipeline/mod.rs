@@ -11,3 +11,5 @@ pub mod ksym;
 
 #[cfg(feature = "breakpad")]
 pub mod breakpad;
+#[cfg(feature = "lidia")]
+pub mod lidia;

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use symblob_build::dwarf::{DebugFiles, DwarfOptions};
-use symblob_build::lidia::{dwarf, ElfOptions, Flags, LidiaWriter};
+use symblob_build::lidia::{Flags, LidiaWriter};
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::ElfOptions;
 use symblob_build::{Warning, WarningKind};
 
 use super::fixtures::fixtures;
@@ -30,7 +32,7 @@ fn build(bin: &Path, debug_file: Option<&Path>, mismatch_ok: bool) -> Result<Vec
         ..ElfOptions::default()
     };
     let mut writer = LidiaWriter::new(options.lidia);
-    dwarf::collect(bin, &data, &options, &mut writer)
+    collect_dwarf(bin, &data, &options, &mut writer)
         .map(|stats| stats.warnings)
         .map_err(|e| e.to_string())
 }

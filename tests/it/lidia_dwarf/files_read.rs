@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 
 use symblob_build::dwarf::DwarfOptions;
 use symblob_build::input::FileRole;
-use symblob_build::lidia::{dwarf, write_from_elf, ElfOptions, LidiaWriter};
+use symblob_build::lidia::LidiaWriter;
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::{write_from_elf, ElfOptions};
 use symblob_build::symbfile::extract::{self, ExtractOptions};
 use symblob_build::ErrorKind;
 
@@ -29,7 +31,7 @@ fn files_read(bin: &Path) -> Vec<(PathBuf, FileRole)> {
     let data = std::fs::read(bin).expect("read fixture");
     let options = ElfOptions::with_dwarf(DwarfOptions::default());
     let mut writer = LidiaWriter::new(options.lidia);
-    let lidia = dwarf::collect(bin, &data, &options, &mut writer).expect("DWARF build");
+    let lidia = collect_dwarf(bin, &data, &options, &mut writer).expect("DWARF build");
     let symbfile = extract::ranges(bin, &ExtractOptions::default()).expect("extraction");
     let (a, b) = (
         sorted(&lidia.files_read),

@@ -8,7 +8,9 @@ use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
 use symblob_build::elf::read_elf;
 use symblob_build::ksym::{Demangle, InputOptions, TypeFilter};
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter, SymbolSources};
+use symblob_build::lidia::LidiaWriter;
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::{ElfOptions, SymbolSources};
 
 use super::fixtures::fixtures;
 
@@ -42,7 +44,7 @@ fn lidia_names(bin: &Path, data: &[u8], symtab: bool) -> Vec<(u64, String)> {
         ..ElfOptions::default()
     };
     let mut writer = LidiaWriter::new(options.lidia);
-    dwarf::collect(bin, data, &options, &mut writer).expect("DWARF build");
+    collect_dwarf(bin, data, &options, &mut writer).expect("DWARF build");
     let blob = writer.finish();
     let file = LidiaFile::parse(&blob).expect("parse");
     file.ranges()

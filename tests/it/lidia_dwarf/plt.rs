@@ -6,7 +6,9 @@ use std::process::Command;
 
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::lidia::LidiaWriter;
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::ElfOptions;
 
 use super::fixtures::fixtures;
 use crate::common::{missing_oracle, tool};
@@ -59,7 +61,7 @@ fn plt_names_like_objdump(fixture: &str, objdump: &str, demangle: bool) {
         ..ElfOptions::default()
     };
     let mut writer = LidiaWriter::new(options.lidia);
-    dwarf::collect(bin, &data, &options, &mut writer).expect("DWARF build");
+    collect_dwarf(bin, &data, &options, &mut writer).expect("DWARF build");
     let blob = writer.finish();
     let file = LidiaFile::parse(&blob).expect("parse");
     let mut differ = Vec::new();

@@ -3,9 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
+use symblob_build::dwarf::DwarfStats;
 use symblob_build::dwarf::{DebugFiles, DwarfOptions};
-use symblob_build::lidia::dwarf::{self, DwarfStats};
-use symblob_build::lidia::{ElfOptions, LidiaWriter};
+use symblob_build::lidia::LidiaWriter;
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::ElfOptions;
 
 use super::fixtures::{fixtures, DWZ_PROGRAMS};
 use super::{
@@ -120,7 +122,7 @@ impl Alone {
     fn build(&self, options: &ElfOptions) -> (DwarfStats, Vec<String>, Vec<u8>) {
         let mut writer = LidiaWriter::new(options.lidia);
         let stats =
-            dwarf::collect(&self.path, &self.data, options, &mut writer).expect("build goes on");
+            collect_dwarf(&self.path, &self.data, options, &mut writer).expect("build goes on");
         let texts = stats.warnings.iter().map(ToString::to_string).collect();
         (stats, texts, writer.finish())
     }

@@ -8,7 +8,9 @@ use std::process::Command;
 
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{dwarf, ElfOptions, LidiaWriter};
+use symblob_build::lidia::LidiaWriter;
+use symblob_build::pipeline::lidia::collect_dwarf;
+use symblob_build::pipeline::lidia::ElfOptions;
 use symblob_build::symbfile::extract::{ranges, ExtractOptions};
 
 use crate::common::{missing_oracle, tool};
@@ -28,7 +30,7 @@ fn lidia_outer_names(bin: &Path, addrs: &[u64]) -> Vec<Option<String>> {
         ..ElfOptions::default()
     };
     let mut writer = LidiaWriter::new(options.lidia);
-    dwarf::collect(bin, &data, &options, &mut writer).expect("DWARF build");
+    collect_dwarf(bin, &data, &options, &mut writer).expect("DWARF build");
     let blob = writer.finish();
     let file = LidiaFile::parse(&blob).expect("our reader opens the file");
     addrs

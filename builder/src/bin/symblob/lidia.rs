@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 use clap::{ArgGroup, Args, Subcommand};
 use symblob::lidia::{LidiaFile, Str};
 use symblob_build::dwarf::DwarfOptions;
-use symblob_build::lidia::{self, BuildReport, ElfOptions, Flags, SymbolSources};
+use symblob_build::lidia::{self, Flags};
 use symblob_build::output::build_outputs;
+use symblob_build::pipeline::lidia::{BuildReport, ElfOptions, SymbolSources};
 use symblob_build::{Error, Location};
 
 use crate::common::{display_name, output_name, print, read_input, Failure, Outcome, Result};
@@ -153,7 +154,8 @@ fn build(args: BuildArgs) -> Result<()> {
             format!("lidia: reading {input_name}"),
         );
         let input = symblob_build::input::open(&args.elf)?;
-        let collected = lidia::collect_with_report(&args.elf, &input, &options);
+        let collected =
+            symblob_build::pipeline::lidia::collect_with_report(&args.elf, &input, &options);
         bar.finish();
         let (writer, report) = collected?;
         // The build may have found files by itself (`<ELF>.dwp`, `.dwo` files, a debug or

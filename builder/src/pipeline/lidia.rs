@@ -1,15 +1,15 @@
 //! Lidia files from an ELF file: Pyroscope's `CreateLidia`, byte for byte (spec 12), and
-//! the DWARF builder behind [`ElfOptions::dwarf`].
+//! the DWARF build behind [`ElfOptions::dwarf`] (the DWARF source's function groups given
+//! to the writer, [`LidiaWriter::add_groups`]).
 
 use std::path::Path;
 
-use super::dwarf;
-use super::writer::{Flags, Layout, LidiaWriter, RangeSpec};
-use crate::dwarf::{DwarfOptions, GroupContents};
+use crate::dwarf::{build_groups, DwarfOptions, DwarfStats, GroupContents};
 use crate::elf::file::ElfFile;
 use crate::elf::symbols_go as symbols;
 use crate::gopclntab::{self, PclntabError};
 use crate::input::FilesRead;
+use crate::lidia::{Flags, Layout, LidiaWriter, RangeSpec};
 use crate::{output, Error, ErrorKind, Location, Progress, Result, Warning};
 
 /// What to read from the ELF file and what to store, in three groups, each handed only
@@ -93,11 +93,11 @@ pub struct Stats {
 /// What a build read beside the ranges it found: [`collect_with_report`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BuildReport {
-    /// Non-fatal problems of a DWARF build (see [`dwarf::DwarfStats::warnings`]); empty
+    /// Non-fatal problems of a DWARF build (see [`DwarfStats::warnings`]); empty
     /// for symbol builds.
     pub warnings: Vec<Warning>,
     /// Every file read: the ELF alone for a symbol build; for a DWARF build also the
-    /// files it found by itself (see [`dwarf::DwarfStats::files_read`]), which no output
+    /// files it found by itself (see [`DwarfStats::files_read`]), which no output
     /// may replace.
     pub files_read: FilesRead,
     /// The ranges each source gave, in the order read: for a DWARF build `dwarf` (the
@@ -136,7 +136,7 @@ pub fn write_from_elf(path: &Path, out: &Path, options: &ElfOptions) -> Result<S
 /// Adds the ranges of the ELF `data` (read from `path`) to a new writer, in Go's order:
 /// symbols in table order, then `.gopclntab` functions in functab order. The warnings of
 /// a DWARF build are not returned here: [`write_from_elf`], [`collect_with_report`] and
-/// [`dwarf::collect`] return them.
+/// [`collect_dwarf`] return them.
 pub fn collect_from_elf(path: &Path, data: &[u8], options: &ElfOptions) -> Result<LidiaWriter> {
     collect_with_report(path, data, options).map(|(writer, _)| writer)
 }
@@ -151,7 +151,7 @@ pub fn collect_with_report(
     let name = path.display().to_string();
     let elf = ElfFile::parse(data).map_err(|e| e.with_input(&name))?;
     if options.dwarf.is_some() {
-        let stats = dwarf::collect(path, data, options, &mut writer)?;
+        let stats = collect_dwarf(path, data, options, &mut writer)?;
         let report = BuildReport {
             warnings: stats.warnings,
             files_read: stats.files_read,
@@ -204,6 +204,30 @@ pub fn collect_with_report(
         sources,
     };
     Ok((writer, report))
+}
+
+/// Adds the ranges of the ELF `data` (read from `path`) to `writer`: DWARF functions and
+/// inlined calls with files and lines, and symbol-table ranges for code DWARF lacks, in
+/// a deterministic order. `options.dwarf` (the default [`DwarfOptions`] when `None`),
+/// `symbols.symtab`, the writer's flags (which decide whether rows are read) and
+/// `progress` apply; see [`crate::dwarf`]. Returns what was found, with the warnings of
+/// units that could not be read.
+pub fn collect_dwarf(
+    path: &Path,
+    data: &[u8],
+    options: &ElfOptions,
+    writer: &mut LidiaWriter,
+) -> Result<DwarfStats> {
+    let default = DwarfOptions::default();
+    let dwarf = options.dwarf.as_ref().unwrap_or(&default);
+    build_groups(
+        path,
+        data,
+        dwarf,
+        options.group_contents(),
+        &options.progress,
+        |groups, _| writer.add_groups(groups),
+    )
 }
 
 /// A depth-0 range with no file, call site or lines: what every symbol becomes.

@@ -1,6 +1,10 @@
-//! Handing the final groups to a [`LidiaWriter`] on every core, with exactly the bytes of
-//! adding their spans one by one in order (groups in address order, spans in (start,
-//! depth) order).
+//! The model's function groups as Lidia ranges: every span of every group becomes one
+//! range, groups in address order and spans in (start, depth) order, so the file answers
+//! lookups like `llvm-symbolizer --inlining --functions=linkage`, and Pyroscope's Go
+//! reader still selects the right frames.
+//!
+//! The groups are handed to the [`LidiaWriter`] on every core, with exactly the bytes of
+//! adding their spans one by one in that order.
 //!
 //! The order-dependent part of adding a range is interning its strings: offsets follow
 //! first insertion (spec 13.1). It is split in three steps:
@@ -25,15 +29,18 @@ use crate::model::{Group, Span};
 /// inlined callees) meet in one part and are merged once.
 const MIN_PART: usize = 2048;
 
-/// Adds every span of `groups` to `writer` as [`emit`](super::emit) would, using the
-/// rayon pool, and frees the groups.
-pub(crate) fn emit_parallel(groups: Vec<Group<'_>>, writer: &mut LidiaWriter) {
-    let parts = rayon::current_num_threads().saturating_mul(4).max(1);
-    let part_len = groups.len().div_ceil(parts).max(MIN_PART);
-    emit_in_parts(groups, writer, part_len);
+impl LidiaWriter {
+    /// Adds every span of the model's `groups` as one range each, in order (groups in
+    /// address order, spans in (start, depth) order), on the rayon pool, and frees the
+    /// groups. The bytes are those of adding the ranges one by one.
+    pub fn add_groups(&mut self, groups: Vec<Group<'_>>) {
+        let parts = rayon::current_num_threads().saturating_mul(4).max(1);
+        let part_len = groups.len().div_ceil(parts).max(MIN_PART);
+        emit_in_parts(groups, self, part_len);
+    }
 }
 
-/// [`emit_parallel`] with parts of `part_len` groups.
+/// [`LidiaWriter::add_groups`] with parts of `part_len` groups.
 fn emit_in_parts(mut groups: Vec<Group<'_>>, writer: &mut LidiaWriter, part_len: usize) {
     let files = writer.flags().files;
     let part_len = part_len.max(1);
