@@ -13,3 +13,6 @@ pub mod ksym;
 pub mod breakpad;
 #[cfg(feature = "lidia")]
 pub mod lidia;
+
+#[cfg(test)]
+mod layers;

@@ -14,8 +14,8 @@ mod tests;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::breakpad::Module;
 use crate::model::Model;
+use crate::model::Module;
 use crate::Result;
 
 /// What a `.sym` file holds, read into the model.
