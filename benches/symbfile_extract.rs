@@ -7,14 +7,14 @@
 //! and `symbfile_return_pads/<input>` (disassembly of every function, spec §6).
 //!
 //! Peak memory is not measurable inside criterion; BENCHMARKS.md gives `/usr/bin/time -v`
-//! figures of a process that runs `symbfile::extract::ranges` once.
+//! figures of a process that runs `symblob_build::extract::ranges` once.
 
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use symblob_build::symbfile::extract::{ranges, ExtractOptions};
-use symblob_build::symbfile::retpads::return_pads;
+use symblob_build::extract::{ranges, ExtractOptions};
+use symblob_build::retpads::return_pads;
 
 fn input() -> Option<(String, PathBuf)> {
     let p = std::env::var_os("SYMBLOB_BENCH_ELF")

@@ -16,12 +16,12 @@ use symblob::Detected;
 
 use crate::breakpad::Module;
 use crate::dwarf::{DebugFiles, DwarfOptions};
+use crate::extract::{self, ExtractOptions};
 use crate::gsym::GsymOptions;
 use crate::input::FilesRead;
 use crate::ksym::{BuildOptions, FormatVersion, InputOptions};
 use crate::model::{Contents, Model};
 use crate::pipeline::lidia::ElfOptions;
-use crate::symbfile::extract::{self, ExtractOptions};
 use crate::symbfile::SymbfileWriter;
 use crate::{readback, Error, ErrorKind, Location, Result};
 

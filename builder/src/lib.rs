@@ -150,6 +150,8 @@ pub mod dwarf;
 pub mod elf;
 #[cfg(feature = "ksym")]
 pub mod embed;
+#[cfg(feature = "symbfile")]
+pub mod extract;
 #[cfg(feature = "gopclntab")]
 pub mod gopclntab;
 #[cfg(feature = "gsym")]
@@ -163,6 +165,8 @@ pub mod model;
 pub mod output;
 pub mod pipeline;
 pub mod readback;
+#[cfg(feature = "symbfile")]
+pub mod retpads;
 #[cfg(feature = "serve")]
 pub mod serve;
 #[cfg(feature = "size")]

@@ -1,6 +1,6 @@
 //! The files beside an ELF that a DWARF read may be told about: one set of options, held by
 //! every reader of DWARF (the Lidia DWARF build's [`super::DwarfOptions`], symbfile's
-//! [`crate::symbfile::extract::ExtractOptions`]) and handed as it is to the session that
+//! [`crate::extract::ExtractOptions`]) and handed as it is to the session that
 //! opens them.
 
 use std::path::{Path, PathBuf};

@@ -14,6 +14,8 @@
 //! * [`Model`]: one input's whole content (functions, symbols, text ranges, return pads)
 //!   and [`Contents`], the kinds of facts it holds, which `symblob convert` compares with
 //!   what its target can hold.
+//! * [`RangeRecord`] / [`ReturnPadRecord`]: symblib's flat records (a function's range at
+//!   one inline depth with its rows; a return address's inline trace).
 //! * [`Module`]: an image's identity as crash reporting names it (debug ID, code ID, name).
 //! * [`CfiRecord`] / [`CfiRow`]: unwind rules of address ranges (Breakpad `STACK CFI`).
 //! * `ImageMap` / `MapImage` (feature `cif`): a process's loaded images, as CIF holds them.
@@ -24,6 +26,7 @@ mod function;
 mod image_map;
 mod module;
 mod names;
+mod records;
 mod symbols;
 mod unwind;
 
@@ -36,6 +39,8 @@ pub use module::Module;
 pub(crate) use module::{debug_id, upper_hex};
 pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
 pub use names::{Demangle, NameError};
+pub(crate) use records::SCRATCH_SLOTS;
+pub use records::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 pub(crate) use symbols::accept;
 pub use symbols::{InputOptions, Symbol, SymbolList, TypeFilter};
 pub use unwind::{CfiRecord, CfiRow};

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use symblob::symbfile::{Record, SymbFile};
 
 use super::reader_error;
+use crate::model::SCRATCH_SLOTS;
 use crate::model::{sort_spans, Bytes, Group, Model, PadFrame, ReturnPad, Row, Span};
-use crate::symbfile::record::SCRATCH_SLOTS;
 use crate::{Error, Location, Result};
 
 /// Reads the symbfile `bytes` (named `input` in errors) into the model.

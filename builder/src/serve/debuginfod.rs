@@ -53,8 +53,8 @@ use super::reply::{Failure, Refused};
 use super::symbolize::{self, Request};
 use super::upload::chain;
 use super::State;
-use crate::symbfile::build::extract_ranges;
-use crate::symbfile::extract::ExtractOptions;
+use crate::extract::ExtractOptions;
+use crate::pipeline::symbfile::extract_ranges;
 use crate::symbfile::fileid::FileId;
 
 /// Fetches running at once; each holds a blocking thread and a temporary file.

@@ -53,7 +53,7 @@ impl FileId {
 
     /// 32 lowercase hex digits.
     pub fn hex(&self) -> String {
-        crate::elf::hex(&self.0)
+        crate::hex::hex(&self.0)
     }
 
     /// The "ES" form: URL-safe base64 without padding (22 characters).

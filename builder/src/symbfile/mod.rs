@@ -10,11 +10,12 @@
 //!   in O(log n) (a symbolization service's or the command line's many lookups).
 //! * [`upload`]: the REST upload (`push`) and the static download layout (`publish`)
 //!   (feature `upload`).
-//! * [`extract`]: range records from an executable (DWARF by symblib's algorithm, Go
-//!   pclntab, ELF symbols, merged by coverage).
-//! * [`retpads`]: return-pad records from the range records and the machine code.
-//! * [`build`]: both symbfiles of an executable made in one pass and written (streamed,
-//!   or cut into parts as they grow) or kept in memory for an upload.
+//!
+//! The records come from the model ([`crate::model::RangeRecord`]); the sources that make
+//! them from an executable are [`crate::extract`] (DWARF by symblib's algorithm, Go
+//! pclntab, ELF symbols, merged by coverage) and [`crate::retpads`] (return pads from the
+//! range records and the machine code); both files of an executable made in one pass are
+//! [`crate::pipeline::symbfile`].
 //!
 //! # Example
 //!
@@ -36,8 +37,6 @@
 //! # Ok::<(), symblob_build::Error>(())
 //! ```
 
-pub mod build;
-pub mod extract;
 pub mod fileid;
 pub mod index;
 #[cfg(feature = "json")]
@@ -45,7 +44,6 @@ pub mod json;
 pub mod model;
 pub mod parts;
 pub mod record;
-pub mod retpads;
 pub mod text;
 #[cfg(feature = "upload")]
 pub mod upload;

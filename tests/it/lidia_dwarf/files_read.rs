@@ -8,11 +8,11 @@
 use std::path::{Path, PathBuf};
 
 use symblob_build::dwarf::DwarfOptions;
+use symblob_build::extract::{self, ExtractOptions};
 use symblob_build::input::FileRole;
 use symblob_build::lidia::LidiaWriter;
 use symblob_build::pipeline::lidia::collect_dwarf;
 use symblob_build::pipeline::lidia::{write_from_elf, ElfOptions};
-use symblob_build::symbfile::extract::{self, ExtractOptions};
 use symblob_build::ErrorKind;
 
 use super::fixtures::fixtures;

@@ -8,9 +8,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use symblob::symbfile::{Range, SymbFile};
-use symblob_build::symbfile::extract::{ranges, ExtractOptions};
+use symblob_build::extract::{ranges, ExtractOptions};
+use symblob_build::retpads::return_pads;
 use symblob_build::symbfile::index::SymbfileIndex;
-use symblob_build::symbfile::retpads::return_pads;
 use symblob_build::symbfile::{
     decode, LineRow, PadEntry, RangeRecord, Record, ReturnPadRecord, SymbfileWriter, WriterOptions,
 };

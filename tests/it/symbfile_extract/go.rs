@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use symblob::lidia::LidiaFile;
+use symblob_build::extract::{ranges, ExtractOptions};
 use symblob_build::pipeline::lidia::{build_from_elf, ElfOptions, SymbolSources};
-use symblob_build::symbfile::extract::{ranges, ExtractOptions};
 
 use crate::common::{missing_oracle, shared_testdata, testdata, tool};
 

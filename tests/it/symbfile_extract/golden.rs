@@ -6,10 +6,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use symblob_build::symbfile::extract::{
+use symblob_build::extract::{
     ranges, ranges_from_bytes, ExtractOptions, RangeRecord, ReturnPadRecord,
 };
-use symblob_build::symbfile::retpads::{return_pads, return_pads_from_bytes};
+use symblob_build::retpads::{return_pads, return_pads_from_bytes};
 use symblob_build::symbfile::{text, Record};
 
 use crate::common::{shared_testdata, testdata};

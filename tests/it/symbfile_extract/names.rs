@@ -8,10 +8,10 @@ use std::process::Command;
 
 use symblob::lidia::LidiaFile;
 use symblob_build::dwarf::DwarfOptions;
+use symblob_build::extract::{ranges, ExtractOptions};
 use symblob_build::lidia::LidiaWriter;
 use symblob_build::pipeline::lidia::collect_dwarf;
 use symblob_build::pipeline::lidia::ElfOptions;
-use symblob_build::symbfile::extract::{ranges, ExtractOptions};
 
 use crate::common::{missing_oracle, tool};
 use crate::lidia_dwarf::fixtures::fixtures;

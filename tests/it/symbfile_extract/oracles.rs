@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use symblob_build::symbfile::extract::{demangle, ranges, ExtractOptions, RangeRecord};
+use symblob_build::extract::{demangle, ranges, ExtractOptions, RangeRecord};
 
 use crate::common::{missing_oracle, tool};
 use crate::lidia_dwarf::fixtures::{fixtures, DWZ_PROGRAMS};

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use symblob_build::symbfile::extract::{ranges, ExtractOptions, RangeRecord, ReturnPadRecord};
-use symblob_build::symbfile::retpads::return_pads;
+use symblob_build::extract::{ranges, ExtractOptions, RangeRecord, ReturnPadRecord};
+use symblob_build::retpads::return_pads;
 
 use super::oracles::{agree, base_name, levels};
 use crate::common::{missing_oracle, run_scratch_dir, shared_testdata, testdata, tool};
@@ -282,13 +282,8 @@ fn corrupt_dwarf_never_panics() {
     let data = std::fs::read(bin).unwrap();
     let options = ExtractOptions::default();
     for d in crate::lidia_dwarf::corrupt_dwarf_variants(&data, 0x2545_F491_4F6C_DD1D) {
-        if let Ok(ex) = symblob_build::symbfile::extract::ranges_from_bytes(&d, "corrupt", &options)
-        {
-            let _ = symblob_build::symbfile::retpads::return_pads_from_bytes(
-                &d,
-                "corrupt",
-                &ex.records,
-            );
+        if let Ok(ex) = symblob_build::extract::ranges_from_bytes(&d, "corrupt", &options) {
+            let _ = symblob_build::retpads::return_pads_from_bytes(&d, "corrupt", &ex.records);
         }
     }
 }

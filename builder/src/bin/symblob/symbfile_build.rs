@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
+use symblob_build::extract::{ExtractOptions, ExtractStats};
 use symblob_build::output::same_output;
-use symblob_build::symbfile::build::{self, ExtractedParts, Targets, Written};
-use symblob_build::symbfile::extract::{ExtractOptions, ExtractStats};
+use symblob_build::pipeline::symbfile::{self as build, ExtractedParts, Targets, Written};
 
 use crate::common::{output_name, parse_size, Failure, Result};
 use crate::dwarf_args::DwarfArgs;

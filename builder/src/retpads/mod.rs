@@ -1,4 +1,6 @@
-//! Return pads from range records and the executable's code (spec §6).
+//! Return pads from range records and the executable's code (spec §6 of symbfile): a
+//! source that reads the machine code (x86-64 through iced-x86, AArch64 by its fixed
+//! encoding) and gives the model's [`ReturnPadRecord`]s.
 //!
 //! Records are grouped by function: a group starts at each depth-0 record, except that a
 //! depth-0 record continuing the previous piece of the same function (a split at a change
@@ -13,7 +15,7 @@ use std::path::Path;
 use object::{Object, ObjectSegment};
 
 pub use self::decode::{calls, Arch, Call};
-use super::record::{PadEntry, RangeRecord, ReturnPadRecord};
+use crate::model::{PadEntry, RangeRecord, ReturnPadRecord};
 use crate::{Error, ErrorKind, Location, Result};
 
 /// The return pads of the ELF file at `path` for its range records `ranges` (in the order

@@ -3,7 +3,7 @@
 
 use object::{Object, ObjectSegment, SegmentFlags};
 
-use crate::symbfile::record::RangeRecord;
+use crate::model::RangeRecord;
 use crate::{Error, ErrorKind, Result};
 
 /// One bit per `scale` bytes of one executable segment.

@@ -2,6 +2,14 @@
 //! DWARF first (symblib's walk), then Go `.gopclntab`, `.symtab` and
 //! `.dynsym`, merged through a coverage map (spec §5.6).
 //!
+//! A source, and the documented variant of [`crate::dwarf`]'s walk that symblib's record
+//! rules need: it opens its files through the same session (debug file found and
+//! checked, split units, dwz supplementary file) and loads the sections the same way, but
+//! walks each unit's DIEs by symblib's rules and yields the model's flat
+//! [`RangeRecord`]s rather than function groups: one record per range of a function or
+//! inlined call, cut where the source file changes, with symblib's names
+//! ([`crate::demangle::symblib`]).
+//!
 //! The one deliberate difference from symblib: a function split into several depth-0
 //! records at a change of source file has each piece followed by its own inline records,
 //! so none is dropped by the merge (symblib keeps only those of the last piece).
@@ -32,7 +40,6 @@ use object::{Object, ObjectSymbol, SymbolKind};
 pub use self::dwarf::DwarfStats;
 pub use self::merge::SourceStats;
 use self::merge::{CoverageMap, SourceMerge};
-pub use super::record::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 pub use crate::demangle::symblib::demangle;
 use crate::dwarf::load::SectionStore;
 use crate::dwarf::session::{self, SplitUnits};
@@ -41,6 +48,7 @@ use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
 use crate::gopclntab::{self, LineSpan};
 use crate::input::{FilesRead, InputBytes};
+pub use crate::model::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 use crate::{Error, ErrorKind, Location, Result, Warning};
 
 /// What to extract.

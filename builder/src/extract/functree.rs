@@ -14,7 +14,7 @@ use super::walk::{Function, Instance, MAX_FUNCTION_DEPTH};
 use crate::demangle::symblib::demangle;
 use crate::dwarf::Slice;
 use crate::fast_hash::FastMap;
-use crate::symbfile::record::LineRow;
+use crate::model::LineRow;
 
 const NO_INSTANCE: usize = usize::MAX;
 

@@ -3,7 +3,7 @@
 //! a worker thread and handed on later; holding them this way costs no allocation per
 //! record, and handing them on fills one reused [`RangeRecord`].
 
-use crate::symbfile::record::{LineRow, RangeRecord};
+use crate::model::{LineRow, RangeRecord};
 
 /// No string (a file or call file that is absent).
 pub(crate) const NO_STRING: u32 = u32::MAX;

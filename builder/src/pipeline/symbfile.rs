@@ -1,7 +1,7 @@
 //! The symbfiles of an executable, made and written in one pass: range records streamed
 //! from the extraction into the writer, return pads made from them function by function,
 //! each file streamed to its output or cut into self-contained parts as it grows
-//! ([`parts`](super::parts)), or kept in memory for an upload.
+//! ([`parts`](crate::symbfile::parts)), or kept in memory for an upload.
 //!
 //! Files are written by [`crate::output::build_outputs`]: an output that is an input is
 //! refused before anything is read, one that is a file the extraction found by itself
@@ -11,12 +11,13 @@
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
-use super::extract::{self, ExtractOptions, ExtractStats};
-use super::parts::PartSplitter;
-use super::retpads::PadMaker;
-use super::{RangeRecord, Record, SymbfileWriter, WriterOptions};
+use crate::extract::{self, ExtractOptions, ExtractStats};
 use crate::input::FilesRead;
+use crate::model::{RangeRecord, ReturnPadRecord};
 use crate::output::{build_outputs, refuse_same_file, Outputs};
+use crate::retpads::PadMaker;
+use crate::symbfile::parts::PartSplitter;
+use crate::symbfile::{Record, SymbfileWriter, WriterOptions};
 use crate::{Error, Result, Warning};
 
 /// Where the symbfiles of [`write_files`] go.
@@ -262,7 +263,7 @@ impl<'o> Sinks<'o> {
         }
     }
 
-    fn pad(&mut self, pad: super::ReturnPadRecord) {
+    fn pad(&mut self, pad: ReturnPadRecord) {
         if let Some(d) = &mut self.pads {
             self.pad_count += 1;
             if let Err(e) = d.push(Record::ReturnPad(pad), self.outputs) {

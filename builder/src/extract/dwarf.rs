@@ -11,7 +11,7 @@ use super::DwarfInput;
 use crate::dwarf::session::split_unit;
 use crate::dwarf::Slice;
 use crate::fast_hash::fast_map;
-use crate::symbfile::record::RangeRecord;
+use crate::model::RangeRecord;
 
 /// What the DWARF pass found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
