@@ -19,7 +19,8 @@ use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use symblob_build::size::{archive_elf, loader, writer, ArchiveOptions, ElfArchiveInput};
+use symblob_build::pipeline::size::{archive_elf, ElfArchiveInput};
+use symblob_build::size::{loader, writer, ArchiveOptions};
 
 #[path = "support/elf_inputs.rs"]
 mod elf_inputs;

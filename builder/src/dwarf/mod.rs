@@ -31,6 +31,8 @@
 
 mod attach;
 mod debug_files;
+#[cfg(feature = "size")]
+mod decl_paths;
 mod inlines;
 mod lines;
 pub(crate) mod load;
@@ -43,6 +45,8 @@ mod split;
 mod sup;
 mod symtab_fill;
 mod symtab_gsym;
+#[cfg(feature = "size")]
+mod unit_paths;
 mod units;
 
 use std::path::Path;

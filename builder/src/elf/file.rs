@@ -16,30 +16,7 @@ use object::{Endianness, FileKind};
 
 use crate::error::{Error, ErrorKind, Location};
 
-/// One section header, with its name resolved.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Section<'a> {
-    /// Name from the section-name string table.
-    pub name: &'a [u8],
-    /// `sh_type`.
-    pub kind: u32,
-    /// `sh_flags`.
-    pub flags: u64,
-    /// `sh_addr`.
-    pub addr: u64,
-    /// `sh_offset`.
-    pub offset: u64,
-    /// `sh_size` (for a compressed section: the compressed size in the file).
-    pub size: u64,
-    /// `sh_link`.
-    pub link: u32,
-    /// `sh_entsize`.
-    #[cfg_attr(not(feature = "size"), allow(dead_code))] // read by SuperSize's listing only
-    pub entsize: u64,
-    /// `sh_addralign`.
-    #[cfg_attr(not(feature = "size"), allow(dead_code))] // read by SuperSize's listing only
-    pub align: u64,
-}
+pub(crate) use crate::model::SectionHeader as Section;
 
 /// What reading a section gives.
 #[derive(Debug)]

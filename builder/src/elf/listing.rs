@@ -1,6 +1,6 @@
-//! What `readelf -h -S -r -n` and `llvm-nm --no-sort --defined-only` list for an ELF file:
-//! the section headers ([`ElfFile`]), the relocation count, the build ID and every defined
-//! symbol with `llvm-nm`'s type letter. SuperSize archives are made from this listing.
+//! What `readelf -h -S -r -n` and `llvm-nm --no-sort --defined-only` list for an ELF file
+//! (the model's [`ImageListing`]): the section headers, the relocation count, the build ID
+//! and every defined symbol with `llvm-nm`'s type letter.
 //!
 //! The type letter follows the binding rule nm and `llvm-nm` share
 //! ([`binding_letter`]); on top of it, `llvm-nm` (unlike the text-only rule ksym uses)
@@ -9,40 +9,14 @@
 //! `N` debug, `n` other read-only) under that binding rule. SuperSize's symbol filters
 //! select by these letters, so they must be `llvm-nm`'s.
 
-use std::borrow::Cow;
-
 use object::elf;
 use object::read::elf::{FileHeader, RelrIterator, Sym};
 use object::{Endianness, Object, SymbolIndex};
 
 use super::file::{ElfFile, Section, SectionData};
 use super::symbols_nm::binding_letter;
+use crate::model::{ImageListing, NmSymbol};
 use crate::{Error, Location, Result};
-
-/// A defined symbol as `llvm-nm` lists it.
-#[derive(Clone, Debug)]
-pub(crate) struct NmSymbol<'a> {
-    /// Raw (mangled) name, invalid UTF-8 replaced.
-    pub name: Cow<'a, str>,
-    /// `st_value` (without the Thumb bit of an ARM function).
-    pub address: u64,
-    /// `st_size`.
-    pub size: u64,
-    /// `llvm-nm`'s type letter (`T`, `t`, `W`, `r`, `B`, …).
-    pub letter: char,
-}
-
-/// The listing of one ELF file.
-pub(crate) struct ElfListing<'a> {
-    /// Class, machine and the section headers (index 0 included).
-    pub file: ElfFile<'a>,
-    /// Number of relocation entries, as `readelf -r` counts them.
-    pub relocations: u64,
-    /// The `NT_GNU_BUILD_ID` note of a `SHT_NOTE` section.
-    pub build_id: Option<&'a [u8]>,
-    /// Defined symbols of `.symtab` in table order (`.dynsym` when there is no `.symtab`).
-    pub symbols: Vec<NmSymbol<'a>>,
-}
 
 /// Lists `data` (the file `input`).
 ///
@@ -50,7 +24,7 @@ pub(crate) struct ElfListing<'a> {
 ///
 /// An [`ErrorKind::Malformed`](crate::ErrorKind::Malformed) error naming `input` when `data` is not an ELF file or its section headers
 /// or symbol tables cannot be read.
-pub(crate) fn list_elf<'a>(data: &'a [u8], input: &str) -> Result<ElfListing<'a>> {
+pub(crate) fn list_elf<'a>(data: &'a [u8], input: &str) -> Result<ImageListing<'a>> {
     let file = ElfFile::parse(data).map_err(|e| e.with_input(input))?;
     let relocations = relocation_count(&file);
     let typed = if file.is_64 {
@@ -60,8 +34,10 @@ pub(crate) fn list_elf<'a>(data: &'a [u8], input: &str) -> Result<ElfListing<'a>
     };
     let (symbols, build_id) =
         typed.map_err(|(m, e)| Error::malformed(input, Location::Whole, m).with_source(e))?;
-    Ok(ElfListing {
-        file,
+    Ok(ImageListing {
+        is_64: file.is_64,
+        machine: file.machine,
+        sections: file.sections,
         relocations,
         build_id,
         symbols,

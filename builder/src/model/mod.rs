@@ -16,6 +16,8 @@
 //!   what its target can hold.
 //! * [`RangeRecord`] / [`ReturnPadRecord`]: symblib's flat records (a function's range at
 //!   one inline depth with its rows; a return address's inline trace).
+//! * `ImageListing`: an image's sections and symbols as readelf and llvm-nm list them;
+//!   [`SourceMapper`] / [`DeclPaths`]: the source paths DWARF gives its addresses.
 //! * [`Module`]: an image's identity as crash reporting names it (debug ID, code ID, name).
 //! * [`CfiRecord`] / [`CfiRow`]: unwind rules of address ranges (Breakpad `STACK CFI`).
 //! * `ImageMap` / `MapImage` (feature `cif`): a process's loaded images, as CIF holds them.
@@ -24,9 +26,11 @@ mod contents;
 mod function;
 #[cfg(feature = "cif")]
 mod image_map;
+mod listing;
 mod module;
 mod names;
 mod records;
+mod source_paths;
 mod symbols;
 mod unwind;
 
@@ -35,12 +39,14 @@ pub(crate) use function::innermost;
 pub use function::{function_runs, sort_spans, Bytes, Group, Row, Span};
 #[cfg(feature = "cif")]
 pub use image_map::{ImageMap, MapImage};
+pub(crate) use listing::{ImageListing, NmSymbol, SectionHeader};
 pub use module::Module;
 pub(crate) use module::{debug_id, upper_hex};
 pub(crate) use names::{check_name_bytes, check_name_length, MappingSymbols};
 pub use names::{Demangle, NameError};
 pub(crate) use records::SCRATCH_SLOTS;
 pub use records::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
+pub use source_paths::{DeclPaths, SourceMapper};
 pub(crate) use symbols::accept;
 pub use symbols::{InputOptions, Symbol, SymbolList, TypeFilter};
 pub use unwind::{CfiRecord, CfiRow};

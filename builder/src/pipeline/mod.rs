@@ -13,6 +13,8 @@ pub mod ksym;
 pub mod breakpad;
 #[cfg(feature = "lidia")]
 pub mod lidia;
+#[cfg(feature = "size")]
+pub mod size;
 #[cfg(feature = "symbfile")]
 pub mod symbfile;
 

@@ -8,8 +8,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rayon::prelude::*;
 
-use super::decl_paths::DeclPaths;
-use super::dwarf_paths::SourceMapper;
 use super::json::Json;
 use super::model::{
     self, is_bss, is_native, Container, SizeInfo, Symbol, FLAG_GENERATED_SOURCE, KNOWN_SECTIONS,
@@ -19,30 +17,26 @@ use super::paths;
 use super::signature::normalize_native_name;
 use super::strip::{removed_by_strip, stripped_layout};
 use crate::demangle::supersize;
-use crate::dwarf::load::SectionStore;
-use crate::elf::file::Section;
-use crate::elf::listing::{list_elf, ElfListing};
+use crate::model::{DeclPaths, ImageListing, SectionHeader, SourceMapper};
 use crate::{Error, ErrorKind, Location, Result};
 
-/// The input name of errors in the stripped copy ([`ElfArchiveInput::stripped`]); errors
-/// of the unstripped ELF name its `file_name`. A caller that knows the paths renames them
-/// ([`Error::with_input`]).
-pub const STRIPPED_INPUT: &str = "stripped ELF";
-
-/// An ELF file to archive.
-pub struct ElfArchiveInput<'a> {
-    /// The unstripped ELF (symbols and DWARF).
-    pub data: &'a [u8],
-    /// Its file name as recorded in `elf_file_name` and `metrics_by_file`.
+/// An ELF file as the archive is made from it: its listing, and the shipped copy's.
+pub(crate) struct ListedElf<'a> {
+    /// The unstripped ELF's listing (symbols, sections, build ID).
+    pub listing: ImageListing<'a>,
+    /// Its file name as recorded in `elf_file_name` and `metrics_by_file`; errors name it.
     pub file_name: String,
     /// Its modification time in UTC seconds (`elf_mtime`), if known.
     pub mtime: Option<i64>,
-    /// The shipped (stripped) copy, whose section sizes and file size are recorded; without
-    /// it, those of the file `strip` would write (see [`super::strip`]).
-    pub stripped: Option<&'a [u8]>,
+    /// Its size in bytes.
+    pub file_size: u64,
+    /// The shipped (stripped) copy's listing and size, whose section sizes and file size
+    /// are recorded; without it, those of the file `strip` would write (see
+    /// [`super::strip`]).
+    pub stripped: Option<(ImageListing<'a>, u64)>,
 }
 
-/// Options of [`archive_elf`]. The default gives what SuperSize writes.
+/// Options of [`archive`]. The default gives what SuperSize writes.
 #[derive(Clone, Debug, Default)]
 pub struct ArchiveOptions {
     /// Make source paths relative to this directory (instead of SuperSize's Chromium
@@ -74,7 +68,7 @@ struct Range {
 /// Sections by name in header order, without those `strip` removes; names without a
 /// leading `.` are merged into the section before them. `shstrtab_size` replaces the size
 /// of `.shstrtab` (the one `strip` would write).
-fn section_ranges(sections: &[Section<'_>], shstrtab_size: Option<u64>) -> Vec<Range> {
+fn section_ranges(sections: &[SectionHeader<'_>], shstrtab_size: Option<u64>) -> Vec<Range> {
     let mut out: Vec<Range> = Vec::new();
     // Index 0 is the null section.
     for (i, s) in sections.iter().enumerate().skip(1) {
@@ -133,57 +127,44 @@ fn arch_name(machine: object::elf::Machine) -> String {
     }
 }
 
-/// Archives one ELF file.
-pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Result<SizeInfo> {
-    let elf = list_elf(input.data, &input.file_name)?;
+/// Archives one ELF file from its listing. `source_paths` gives the source paths of its
+/// addresses (the compile units, and the declarations when `decls` is true); it runs on
+/// its own thread while the symbol table is processed.
+pub(crate) fn archive(
+    input: &ListedElf<'_>,
+    options: &ArchiveOptions,
+    source_paths: impl FnOnce(bool) -> (SourceMapper, Option<DeclPaths>) + Send,
+) -> Result<SizeInfo> {
+    let elf = &input.listing;
     // SuperSize measures the stripped file: the one given, else the one `strip` would
     // write, computed.
-    let (shipped_ranges, shipped_file_size) = match input.stripped {
-        Some(bytes) => {
-            let stripped = list_elf(bytes, STRIPPED_INPUT)?;
-            (
-                section_ranges(&stripped.file.sections, None),
-                bytes.len() as u64,
-            )
-        }
+    let (shipped_ranges, shipped_file_size) = match &input.stripped {
+        Some((stripped, size)) => (section_ranges(&stripped.sections, None), *size),
         None => {
-            let shstrtab = elf
-                .file
-                .sections
-                .iter()
-                .position(|s| s.name == b".shstrtab");
+            let shstrtab = elf.sections.iter().position(|s| s.name == b".shstrtab");
             let layout = stripped_layout(
-                &elf.file.sections,
+                &elf.sections,
                 shstrtab.unwrap_or(0),
-                elf.file.is_64,
-                input.data.len() as u64,
+                elf.is_64,
+                input.file_size,
             );
             (
-                section_ranges(&elf.file.sections, Some(layout.shstrtab_size)),
+                section_ranges(&elf.sections, Some(layout.shstrtab_size)),
                 layout.file_size,
             )
         }
     };
 
-    // DWARF is read once, while the symbol table is processed: the compile units for
-    // every `.text` symbol and, when asked for, the declarations.
+    // The paths are read while the symbol table is processed.
     let want_decls = options.decl_paths || options.data_paths;
     let (raw, (mapper, decls)) = std::thread::scope(|scope| {
-        let dwarf = scope.spawn(|| {
-            // Missing or unreadable DWARF gives no paths: they are best-effort, as in
-            // SuperSize.
-            let Some(sections) = SectionStore::load_optional(input.data) else {
-                return (SourceMapper::default(), None);
-            };
-            let decls = want_decls.then(|| DeclPaths::from_sections(&sections));
-            (SourceMapper::from_sections(&sections), decls)
-        });
-        let mut raw = unique_symbols(&elf, &section_ranges(&elf.file.sections, None));
+        let paths = scope.spawn(move || source_paths(want_decls));
+        let mut raw = unique_symbols(elf, &section_ranges(&elf.sections, None));
         raw.par_iter_mut()
             .filter(|s| supersize::is_mangled(&s.full_name))
             .for_each(|s| s.full_name = supersize::demangle(&s.full_name, !options.rich_names));
-        let raw = add_nm_aliases(raw, &aliases_by_address(&elf, !options.rich_names));
-        (raw, dwarf.join().unwrap_or_default())
+        let raw = add_nm_aliases(raw, &aliases_by_address(elf, !options.rich_names));
+        (raw, paths.join().unwrap_or_default())
     });
     let (mut raw, mut other, other_size) = add_section_symbols(raw, &shipped_ranges)?;
 
@@ -223,7 +204,7 @@ pub fn archive_elf(input: &ElfArchiveInput<'_>, options: &ArchiveOptions) -> Res
         }
     }
 
-    let container = container(input, &elf, &shipped_ranges, other_size + overhead);
+    let container = container(input, &shipped_ranges, other_size + overhead);
     // SuperSize normalises names before it sorts: the order follows the new names.
     if !options.rich_names {
         for s in raw.iter_mut().filter(|s| is_native(&s.section)) {
@@ -307,17 +288,13 @@ fn assign_source_paths(
     }
 }
 
-fn container(
-    input: &ElfArchiveInput<'_>,
-    elf: &ElfListing<'_>,
-    ranges: &[Range],
-    other: u64,
-) -> Container {
+fn container(input: &ListedElf<'_>, ranges: &[Range], other: u64) -> Container {
+    let elf = &input.listing;
     let mut metadata = BTreeMap::new();
     metadata.insert("elf_algorithm".into(), Json::Str("dwarf".into()));
-    metadata.insert("elf_arch".into(), Json::Str(arch_name(elf.file.machine)));
+    metadata.insert("elf_arch".into(), Json::Str(arch_name(elf.machine)));
     if let Some(id) = elf.build_id {
-        metadata.insert("elf_build_id".into(), Json::Str(crate::elf::hex(id)));
+        metadata.insert("elf_build_id".into(), Json::Str(crate::hex::hex(id)));
     }
     metadata.insert(
         "elf_file_name".into(),
@@ -354,7 +331,7 @@ fn container(
 
 /// nm's `CreateUniqueSymbols`: one symbol per address in the native sections, sizes
 /// filled in and clipped to the next symbol or the section end.
-fn unique_symbols(elf: &ElfListing<'_>, ranges: &[Range]) -> Vec<Symbol> {
+fn unique_symbols(elf: &ImageListing<'_>, ranges: &[Range]) -> Vec<Symbol> {
     let mut native: Vec<&Range> = ranges.iter().filter(|r| is_native(&r.name)).collect();
     native.sort_by_key(|r| (r.address, r.size));
     let (Some(first), Some(last)) = (native.first(), native.last()) else {
@@ -430,7 +407,7 @@ fn is_upper(s: &str) -> bool {
 
 /// nm's `CollectAliasesByAddress`: demangled names of `t`/`T`/`W` symbols at addresses
 /// holding more than one, sorted with `**` names last.
-fn aliases_by_address(elf: &ElfListing<'_>, llvm_spelling: bool) -> HashMap<u64, Vec<String>> {
+fn aliases_by_address(elf: &ImageListing<'_>, llvm_spelling: bool) -> HashMap<u64, Vec<String>> {
     // (address, name) of every candidate, sorted, so that each address's names are
     // contiguous and only addresses with several names allocate.
     let mut all: Vec<(u64, &str)> = elf

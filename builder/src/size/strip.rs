@@ -14,7 +14,7 @@
 //!   (`.plt` of `.rela.plt`) sharing its bytes;
 //! * the section header table follows, aligned to the address size.
 
-use crate::elf::file::Section;
+use crate::model::SectionHeader as Section;
 
 /// The stripped file: `.shstrtab`'s new size and the file size.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

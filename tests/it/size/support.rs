@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use symblob_build::size::{self, ArchiveOptions, ElfArchiveInput, SizeInfo};
+use symblob_build::pipeline::size::{archive_elf, ElfArchiveInput};
+use symblob_build::size::{ArchiveOptions, SizeInfo};
 
 use crate::common::{shared_model, testdata, tool};
 
@@ -53,7 +54,7 @@ pub fn archive(elf: &Path, stripped: Option<&Path>, options: &ArchiveOptions) ->
         mtime,
         stripped: stripped_data.as_deref(),
     };
-    size::archive_elf(&input, options).expect("archive ELF")
+    archive_elf(&input, options).expect("archive ELF")
 }
 
 /// The decompressed text of a gzipped `.size`.

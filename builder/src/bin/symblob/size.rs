@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 use symblob_build::output::refuse_same_file;
-use symblob_build::size::archive::STRIPPED_INPUT;
+use symblob_build::pipeline::size::{archive_elf, ElfArchiveInput, STRIPPED_INPUT};
 use symblob_build::size::json::Json;
 use symblob_build::size::report::{self, Format};
-use symblob_build::size::{self, diff, loader, writer, ArchiveOptions, ElfArchiveInput, SizeInfo};
+use symblob_build::size::{self, diff, loader, writer, ArchiveOptions, SizeInfo};
 use symblob_build::{Error, ErrorKind, Location, Result};
 
 use crate::common::map_input;
@@ -184,7 +184,7 @@ fn archive_path(
         mtime: mtime(path),
         stripped: stripped_data.as_deref(),
     };
-    size::archive_elf(&input, options).map_err(|e| {
+    archive_elf(&input, options).map_err(|e| {
         let about = match stripped {
             Some(copy) if e.input() == Some(Path::new(STRIPPED_INPUT)) => copy,
             _ => path,

@@ -5,14 +5,7 @@
 use gimli::{EndianSlice, RunTimeEndian};
 
 use crate::dwarf::load::SectionStore;
-
-/// Sorted `(start, end, unit)` ranges with SuperSize's lookup rule; `units` holds each
-/// unit's `(path, comp_dir)` once (a unit can have thousands of ranges).
-#[derive(Clone, Debug, Default)]
-pub struct SourceMapper {
-    ranges: Vec<(u64, u64, usize)>,
-    units: Vec<(String, String)>,
-}
+use crate::model::SourceMapper;
 
 impl SourceMapper {
     /// Reads the compile units of an ELF file's DWARF sections; unreadable units are
@@ -33,30 +26,6 @@ impl SourceMapper {
             .ranges
             .sort_unstable_by(|a, b| (a.0, a.1, &units[a.2]).cmp(&(b.0, b.1, &units[b.2])));
         mapper
-    }
-
-    /// The compile unit name of the range SuperSize's bisection picks for `address`: the
-    /// last range (in sorted order) starting at or before it, if it contains it.
-    /// Returns `(path, comp_dir)`.
-    pub fn find(&self, address: u64) -> Option<(&str, &str)> {
-        let i = self.ranges.partition_point(|r| r.0 <= address);
-        match i.checked_sub(1).map(|j| self.ranges[j]) {
-            Some((start, end, unit)) if start <= address && address < end => {
-                let (path, dir) = &self.units[unit];
-                Some((path, dir))
-            }
-            _ => None,
-        }
-    }
-
-    /// Number of ranges.
-    pub fn len(&self) -> usize {
-        self.ranges.len()
-    }
-
-    /// Whether no range was found.
-    pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
     }
 }
 

@@ -4,22 +4,12 @@
 //! address. Paths are given as the compile unit names are: relative to the unit's
 //! `DW_AT_comp_dir` when under it.
 
-use std::collections::HashMap;
-
 use gimli::{AttributeValue, EndianSlice, RunTimeEndian};
 
 use crate::dwarf::load::SectionStore;
+use crate::model::DeclPaths;
 
 type Slice<'a> = EndianSlice<'a, RunTimeEndian>;
-
-/// Address → (declaration path, compile directory) for functions and variables.
-#[derive(Clone, Debug, Default)]
-pub struct DeclPaths {
-    /// Functions by entry address.
-    pub functions: HashMap<u64, (String, String)>,
-    /// Variables by address.
-    pub variables: HashMap<u64, (String, String)>,
-}
 
 impl DeclPaths {
     /// Reads the declarations of an ELF file's DWARF sections; unreadable units give
