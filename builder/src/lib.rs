@@ -38,24 +38,30 @@
 //! | [`dwarf`] | `dwarf` | the DWARF session: loads the DWARF sections, walks units in parallel and yields function groups; [`dwarf::DwarfOptions`] and the [`dwarf::DebugFiles`] every DWARF reader holds |
 //! | [`gopclntab`] | `gopclntab` | Go functions from `.gopclntab` |
 //! | [`text`] | `text` | `nm -n` / System.map / `/proc/kallsyms` text and format detection |
-//! | [`model`] | always | the contract between sources and writers: [`model::Symbol`] lists and the one rule that keeps a symbol, function groups (spans with depth, names, call file and line, line rows) with their invariants |
+//! | [`cfi`] | `breakpad` | unwind rows from `.eh_frame` and `.debug_frame` |
+//! | [`extract`] | `symbfile` | range records by symblib's rules from DWARF, Go and ELF symbols, merged by coverage |
+//! | [`retpads`] | `symbfile` | return pads from range records and the machine code |
+//! | [`capture`] | `cif` | a live process's image map from `/proc` |
+//! | [`model`] | always | the contract between sources and writers: [`model::Symbol`] lists and the one rule that keeps a symbol, function groups (spans with depth, names, call file and line, line rows) with their invariants, symblib's flat records, unwind rows, an image's identity, listing, source paths and process map |
 //! | [`demangle`] | always | the one demangling policy of every source |
 //! | [`ksym`] | `ksym` | the ksym-bin writer: ordering, tokens, encoding, layout |
 //! | [`embed`] | `ksym` | placing a built blob into a reserved section of a linked ELF |
 //! | [`lidia`] | `lidia` | the Lidia writer: ranges, the model's function groups, Pyroscope's byte-identical layout |
-//! | [`symbfile`] | `symbfile` | symbfile records from DWARF, Go and ELF symbols, their writer, index, parts and return pads, the one-pass build of both files; upload with `upload` |
+//! | [`symbfile`] | `symbfile` | the symbfile writer, decoding, index, parts and FileID; upload with `upload` |
 //! | [`gsym`] | `gsym` | the GSYM v1 writer (LLVM's symbolization format), from the model |
 //! | [`breakpad`] | `breakpad` | the Breakpad `.sym` writer from the model, with unwind rules (`STACK CFI`) and the module identity |
 //! | [`cif`] | `cif` | CIF encoding and decoding of process image maps, JSON (with `json`) |
-//! | [`size`] | `size` | SuperSize archives: archiving from the `elf` listing and DWARF compile units, the `.size`/`.sizediff` writer and loader, diffs, reports |
+//! | [`size`] | `size` | SuperSize archives: archiving from the model's listing and source paths, the `.size`/`.sizediff` writer and loader, diffs, reports |
 //! | [`readback`] | `ksym`, `lidia`, `symbfile`, `gsym` | sources that read symblob's own formats (and GSYM files LLVM writes) back into the model, one per format, each behind that format's feature |
+//! | [`pipeline`] | per format | builds from an input file: the sources, the model, one writer and the output sequence (`ksym`, `lidia`, `breakpad`, `symbfile`, `size`) |
 //! | [`convert`] | `convert` | `symblob convert`: one source, the model, one writer |
 //! | [`serve`] | `serve` | `symblob serve`: the symbolization service of symbfile's upload API (uploads joined and published with a Lidia index, symbolize one executable or a batch, the download layout, stale parts swept, debuginfod fallback) on a directory or S3 |
 //! | [`input`], [`output`] | always | reading inputs (mapped) and writing outputs atomically; [`output::build_outputs`], the sequence every build's outputs go through |
 //!
-//! A new writer is a new module that takes what it needs from [`model`] (and, for
-//! DWARF, runs a [`dwarf`] session), without reaching into another writer; a new input
-//! is a new source module that fills the model. `docs/builder.md` walks through both.
+//! A new writer is a new module that takes what it needs from [`model`] and names no
+//! source and no other writer; its build from an input file (a [`dwarf`] session, say) is
+//! a [`pipeline`] module; a new input is a new source module that fills the model. A unit
+//! test keeps that rule; `docs/builder.md` walks through both.
 //!
 //! # Features
 //!
@@ -68,13 +74,13 @@
 //! | `text` | [`text`]: `nm -n`, System.map, `/proc/kallsyms` | | |
 //! | `gopclntab` | [`gopclntab`]: Go functions from `.gopclntab` | | |
 //! | `dwarf` | [`dwarf`]: the DWARF session | | gimli, rayon |
-//! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols; [`readback::ksym`] | `text` | |
-//! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF; [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
-//! | `symbfile` | [`symbfile`]: records extracted from DWARF, Go and ELF symbols, FileIDs, return pads decoded from x86-64 code; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
+//! | `ksym` | [`ksym`] and [`embed`]: ksym-bin from text or ELF symbols ([`pipeline::ksym`]); [`readback::ksym`] | `text` | |
+//! | `lidia` | [`lidia`]: Lidia from ELF symbols, Go pclntab or DWARF ([`pipeline::lidia`]); [`readback::lidia`] | `dwarf`, `gopclntab` | crc32c |
+//! | `symbfile` | [`symbfile`], with [`extract`] (records from DWARF, Go and ELF symbols) and [`retpads`] (return pads decoded from x86-64 and AArch64 code), [`pipeline::symbfile`]; FileIDs; [`readback::symbfile`] | `dwarf`, `gopclntab` | sha2, base64, iced-x86 |
 //! | `gsym` | [`gsym`]: GSYM v1 from the model; [`readback::gsym`] | | leb128, rayon |
-//! | `breakpad` | [`breakpad`]: Breakpad `.sym` files from ELF/DWARF, with unwind rules; [`readback::breakpad`] | `dwarf`, `gopclntab` | rayon, memchr, itoa |
-//! | `cif` | [`cif`]: process image maps and CIF | | |
-//! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives | `dwarf`, `json` | flate2, csv |
+//! | `breakpad` | [`breakpad`]: Breakpad `.sym` files from ELF/DWARF ([`pipeline::breakpad`]), with unwind rules ([`cfi`]); [`readback::breakpad`] | `dwarf`, `gopclntab` | rayon, memchr, itoa |
+//! | `cif` | [`cif`]: process image maps ([`capture`]) and CIF | | |
+//! | `size` | [`size`]: SuperSize `.size` / `.sizediff` archives ([`pipeline::size`]) | `dwarf`, `json` | flate2, csv |
 //! | `convert` | [`convert`]: between ksym-bin, Lidia, symbfile and GSYM, from Breakpad `.sym` and ELF | `ksym`, `lidia`, `symbfile`, `gsym`, `breakpad` | |
 //! | `json` | JSON forms: [`cif::ImageMap::from_json`] and [`to_json`](cif::ImageMap::to_json) (with `cif`), [`symbfile::json`] (with `symbfile`) | | serde, serde_json |
 //! | `upload` | [`symbfile::upload`]: push to a symbolization service, publish a download tree | `symbfile`, `json` | ureq, zstd |

@@ -10,7 +10,7 @@ use crate::Result;
 
 /// The input name of errors in the stripped copy ([`ElfArchiveInput::stripped`]); errors
 /// of the unstripped ELF name its `file_name`. A caller that knows the paths renames them
-/// ([`Error::with_input`]).
+/// ([`Error::with_input`](crate::Error::with_input)).
 pub const STRIPPED_INPUT: &str = "stripped ELF";
 
 /// An ELF file to archive.

@@ -36,7 +36,8 @@ pub(crate) struct ListedElf<'a> {
     pub stripped: Option<(ImageListing<'a>, u64)>,
 }
 
-/// Options of [`archive`]. The default gives what SuperSize writes.
+/// Options of an archive ([`crate::pipeline::size::archive_elf`]). The default gives what
+/// SuperSize writes.
 #[derive(Clone, Debug, Default)]
 pub struct ArchiveOptions {
     /// Make source paths relative to this directory (instead of SuperSize's Chromium
