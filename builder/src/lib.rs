@@ -102,7 +102,8 @@
 //!
 //! ```
 //! use symblob::ksym::{KsymBlob, Ksyms, TextRanges};
-//! use symblob_build::ksym::{build, parse_nm, BuildOptions, InputOptions};
+//! use symblob_build::ksym::{build, BuildOptions, InputOptions};
+//! use symblob_build::text::parse_nm;
 //!
 //! // `nm -n` output (or a System.map), kept to T/t symbols by default.
 //! let nm = b"0000000000001000 T _start\n0000000000001100 T do_fork\n0000000000001200 t helper\n";

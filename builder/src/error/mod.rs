@@ -119,7 +119,8 @@ pub struct Refusal {
 /// place in it and the underlying error.
 ///
 /// ```
-/// use symblob_build::ksym::{parse_nm, InputOptions};
+/// use symblob_build::ksym::InputOptions;
+/// use symblob_build::text::parse_nm;
 /// use symblob_build::{ErrorKind, Location};
 ///
 /// let e = parse_nm(b"1000 T a\nzz T b\n", "in.map", &InputOptions::default()).unwrap_err();
