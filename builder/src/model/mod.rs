@@ -1,9 +1,10 @@
 //! The model: what sources produce and writers consume.
 //!
-//! Sources ([`crate::dwarf`], [`crate::elf`], [`crate::gopclntab`], [`crate::text`], and
-//! [`crate::readback`] for the formats symblob writes) fill these types and know nothing of
-//! any output format; writers ([`crate::ksym`], [`crate::lidia`], [`crate::symbfile`]) read
-//! them and know nothing of where they came from.
+//! Sources (`elf`, `dwarf`, `gopclntab`, `text`, `cfi`, `extract`, `retpads`, `capture`,
+//! and `readback` for the formats symblob writes) fill these types and know nothing of
+//! any output format; writers (`ksym`, `lidia`, `gsym`, `breakpad`, `symbfile`, `size`,
+//! `cif`) read them and know nothing of where they came from. The builds that join the
+//! two are in [`crate::pipeline`].
 //!
 //! * [`Group`] / [`Span`] / [`Row`]: one function piece with its inline spans (depth,
 //!   name, source file, call file and line) and the line rows each owns; the invariant is

@@ -15,14 +15,15 @@ use crate::Result;
 pub struct ElfBuild {
     /// The blob.
     pub blob: Built,
-    /// The ELF's text ranges (see [`ElfSymbols::text_ranges`](crate::elf::ElfSymbols::text_ranges)).
+    /// The ELF's text ranges (see
+    /// [`ElfSymbols::text_ranges`](crate::elf::ElfSymbols::text_ranges)).
     pub text_ranges: Vec<Range<u64>>,
     /// The symbols read and what was skipped.
     pub symbols: SymbolList,
 }
 
-/// Reads an ELF file's text symbols ([`read_elf`]) and builds a blob from
-/// them; `input` names the file in error messages.
+/// Reads an ELF file's text symbols ([`read_elf`]) and builds a blob from them; `input`
+/// names the file in error messages.
 pub fn build_from_elf(
     data: &[u8],
     input: &str,

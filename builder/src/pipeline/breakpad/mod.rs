@@ -4,9 +4,9 @@
 //! symbols, a marker at each executable section, and the unwind rules of `.eh_frame` and
 //! `.debug_frame`.
 
-use std::path::Path;
-
 mod symbols;
+
+use std::path::Path;
 
 use object::{Object, ObjectSection, SectionFlags};
 
