@@ -5,7 +5,9 @@
 //! UTF-8 characters), so that token selection, aliases and equal names all happen often.
 
 use arbitrary::Arbitrary;
-use symblob_build::ksym::{build, BuildOptions, FormatVersion, LayoutKind, NameHash, Symbol, WholeSearchNames};
+use symblob_build::ksym::{
+    build, BuildOptions, FormatVersion, LayoutKind, NameHash, Symbol, WholeSearchNames,
+};
 use symblob_build::lidia::{LineEntry, RangeSpec};
 
 /// Name prefixes: several names share each, which makes tokens pay off.
