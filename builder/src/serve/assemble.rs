@@ -43,14 +43,29 @@ impl FileKind {
 /// zstd level of published files: the download layout is written once and read often.
 const ZSTD_LEVEL: i32 = 9;
 
-/// Publishes the file when all `parts` parts of it are in the store.
+/// Publishes the file when all `parts` parts of it are in the store, `part` being the one
+/// just stored.
 pub async fn publish_when_complete(
     state: &State,
     kind: FileKind,
     id: FileId,
-    parts: u32,
+    (part, parts): (u32, u32),
 ) -> Result<(), Refused> {
     let dir = format!("{}/{parts}", parts_dir(id, kind.name()));
+    // Parts sent in order (or in reverse, or by a few workers each taking a stretch)
+    // usually leave a neighbour of the part just stored missing: two lookups then tell
+    // that the file is not complete, and only the last parts list the folder. Listing it
+    // for every part would cost an upload of n parts n² listed entries.
+    for neighbour in [(part + 1) % parts, (part + parts - 1) % parts] {
+        if !state
+            .store
+            .exists(&format!("{dir}/{neighbour}"))
+            .await
+            .map_err(unavailable)?
+        {
+            return Ok(());
+        }
+    }
     let received = state.store.list(&dir).await.map_err(unavailable)?;
     let have: std::collections::BTreeSet<u32> = received
         .iter()
@@ -60,10 +75,10 @@ pub async fn publish_when_complete(
         return Ok(());
     }
     let mut bodies = Vec::with_capacity(parts as usize);
-    for part in 0..parts {
+    for n in 0..parts {
         match state
             .store
-            .get(&format!("{dir}/{part}"))
+            .get(&format!("{dir}/{n}"))
             .await
             .map_err(unavailable)?
         {
@@ -73,10 +88,10 @@ pub async fn publish_when_complete(
         }
     }
     publish(state, kind, id, bodies).await?;
-    for part in 0..parts {
+    for n in 0..parts {
         state
             .store
-            .delete(&format!("{dir}/{part}"))
+            .delete(&format!("{dir}/{n}"))
             .await
             .map_err(unavailable)?;
     }

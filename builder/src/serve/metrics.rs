@@ -136,8 +136,9 @@ impl Metrics {
         self.fallback[event as usize].fetch_add(1, Relaxed);
     }
 
-    /// The exposition text.
-    pub fn render(&self, cache: CacheStats) -> String {
+    /// The exposition text; `listed` is the store's count of listed entries
+    /// ([`super::store::Store::entries_listed`]).
+    pub fn render(&self, cache: CacheStats, listed: u64) -> String {
         let mut out = String::new();
         let o = &mut out;
         let _ = writeln!(o, "# HELP symblob_requests_total Requests answered.");
@@ -178,33 +179,38 @@ impl Metrics {
             (
                 "symblob_cache_hits_total",
                 "Executables found in the cache.",
-                &self.cache_hits,
+                self.cache_hits.load(Relaxed),
             ),
             (
                 "symblob_cache_misses_total",
                 "Executables read from the store.",
-                &self.cache_misses,
+                self.cache_misses.load(Relaxed),
             ),
             (
                 "symblob_stored_bytes_total",
                 "Bytes written to the store.",
-                &self.bytes_stored,
+                self.bytes_stored.load(Relaxed),
             ),
             (
                 "symblob_addresses_total",
                 "Addresses symbolized.",
-                &self.addresses,
+                self.addresses.load(Relaxed),
             ),
             (
                 "symblob_swept_parts_total",
                 "Parts of uploads never completed, removed once stale.",
-                &self.parts_swept,
+                self.parts_swept.load(Relaxed),
+            ),
+            (
+                "symblob_store_listed_entries_total",
+                "Objects and folders the store's listings returned.",
+                listed,
             ),
         ];
         for (name, help, value) in counters {
             let _ = writeln!(o, "# HELP {name} {help}");
             let _ = writeln!(o, "# TYPE {name} counter");
-            let _ = writeln!(o, "{name} {}", value.load(Relaxed));
+            let _ = writeln!(o, "{name} {value}");
         }
         for event in Fallback::ALL {
             let (name, help) = event.describe();

@@ -362,7 +362,9 @@ async fn no_such_endpoint(axum::Extension(RequestId(id)): axum::Extension<Reques
 async fn metrics_handler(Shared(state): Shared<Arc<State>>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(state.cache.stats()),
+        state
+            .metrics
+            .render(state.cache.stats(), state.store.entries_listed()),
     )
         .into_response()
 }

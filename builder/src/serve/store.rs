@@ -16,6 +16,7 @@
 //! | `uploads/<es>/<kind>/<parts>/<part>` | a received part until its file is complete |
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -62,6 +63,9 @@ pub struct Store {
     describe: String,
     /// The directory of a local store.
     local: Option<PathBuf>,
+    /// Entries listings have returned (objects and folders), for the metrics: the upload
+    /// path's cost grows with them.
+    listed: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Store {
@@ -114,6 +118,7 @@ impl Store {
                 inner,
                 describe: spec.to_owned(),
                 local: None,
+                listed: Arc::default(),
             });
         }
         std::fs::create_dir_all(spec).map_err(|e| Error::io(spec, e))?;
@@ -123,6 +128,7 @@ impl Store {
             inner: Arc::new(local),
             describe: spec.to_owned(),
             local: Some(PathBuf::from(spec)),
+            listed: Arc::default(),
         })
     }
 
@@ -178,11 +184,43 @@ impl Store {
             tokio::task::spawn_blocking(move || remove_empty_below(&folder, &mut Vec::new())).await;
     }
 
+    /// Whether an object is at `key`.
+    pub async fn exists(&self, key: &str) -> std::result::Result<bool, StoreError> {
+        match within(ANSWER_WITHIN, "a lookup", self.inner.head(&Key::from(key))).await? {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The names of the folders directly under `prefix` (a folder, without its final
+    /// `/`): one entry each, however many objects they hold.
+    pub async fn folders(&self, prefix: &str) -> std::result::Result<Vec<String>, StoreError> {
+        let folder = Key::from(prefix);
+        let listing = self.inner.list_with_delimiter(Some(&folder));
+        let found = within(ANSWER_WITHIN, "a listing", listing).await??;
+        self.listed.fetch_add(
+            (found.common_prefixes.len() + found.objects.len()) as u64,
+            Relaxed,
+        );
+        Ok(found
+            .common_prefixes
+            .iter()
+            .filter_map(|p| p.filename().map(str::to_owned))
+            .collect())
+    }
+
+    /// Entries all listings so far have returned.
+    pub fn entries_listed(&self) -> u64 {
+        self.listed.load(Relaxed)
+    }
+
     /// The objects under `prefix` (a folder, without its final `/`).
     pub async fn list(&self, prefix: &str) -> std::result::Result<Vec<Listed>, StoreError> {
         let folder = Key::from(prefix);
         let listing = self.inner.list(Some(&folder)).try_collect::<Vec<_>>();
         let found = within(ANSWER_WITHIN, "a listing", listing).await??;
+        self.listed.fetch_add(found.len() as u64, Relaxed);
         let skip = folder.as_ref().len() + 1;
         Ok(found
             .into_iter()

@@ -46,28 +46,28 @@ pub async fn receive(
         .map_err(|e| Refused::new(Failure::Internal, e.to_string()))??;
 
     let dir = parts_dir(at.id, kind.name());
-    let others = state.store.list(&dir).await.map_err(unavailable)?;
-    for other in &others {
-        let Some((count, _)) = other.name.split_once('/') else {
-            continue;
-        };
-        if count != at.parts.to_string() {
-            if stale(other.modified, state.limits.stale_parts) {
-                // An upload given up long ago, split another way: it never completes.
-                state
-                    .store
-                    .delete(&format!("{dir}/{}", other.name))
-                    .await
-                    .map_err(unavailable)?;
-                continue;
+    // Parts are stored under their count: one folder per way of splitting the file, so
+    // the folders are listed, not the parts (which would cost every upload of n parts
+    // n² listed entries). Another count is rare: its parts are read only then.
+    let counts = state.store.folders(&dir).await.map_err(unavailable)?;
+    for count in counts.iter().filter(|&c| *c != at.parts.to_string()) {
+        let other = format!("{dir}/{count}");
+        for part in state.store.list(&other).await.map_err(unavailable)? {
+            if !stale(part.modified, state.limits.stale_parts) {
+                return Err(Refused::new(
+                    Failure::Conflict,
+                    format!(
+                        "FileParts is {} but parts of this file were received with FileParts {count}",
+                        at.parts
+                    ),
+                ));
             }
-            return Err(Refused::new(
-                Failure::Conflict,
-                format!(
-                    "FileParts is {} but parts of this file were received with FileParts {count}",
-                    at.parts
-                ),
-            ));
+            // An upload given up long ago, split another way: it never completes.
+            state
+                .store
+                .delete(&format!("{other}/{}", part.name))
+                .await
+                .map_err(unavailable)?;
         }
     }
     state
@@ -76,7 +76,7 @@ pub async fn receive(
         .await
         .map_err(unavailable)?;
     state.metrics.stored(bytes.len());
-    assemble::publish_when_complete(state, kind, at.id, at.parts).await
+    assemble::publish_when_complete(state, kind, at.id, (at.part, at.parts)).await
 }
 
 /// Whether a part written at `modified` is older than `after`.

@@ -8,6 +8,7 @@ mod expect;
 mod full_disk;
 mod garage;
 mod harness;
+mod listing;
 mod load;
 mod memory;
 mod parts;

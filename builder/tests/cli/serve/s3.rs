@@ -28,7 +28,7 @@ const KEY: &str = "both-key";
 const REFUSED_WITHIN: Duration = Duration::from_secs(30);
 
 /// Starts `symblob serve` on the bucket's prefix with Garage's credentials.
-fn serve_on(garage: &Garage, keys: &Path) -> Server {
+pub(super) fn serve_on(garage: &Garage, keys: &Path) -> Server {
     let env = garage.env();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let store = format!("s3://{}/{PREFIX}", garage.bucket);
@@ -37,7 +37,7 @@ fn serve_on(garage: &Garage, keys: &Path) -> Server {
 
 /// Starts Garage, reporting how long its start and setup took; `None` when the `garage`
 /// oracle is missing (after `missing_oracle`).
-fn garage() -> Option<Garage> {
+pub(super) fn garage() -> Option<Garage> {
     let garage = Garage::start(BUCKET)?;
     eprintln!("Garage start and setup: {:?}", garage.setup_took);
     Some(garage)
