@@ -14,8 +14,8 @@
 //! 2. serially, part by part: each part's distinct strings are interned with their hashes,
 //!    which gives every string the offset one in-order pass would give it;
 //! 3. per part, in parallel: the records and line entries are written straight into their
-//!    final slots ([`LidiaWriter::append_parallel`]), and the part's groups are freed on
-//!    the same worker.
+//!    final slots ([`LidiaWriter::append_parallel`]), and, when the writer owns them
+//!    ([`LidiaWriter::add_groups`]), the part's groups are freed on the same worker.
 
 use rayon::prelude::*;
 
@@ -34,19 +34,40 @@ impl LidiaWriter {
     /// address order, spans in (start, depth) order), on the rayon pool, and frees the
     /// groups. The bytes are those of adding the ranges one by one.
     pub fn add_groups(&mut self, groups: Vec<Group<'_>>) {
-        let parts = rayon::current_num_threads().saturating_mul(4).max(1);
-        let part_len = groups.len().div_ceil(parts).max(MIN_PART);
-        emit_in_parts(groups, self, part_len);
+        let mut groups = groups;
+        let part_len = part_len(groups.len());
+        emit_in_parts(Groups::Owned(&mut groups), self, part_len);
+    }
+
+    /// [`add_groups`](Self::add_groups) of borrowed groups (the caller frees them).
+    pub fn add_borrowed_groups(&mut self, groups: &[Group<'_>]) {
+        emit_in_parts(Groups::Borrowed(groups), self, part_len(groups.len()));
     }
 }
 
+/// Groups per part for `n` groups: several parts per core.
+fn part_len(n: usize) -> usize {
+    let parts = rayon::current_num_threads().saturating_mul(4).max(1);
+    n.div_ceil(parts).max(MIN_PART)
+}
+
+/// The groups a writer is given: borrowed, or its own to free as it goes.
+enum Groups<'a, 'g> {
+    Borrowed(&'a [Group<'g>]),
+    Owned(&'a mut [Group<'g>]),
+}
+
 /// [`LidiaWriter::add_groups`] with parts of `part_len` groups.
-fn emit_in_parts(mut groups: Vec<Group<'_>>, writer: &mut LidiaWriter, part_len: usize) {
+fn emit_in_parts(mut groups: Groups<'_, '_>, writer: &mut LidiaWriter, part_len: usize) {
     let files = writer.flags().files;
     let part_len = part_len.max(1);
+    let all: &[Group<'_>] = match &groups {
+        Groups::Borrowed(g) => g,
+        Groups::Owned(g) => g,
+    };
 
     // Step 1.
-    let scanned: Vec<Scan<'_>> = groups
+    let scanned: Vec<Scan<'_>> = all
         .par_chunks(part_len)
         .map(|part| Scan::of(part, files))
         .collect();
@@ -62,13 +83,24 @@ fn emit_in_parts(mut groups: Vec<Group<'_>>, writer: &mut LidiaWriter, part_len:
         interned.push((scan.ids, offsets, scan.ranges, scan.rows));
     }
     // Step 3.
-    let jobs: Vec<_> = groups
-        .chunks_mut(part_len)
+    let parts: Vec<Groups<'_, '_>> = match &mut groups {
+        Groups::Borrowed(g) => g.chunks(part_len).map(Groups::Borrowed).collect(),
+        Groups::Owned(g) => g.chunks_mut(part_len).map(Groups::Owned).collect(),
+    };
+    let jobs: Vec<_> = parts
+        .into_iter()
         .zip(interned)
         .map(|(part, (ids, offsets, ranges, rows))| ((part, ids, offsets), ranges, rows))
         .collect();
-    writer.append_parallel(jobs, |(part, ids, offsets), slots| {
-        fill(part, &ids, &offsets, slots);
+    writer.append_parallel(jobs, |(part, ids, offsets), slots| match part {
+        Groups::Borrowed(part) => fill(part, &ids, &offsets, slots),
+        Groups::Owned(part) => {
+            fill(part, &ids, &offsets, slots);
+            // Freed here, on the worker, rather than on the calling thread later.
+            for g in part.iter_mut() {
+                g.spans = Vec::new();
+            }
+        }
     });
 }
 
@@ -116,13 +148,12 @@ fn call_file_of<'s>(s: &'s Span<'_>) -> &'s [u8] {
     s.call_file.as_deref().unwrap_or_default()
 }
 
-/// Step 3 for one part: pushes its spans with the offsets step 2 gave their strings, then
-/// frees the part's spans here, on the worker, rather than on the calling thread later.
-fn fill(part: &mut [Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSlots<'_>) {
+/// Step 3 for one part: pushes its spans with the offsets step 2 gave their strings.
+fn fill(part: &[Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSlots<'_>) {
     let files = slots.flags().files;
     let mut next = ids.iter().map(|&id| offsets[id as usize]);
     let mut take = move || next.next().unwrap_or(0);
-    for g in part.iter_mut() {
+    for g in part {
         for s in &g.spans {
             let func = take();
             let (file, call_file) = if files {
@@ -146,7 +177,6 @@ fn fill(part: &mut [Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSl
             });
             slots.push(range, lines);
         }
-        g.spans = Vec::new();
     }
 }
 
@@ -218,9 +248,17 @@ mod tests {
                 for part_len in [1, 7, 64, 499, 500, 10_000] {
                     let mut parallel = LidiaWriter::new(flags);
                     parallel.add(&first.spec());
-                    emit_in_parts(groups(), &mut parallel, part_len);
+                    let mut borrowed = LidiaWriter::new(flags);
+                    borrowed.add(&first.spec());
+                    let mut owned = groups();
+                    emit_in_parts(Groups::Owned(&mut owned), &mut parallel, part_len);
+                    emit_in_parts(Groups::Borrowed(&groups()), &mut borrowed, part_len);
                     assert!(
-                        parallel.finish() == expected,
+                        owned.iter().all(|g| g.spans.is_empty()),
+                        "owned groups freed"
+                    );
+                    assert!(
+                        parallel.finish() == expected && borrowed.finish() == expected,
                         "files {files}, lines {lines}, parts of {part_len}"
                     );
                 }

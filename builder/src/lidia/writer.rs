@@ -155,16 +155,9 @@ impl LidiaWriter {
         self.add_interned(InternedRange::of(range, func, file, call_file), range.lines);
     }
 
-    /// The strings-table offset of `s`, storing it first if it is new: [`Self::add`]'s
-    /// interning, for producers that remember the offsets of strings they hand over again
-    /// and again (see `lidia::model`).
-    pub(crate) fn intern(&mut self, s: &[u8]) -> u64 {
-        self.strings.add(s)
-    }
-
     /// Adds one range whose strings are interned already, in [`Self::add`]'s order
-    /// (function, file, call file). Stores what [`Self::add`] stores for the same range.
-    pub(crate) fn add_interned(&mut self, range: InternedRange, lines: &[LineEntry]) {
+    /// (function, file, call file).
+    fn add_interned(&mut self, range: InternedRange, lines: &[LineEntry]) {
         let (file, call_file) = if self.flags.files {
             (range.file, range.call_file)
         } else {
