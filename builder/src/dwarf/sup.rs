@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use object::{Object, ObjectSection};
 
-use crate::elf::hex;
+use crate::hex::hex;
 
 use super::load::SectionStore;
 use crate::elf::build_id_path;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use memmap2::Mmap;
 use object::{Object, ObjectSection, SectionKind};
 
-use super::hex;
+use crate::hex::hex;
 use crate::input::map_file;
 use crate::{Error, ErrorKind, Location, Result, Warning, WarningKind};
 

@@ -34,7 +34,6 @@ mod symbols_nm;
 
 pub(crate) use debug_file::{build_id_path, check_debug_file, find_debug_file, missing_dwarf};
 
-pub(crate) use crate::hex::hex;
 pub use image::{inspect_elf, ElfImage};
 pub(crate) use sections::{code_ranges, section_ranges};
 use symbols_nm::normalise_ranges;
