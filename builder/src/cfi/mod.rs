@@ -72,7 +72,7 @@ const MAX_EXPANSION: u64 = 1032;
 ///
 /// The FDEs are translated on the rayon pool; the records and errors do not depend on
 /// its size.
-pub fn from_elf(bytes: &[u8], input: &str) -> crate::Result<Vec<CfiRecord>> {
+pub fn from_elf(bytes: &[u8], input: &str) -> crate::Result<Vec<CfiRecord<'static>>> {
     let elf = match FileKind::parse(bytes) {
         Ok(FileKind::Elf32) => {
             ElfSections::parse::<object::elf::FileHeader32<Endianness>>(bytes, input)?

@@ -42,7 +42,7 @@ impl<T: ReaderOffset> Translator<T> {
         section: &S,
         bases: &BaseAddresses,
         fde: &FrameDescriptionEntry<R>,
-        out: &mut Vec<CfiRecord>,
+        out: &mut Vec<CfiRecord<'static>>,
     ) -> gimli::Result<()>
     where
         R: Reader<Offset = T>,
@@ -101,7 +101,7 @@ struct Lines<T: ReaderOffset> {
     /// Each INIT line (empty when it has nothing to print) with how many of `rows`
     /// follow it.
     inits: Vec<(String, usize)>,
-    rows: Vec<CfiRow>,
+    rows: Vec<CfiRow<'static>>,
 }
 
 impl<T: ReaderOffset> Lines<T> {
@@ -146,14 +146,14 @@ impl<T: ReaderOffset> Lines<T> {
             *count += 1;
             self.rows.push(CfiRow {
                 address: row.start_address(),
-                rules: self.line.as_str().into(),
+                rules: self.line.clone().into(),
             });
         }
     }
 
     /// Appends the records of the lines added to `out`, each covering `size` bytes from
     /// `start`.
-    fn finish(&mut self, start: u64, size: u64, out: &mut Vec<CfiRecord>) {
+    fn finish(&mut self, start: u64, size: u64, out: &mut Vec<CfiRecord<'static>>) {
         let mut rows = self.rows.drain(..);
         for (init, count) in self.inits.drain(..) {
             // Collected at their exact size: the buffer keeps its room for the next FDE.
@@ -162,7 +162,7 @@ impl<T: ReaderOffset> Lines<T> {
                 out.push(CfiRecord {
                     start,
                     size,
-                    init,
+                    init: init.into(),
                     rows,
                 });
             }

@@ -36,7 +36,11 @@ fn debug_frame_of(ra: u8, cie_program: &[u8], fdes: &[(u64, &[u8])]) -> Vec<u8> 
 
 /// The records of `data`'s FDEs as the section walk gives them, in parts of `part_len`
 /// FDEs; the error is the FDE's offset.
-fn walk_in_parts(data: &[u8], family: Family, part_len: usize) -> Result<Vec<CfiRecord>, u64> {
+fn walk_in_parts(
+    data: &[u8],
+    family: Family,
+    part_len: usize,
+) -> Result<Vec<CfiRecord<'static>>, u64> {
     let mut section = DebugFrame::new(data, RunTimeEndian::Little);
     section.set_address_size(8);
     let bases = BaseAddresses::default();
@@ -46,7 +50,7 @@ fn walk_in_parts(data: &[u8], family: Family, part_len: usize) -> Result<Vec<Cfi
 }
 
 /// The records of the FDEs of `data`, one after another on this thread.
-fn walk(data: &[u8], family: Family, load_address: u64) -> Vec<CfiRecord> {
+fn walk(data: &[u8], family: Family, load_address: u64) -> Vec<CfiRecord<'static>> {
     let mut section = DebugFrame::new(data, LittleEndian);
     section.set_address_size(8);
     let bases = BaseAddresses::default();
@@ -64,7 +68,7 @@ fn walk(data: &[u8], family: Family, load_address: u64) -> Vec<CfiRecord> {
     out
 }
 
-fn row(address: u64, rules: &str) -> CfiRow {
+fn row(address: u64, rules: &'static str) -> CfiRow<'static> {
     CfiRow {
         address,
         rules: rules.into(),
@@ -178,7 +182,7 @@ fn unwritable_first_row_leaves_rows_without_init() {
         vec![CfiRecord {
             start: 0x1000,
             size: 0x20,
-            init: String::new(),
+            init: "".into(),
             rows: vec![row(0x1002, ".cfa: $rsp 16 +")],
         }]
     );

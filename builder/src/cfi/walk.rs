@@ -33,7 +33,7 @@ pub(super) fn read_section<'s, S>(
     found: &FoundSection<'_>,
     elf: &ElfSections<'_>,
     input: &str,
-) -> crate::Result<Vec<CfiRecord>>
+) -> crate::Result<Vec<CfiRecord<'static>>>
 where
     S: UnwindSection<Slice<'s>> + Sync,
     S::Offset: Sync,
@@ -109,14 +109,14 @@ pub(super) fn translate<'s, S>(
     family: Family,
     load_address: u64,
     part_len: usize,
-) -> Result<Vec<CfiRecord>, (u64, gimli::Error)>
+) -> Result<Vec<CfiRecord<'static>>, (u64, gimli::Error)>
 where
     S: UnwindSection<Slice<'s>> + Sync,
     S::Offset: Sync,
 {
     // Every part runs to its end or its first error; the parts come back in order, so the
     // first error among them is the first in the section, whatever the schedule.
-    let parts: Vec<Result<Vec<CfiRecord>, (u64, gimli::Error)>> = fdes
+    let parts: Vec<Result<Vec<CfiRecord<'static>>, (u64, gimli::Error)>> = fdes
         .par_chunks(part_len.max(1))
         .map(|part| translate_part(section, bases, part, family, load_address))
         .collect();
@@ -134,7 +134,7 @@ fn translate_part<'s, S>(
     fdes: &[Partial<'_, 's, S>],
     family: Family,
     load_address: u64,
-) -> Result<Vec<CfiRecord>, (u64, gimli::Error)>
+) -> Result<Vec<CfiRecord<'static>>, (u64, gimli::Error)>
 where
     S: UnwindSection<Slice<'s>>,
 {

@@ -25,7 +25,7 @@ pub struct Model<'a> {
     pub return_pads: Vec<ReturnPad>,
     /// Unwind rules (Breakpad `STACK CFI`), in the order of their source (dump_syms's:
     /// the unwind tables' order), which a Breakpad file keeps.
-    pub unwind: Vec<CfiRecord>,
+    pub unwind: Vec<CfiRecord<'a>>,
 }
 
 /// The inline chain of one return address, outermost frame first.

@@ -37,7 +37,7 @@ mod tests {
     use super::*;
     use crate::model::CfiRow;
 
-    fn row(address: u64, rules: &str) -> CfiRow {
+    fn row(address: u64, rules: &'static str) -> CfiRow<'static> {
         CfiRow {
             address,
             rules: rules.into(),
@@ -67,7 +67,7 @@ mod tests {
         let records = [CfiRecord {
             start: 0x1000,
             size: 0x20,
-            init: String::new(),
+            init: "".into(),
             rows: vec![row(0x1002, ".cfa: $rsp 16 +")],
         }];
         let mut text = String::new();

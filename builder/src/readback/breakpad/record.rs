@@ -242,9 +242,8 @@ impl<'i, 'a> Reader<'i, 'a> {
             .ok_or_else(|| self.error(format!("{record} record cut short: no name")))
     }
 
-    fn text(&self, bytes: &[u8], record: &str, what: &str) -> Result<String> {
+    fn text(&self, bytes: &'a [u8], record: &str, what: &str) -> Result<&'a str> {
         std::str::from_utf8(bytes)
-            .map(str::to_owned)
             .map_err(|_| self.error(format!("{record}: the {what} is not UTF-8")))
     }
 
@@ -441,7 +440,7 @@ impl<'i, 'a> Reader<'i, 'a> {
         self.out.model.symbols.push(Symbol {
             address,
             kind: b'T',
-            name: text,
+            name: text.to_owned(),
         });
         self.publics.push(Public { address, name });
         Ok(())
@@ -466,7 +465,7 @@ impl<'i, 'a> Reader<'i, 'a> {
             self.out.model.unwind.push(CfiRecord {
                 start,
                 size,
-                init,
+                init: init.into(),
                 rows: Vec::new(),
             });
             self.open = Open::Cfi;
@@ -489,7 +488,10 @@ impl<'i, 'a> Reader<'i, 'a> {
                  INIT range [{start:#x}, {end:#x})"
             )));
         }
-        record.rows.push(CfiRow { address, rules });
+        record.rows.push(CfiRow {
+            address,
+            rules: rules.into(),
+        });
         Ok(())
     }
 
