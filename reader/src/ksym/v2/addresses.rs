@@ -60,8 +60,10 @@ pub(crate) struct Located {
     pub start: u64,
     /// The address of symbol `count` (the first above), if there is one.
     pub following: Option<u64>,
-    /// Whether symbol `count − 2` has the same address as `count − 1` (an alias).
-    pub alias_before: bool,
+    /// The index of the first symbol at `start` (the first of its aliases), when it is
+    /// known from the block the lookup read; `None` when the aliases reach into the
+    /// previous block (a second search finds the first).
+    pub first: Option<usize>,
 }
 
 impl<'a> Blob<'a> {
@@ -83,7 +85,11 @@ impl<'a> Blob<'a> {
 
     /// How many symbols have a stored address at or below `stored` (on a blob whose
     /// addresses are sorted; on any other blob still a count in `0..=len()`).
-    #[inline]
+    ///
+    /// Out of line: only an alias group needs this second search, and inlined it doubled
+    /// the size of every address lookup.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn count_at_or_below(&self, stored: u64) -> usize {
         self.locate(stored).map_or(0, |l| l.count)
     }
@@ -101,18 +107,27 @@ impl<'a> Blob<'a> {
     pub(crate) fn locate_each<const N: usize>(&self, stored: &[u64; N]) -> [Option<Located>; N] {
         let base = self.g.base;
         let mut offsets = [0u64; N];
-        for (o, s) in offsets.iter_mut().zip(stored) {
-            // Below the base: u64::MAX marks "nothing at or below" (no block passes).
-            *o = s.checked_sub(base).unwrap_or(u64::MAX);
+        // Below the base nothing is at or below: such a lane searches for 0 and is
+        // answered `None` at the end, so the probes need no test of their own for it.
+        let mut below = [false; N];
+        for ((o, b), s) in offsets.iter_mut().zip(&mut below).zip(stored) {
+            *b = *s < base;
+            *o = s.wrapping_sub(base) & if *b { 0 } else { u64::MAX };
         }
         let counts = match self.firsts() {
-            Firsts::Words(firsts) => search(firsts.len(), &offsets, |j, &o| {
-                firsts
-                    .get(j)
-                    .is_some_and(|f| o != u64::MAX && u64::from(f.get()) <= o)
-            }),
+            Firsts::Words(firsts) => {
+                // Compared as 32-bit words: an offset past 2^32 − 1 is above every word,
+                // as `u32::MAX` is at or above every word.
+                let mut keys = [0u32; N];
+                for (k, &o) in keys.iter_mut().zip(&offsets) {
+                    *k = u32::try_from(o).unwrap_or(u32::MAX);
+                }
+                search(firsts.len(), &keys, |j, &k| {
+                    firsts.get(j).is_some_and(|f| f.get() <= k)
+                })
+            }
             Firsts::Wide(firsts) => search(firsts.len(), &offsets, |j, &o| {
-                firsts.get(j).is_some_and(|f| o != u64::MAX && f.get() <= o)
+                firsts.get(j).is_some_and(|f| f.get() <= o)
             }),
         };
         // Every key's block and its data first, then the in-block searches in lockstep:
@@ -133,8 +148,10 @@ impl<'a> Blob<'a> {
             k < lane.block.offsets && lane.block.data.get(k) <= lane.relative
         });
         let mut located = [None; N];
-        for ((slot, lane), p) in located.iter_mut().zip(&lanes).zip(positions) {
-            *slot = lane.j.map(|j| self.located(j, &lane.block, p));
+        for (((slot, lane), p), &b) in located.iter_mut().zip(&lanes).zip(positions).zip(&below) {
+            if !b {
+                *slot = lane.j.map(|j| self.located(j, &lane.block, p));
+            }
         }
         located
     }
@@ -160,23 +177,27 @@ impl<'a> Blob<'a> {
             let next = j.wrapping_add(1);
             (next < self.address_blocks()).then(|| self.first(next))
         };
-        let alias_before = match p.checked_sub(1) {
-            Some(previous) => block.at(previous) == start,
-            // The block's first symbol: its alias would end the previous block.
-            None => j.checked_sub(1).is_some_and(|previous| {
+        let block_start = j.wrapping_shl(self.g.addr_block_shift);
+        // Aliases are a few symbols: walk back inside the block to the first of them.
+        let mut q = p;
+        while let Some(before) = q.checked_sub(1) {
+            if block.at(before) != start {
+                break;
+            }
+            q = before;
+        }
+        // At the block's first symbol, an alias would end the previous block.
+        let reaches_back = q == 0
+            && j.checked_sub(1).is_some_and(|previous| {
                 let previous = self.block(previous);
                 previous.first.wrapping_add(previous.at(previous.offsets)) == block.first
-            }),
-        };
+            });
         let base = self.g.base;
         Located {
-            count: j
-                .wrapping_shl(self.g.addr_block_shift)
-                .wrapping_add(1)
-                .wrapping_add(p),
+            count: block_start.wrapping_add(1).wrapping_add(p),
             start: base.wrapping_add(block.first).wrapping_add(start),
             following: following.map(|f| base.wrapping_add(f)),
-            alias_before,
+            first: (!reaches_back).then_some(block_start.wrapping_add(q)),
         }
     }
 

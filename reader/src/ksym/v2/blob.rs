@@ -75,18 +75,6 @@ impl BlockData<'_> {
     #[inline(always)]
     pub fn get(&self, k: usize) -> u64 {
         let bit = k.wrapping_mul(self.width as usize);
-        // Offsets of up to 56 bits sit in the 8 bytes from their first byte, and the
-        // blob's later segments follow `addr_data`: one load, shift and mask, no branch
-        // but the bounds check. Wider offsets (blocks spanning 2^56 bytes) and the very
-        // last bytes of the blob take the general reader.
-        if self.width <= 56 {
-            let byte = bit >> 3;
-            if let Some(window) = self.bits.get(byte..byte.wrapping_add(8)) {
-                let window = <[u8; 8]>::try_from(window).map_or(0, u64::from_le_bytes);
-                let mask = 1u64.wrapping_shl(self.width).wrapping_sub(1);
-                return (window >> (bit & 7)) & mask;
-            }
-        }
         bits_at(self.bits, bit as u64, self.width)
     }
 }

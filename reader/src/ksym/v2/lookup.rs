@@ -144,14 +144,14 @@ impl<'a> Ksyms<'a> {
             None => to_range_end,
         };
         let last = at.count.checked_sub(1)?;
-        // Most addresses carry one symbol; only a real alias group costs a second search.
-        let index = if at.alias_before {
-            start
+        // The first alias is found in the block the lookup read, but for an alias group
+        // that begins in the block before, which costs a second search.
+        let index = match at.first {
+            Some(first) => first.min(last),
+            None => start
                 .checked_sub(1)
                 .map_or(0, |below| self.blob.count_at_or_below(below))
-                .min(last)
-        } else {
-            last
+                .min(last),
         };
         Some(Symbol {
             index,
