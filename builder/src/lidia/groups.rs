@@ -33,8 +33,7 @@ impl LidiaWriter {
     /// Adds every span of the model's `groups` as one range each, in order (groups in
     /// address order, spans in (start, depth) order), on the rayon pool, and frees the
     /// groups. The bytes are those of adding the ranges one by one.
-    pub fn add_groups(&mut self, groups: Vec<Group<'_>>) {
-        let mut groups = groups;
+    pub fn add_groups(&mut self, mut groups: Vec<Group<'_>>) {
         let part_len = part_len(groups.len());
         emit_in_parts(Groups::Owned(&mut groups), self, part_len);
     }

@@ -1,6 +1,7 @@
 //! Addresses, types and the links between the two orders (spec 4.2 and 4.3).
 
-use super::blob::{Blob, BlockData, Firsts};
+use super::blob::{Blob, Firsts};
+use super::packed::Packed;
 use crate::partition::partition_points_ways;
 
 /// One block of the address table as a lookup reads it: its first offset and its packed
@@ -8,7 +9,7 @@ use crate::partition::partition_points_ways;
 #[derive(Clone, Copy, Debug, Default)]
 struct Block<'a> {
     first: u64,
-    data: BlockData<'a>,
+    data: Packed<'a>,
     /// In-block offsets: the block's symbols but its first.
     offsets: usize,
 }
@@ -94,8 +95,8 @@ impl<'a> Blob<'a> {
     /// How many symbols have a stored address at or below `stored` (on a blob whose
     /// addresses are sorted; on any other blob still a count in `0..=len()`).
     ///
-    /// Out of line: only an alias group needs this second search, and inlined it doubled
-    /// the size of every address lookup.
+    /// Out of line: only an alias group that reaches into the block before needs this
+    /// second search; inlined, it put a second copy of the search in every lookup.
     #[cold]
     #[inline(never)]
     pub(crate) fn count_at_or_below(&self, stored: u64) -> usize {
@@ -120,7 +121,7 @@ impl<'a> Blob<'a> {
         let mut below = [false; N];
         for ((o, b), s) in offsets.iter_mut().zip(&mut below).zip(stored) {
             *b = *s < base;
-            *o = s.wrapping_sub(base) & if *b { 0 } else { u64::MAX };
+            *o = s.checked_sub(base).unwrap_or(0);
         }
         let counts = match self.firsts() {
             Firsts::Words(firsts) => {

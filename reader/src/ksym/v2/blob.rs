@@ -6,7 +6,7 @@ use zerocopy::little_endian::{U32, U64};
 use zerocopy::FromBytes;
 
 use super::header::Geometry;
-use super::packed::{bits_at, Packed};
+use super::packed::Packed;
 use crate::Error;
 
 /// A ksym-bin v2 blob (spec `ksym-bin-v2.md`), read in place: no copy, no allocation.
@@ -60,22 +60,6 @@ impl<'a> CodeTable<'a> {
     #[inline(always)]
     pub fn string(&self, c: u8) -> &'a [u8] {
         self.at(c).1
-    }
-}
-
-/// One block's in-block offsets: a packed array of `width`-bit values.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct BlockData<'a> {
-    pub width: u32,
-    pub bits: &'a [u8],
-}
-
-impl BlockData<'_> {
-    /// In-block offset `k` (of the block's symbol `k + 1`).
-    #[inline(always)]
-    pub fn get(&self, k: usize) -> u64 {
-        let bit = k.wrapping_mul(self.width as usize);
-        bits_at(self.bits, bit as u64, self.width)
     }
 }
 
@@ -227,15 +211,16 @@ impl<'a> Blob<'a> {
         }
     }
 
-    /// Block `j`'s data: its width and packed offsets (empty past the end).
+    /// Block `j`'s in-block offsets: the packed array after its width byte (empty past
+    /// the end).
     #[inline(always)]
-    pub(crate) fn block_data(&self, j: usize) -> BlockData<'a> {
+    pub(crate) fn block_data(&self, j: usize) -> Packed<'a> {
         match self.block_bytes(j) {
-            Some([width, bits @ ..]) => BlockData {
+            Some([width, bytes @ ..]) => Packed {
+                bytes,
                 width: u32::from(*width).min(64),
-                bits,
             },
-            _ => BlockData::default(),
+            _ => Packed::default(),
         }
     }
 

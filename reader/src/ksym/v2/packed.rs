@@ -7,7 +7,7 @@
 /// Fields of up to 56 bits sit in the 8 bytes from their first byte: one load, shift and
 /// mask, no branch but the bounds check, inlined into the searches. Wider fields and the
 /// last bytes of an array take [`bits_at_general`], out of line: inlined in every probe
-/// of a search, its 16-byte windows made the address lookup four times as large.
+/// of a search, its 16-byte windows made the address lookup twice as large.
 #[inline(always)]
 pub(crate) fn bits_at(bytes: &[u8], bit: u64, width: u32) -> u64 {
     if width <= 56 {
