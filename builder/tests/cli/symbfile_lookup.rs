@@ -226,3 +226,60 @@ fn symbfile_lookup_answers_each_address_as_it_arrives() {
     );
     reader.join().unwrap();
 }
+
+/// A batch of many thousand questions, answered on several threads a chunk of 4,096 at
+/// a time: every answer in its place, bad lines (at the edges of chunks and inside them)
+/// answered with the placeholder and reported with their line numbers, and `--json`
+/// answering the same questions with the same frames.
+#[test]
+fn symbfile_lookup_answers_many_chunks_in_order() {
+    let path = symblib(&format!("{}.ranges.symbfile", crate::symbfile::ELFS[0]));
+    let bytes = std::fs::read(&path).unwrap();
+    let file = SymbFile::parse(&bytes).unwrap();
+    let addrs = dense_addresses(&bytes);
+    let bad_at = [0, 4095, 4096, 4097, 8191, 12_000, 12_001, 20_479];
+    let (mut questions, mut expected) = (String::new(), String::new());
+    let (mut wanted_errors, mut answers) = (Vec::new(), 0);
+    for line in 0..30_000 {
+        if bad_at.contains(&line) {
+            questions.push_str("not an address\n");
+            expected.push_str("??\t0\n");
+            wanted_errors.push(format!("<stdin>:{}: not a hexadecimal address", line + 1));
+        } else {
+            // Spread over the file, so that neighbours are not the same answer.
+            let a = addrs[(line * 7919) % addrs.len()];
+            writeln!(questions, "{a:#x}").unwrap();
+            swept_answer(&file, a, &mut expected);
+            answers += 1;
+        }
+    }
+    assert!(answers > 5 * 4096);
+    let out = run(&["lookup", s(&path)], questions.as_bytes());
+    let errors = failed(&out);
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    for wanted in &wanted_errors {
+        assert!(errors.contains(wanted), "{wanted} missing from {errors}");
+    }
+    // The JSON answers: one line per question, the same frames in the same places.
+    let out = run(&["lookup", "--json", s(&path)], questions.as_bytes());
+    failed(&out);
+    let json = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(json.lines().count(), expected.lines().count());
+    for (text, line) in expected.lines().zip(json.lines()) {
+        let answer: serde_json::Value = serde_json::from_str(line).unwrap();
+        let frames = answer["frames"].as_array().unwrap();
+        let mut fields = text.split('\t');
+        match fields.next().unwrap() {
+            "??" => assert!(answer["address"].is_null() && frames.is_empty(), "{line}"),
+            address => {
+                assert_eq!(answer["address"], address, "{line}");
+                let count: usize = fields.next().unwrap().parse().unwrap();
+                assert_eq!(frames.len(), count, "{line}");
+                let functions: Vec<&str> = fields.step_by(3).collect();
+                for (frame, function) in frames.iter().zip(functions) {
+                    assert_eq!(frame["function"], function, "{line}");
+                }
+            }
+        }
+    }
+}

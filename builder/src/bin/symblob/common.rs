@@ -99,6 +99,25 @@ pub fn parse_address(text: &str) -> std::result::Result<u64, String> {
     u64::from_str_radix(digits, 16).map_err(|_| format!("address {t:?} does not fit in 64 bits"))
 }
 
+/// [`parse_address`] of the usual line, read as bytes (ASCII blanks around up to 16 hex
+/// digits, `0x` or not): `None` for anything else, which `parse_address` then judges.
+/// A million lines piped in spent a tenth of their reading in the general path's UTF-8
+/// check, trimming and digit scan.
+pub fn plain_address(line: &[u8]) -> Option<u64> {
+    let t = line.trim_ascii();
+    let digits = t
+        .strip_prefix(b"0x")
+        .or_else(|| t.strip_prefix(b"0X"))
+        .unwrap_or(t);
+    if digits.is_empty() || digits.len() > 16 {
+        return None;
+    }
+    digits.iter().try_fold(0u64, |value, &b| {
+        let digit = char::from(b).to_digit(16)?;
+        Some(value << 4 | u64::from(digit))
+    })
+}
+
 /// Parses a load bias: a hexadecimal address, optionally negative (`-0x1000`); the
 /// subtraction it stands for wraps modulo 2^64.
 pub fn parse_bias(text: &str) -> std::result::Result<u64, String> {
@@ -160,4 +179,38 @@ pub fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io::Resul
 /// all it wanted, so the command ends quietly and successfully, as ripgrep does.
 pub fn is_closed_pipe(e: &Failure) -> bool {
     matches!(e, Failure::Build(e) if e.io_error().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_address, plain_address};
+
+    #[test]
+    fn plain_address_agrees_with_parse_address_where_it_answers() {
+        let lines = [
+            "0x1234\n",
+            "1234",
+            "  0XABCdef \r\n",
+            "0xffffffffffffffff",
+            "0x10000000000000000",
+            "00000000000000001",
+            "0x",
+            "",
+            "\n",
+            "0x12 34",
+            "g12",
+            "0x-1",
+            "\u{b}12\n",
+            "\u{a0}0x12",
+            "+12",
+        ];
+        let mut answered = 0;
+        for line in lines {
+            if let Some(addr) = plain_address(line.as_bytes()) {
+                assert_eq!(parse_address(line), Ok(addr), "{line:?}");
+                answered += 1;
+            }
+        }
+        assert_eq!(answered, 4);
+    }
 }

@@ -16,8 +16,10 @@ use clap::Args;
 
 use symblob_build::Error;
 
+use crate::arriving::Arriving;
 use crate::common::{
-    parse_address, parse_bias, stdout, stdout_error, write_json_line, Failure, Outcome, Result,
+    parse_address, parse_bias, plain_address, stdout, stdout_error, write_json_line, Failure,
+    Outcome, Result,
 };
 
 /// Longest line read as a question; anything longer cannot be an address.
@@ -144,7 +146,7 @@ pub fn run(
 }
 
 /// Addresses [`run_batched`] gathers before answering them together.
-const BATCH: usize = 64;
+pub const BATCH: usize = 64;
 
 /// [`run`] for a format that answers several addresses at once faster than one at a
 /// time: `answer` gets up to [`BATCH`] consecutive good addresses and writes their
@@ -159,16 +161,8 @@ pub fn run_batched(
     let mut out = stdout();
     let mut bad = false;
     let mut pending = Vec::with_capacity(BATCH);
-    // `None`: answer what is pending.
-    let mut ask = |out: &mut dyn Write, line: Option<Line<'_>>, place: &str| -> io::Result<()> {
-        let (text, parsed) = match line {
-            None => (place, Err(String::new())),
-            Some(Line::Text(text)) => (text.trim(), parse_address(text)),
-            Some(Line::TooLong(start)) => {
-                (start, Err(format!("line longer than {MAX_LINE} bytes")))
-            }
-        };
-        if let Ok(addr) = parsed {
+    let mut ask = |out: &mut dyn Write, question: Option<Question<'_>>| -> io::Result<()> {
+        if let Some(Question::Good(addr)) = question {
             pending.push(addr);
             if pending.len() < BATCH {
                 return Ok(());
@@ -178,30 +172,87 @@ pub fn run_batched(
             answer(&pending, out)?;
             pending.clear();
         }
-        match (line, parsed) {
-            (Some(_), Err(error)) => {
+        match question {
+            Some(Question::Bad { input, error }) => {
                 bad = true;
-                note!("symblob: {place}: {error}");
-                write_placeholder(out, flags, (text, &error), placeholder)
+                write_placeholder(out, flags, (input, &error), placeholder)
             }
             _ => Ok(()),
         }
     };
-    if args.is_empty() {
-        from_stdin(&mut out, &mut ask)?;
-    } else {
-        for (i, arg) in args.iter().enumerate() {
-            let place = format!("argument {}", i + 1);
-            ask(&mut out, Some(Line::Text(arg)), &place).map_err(answer_error)?;
-        }
-    }
-    ask(&mut out, None, "").map_err(answer_error)?;
-    out.flush().map_err(stdout_error)?;
+    drive(args, &mut out, &mut ask)?;
     Ok(if bad {
         Outcome::SomeInputsBad
     } else {
         Outcome::Success
     })
+}
+
+/// Reads the questions (the arguments, or when there are none the lines of standard
+/// input) and hands each to `ask`, reporting bad ones on standard error; `ask(None)`
+/// means "answer what is pending": it comes before waiting for input that has not
+/// arrived (and the output is flushed then when somebody reads it as it comes) and at
+/// the end. Standard output is flushed at the end.
+pub fn drive(args: &[String], out: &mut dyn Write, ask: &mut Ask<'_>) -> Result<()> {
+    if args.is_empty() {
+        from_stdin(out, ask)?;
+    } else {
+        for (i, arg) in args.iter().enumerate() {
+            let question = Question::parse(Line::Text(arg), Place::Argument(i + 1));
+            ask(out, Some(question)).map_err(answer_error)?;
+        }
+    }
+    ask(out, None).map_err(answer_error)?;
+    out.flush().map_err(stdout_error)?;
+    Ok(())
+}
+
+/// A question as [`drive`] hands it over.
+pub enum Question<'a> {
+    /// An address.
+    Good(u64),
+    /// A line that is not an address, already reported on standard error.
+    Bad {
+        /// The line (trimmed), or the start of a line too long.
+        input: &'a str,
+        /// What is wrong with it.
+        error: String,
+    },
+}
+
+impl<'a> Question<'a> {
+    /// The question of `line`, reporting a bad one on standard error as from `place`.
+    fn parse(line: Line<'a>, place: Place) -> Self {
+        let (input, parsed) = match line {
+            Line::Text(text) => (text.trim(), parse_address(text)),
+            Line::TooLong(start) => (start, Err(format!("line longer than {MAX_LINE} bytes"))),
+        };
+        match parsed {
+            Ok(addr) => Question::Good(addr),
+            Err(error) => {
+                note!("symblob: {place}: {error}");
+                Question::Bad { input, error }
+            }
+        }
+    }
+}
+
+/// Where a question came from, formatted only for a bad one.
+#[derive(Clone, Copy)]
+enum Place {
+    /// The n-th argument, from 1.
+    Argument(usize),
+    /// The n-th line of standard input, from 1.
+    Stdin(u64),
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Argument(n) => write!(f, "argument {n}"),
+            Place::Stdin(n) => write!(f, "<stdin>:{n}"),
+        }
+    }
 }
 
 /// A question as read.
@@ -212,24 +263,23 @@ enum Line<'a> {
     TooLong(&'a str),
 }
 
-/// What [`run_batched`] does with a question (`None`: answer what is pending), and where
-/// the question came from.
-type Ask<'a> = dyn FnMut(&mut dyn Write, Option<Line<'_>>, &str) -> io::Result<()> + 'a;
+/// What [`drive`] does with a question (`None`: answer what is pending).
+pub type Ask<'a> = dyn FnMut(&mut dyn Write, Option<Question<'_>>) -> io::Result<()> + 'a;
 
 /// The standard-input half of [`run`].
 fn from_stdin(out: &mut dyn Write, ask: &mut Ask<'_>) -> Result<()> {
     let stdin_error = |e| symblob_build::Error::io("<stdin>", e);
     // Answers go to a file: nobody waits for them one by one.
     let interactive = !symblob_build::output::stdout_is_regular_file();
-    let mut reader = BufReader::new(io::stdin().lock());
+    let mut reader = BufReader::new(Arriving::stdin());
     let mut line = Vec::with_capacity(64);
     let mut number = 0u64;
     loop {
         // About to wait for input that has not arrived: answer what is pending, and let
         // the reader see every answer so far. Batches piped in at once are still answered
         // together and written in large blocks.
-        if !reader.buffer().contains(&b'\n') {
-            ask(out, None, "").map_err(answer_error)?;
+        if !reader.buffer().contains(&b'\n') && !reader.get_mut().has_arrived() {
+            ask(out, None).map_err(answer_error)?;
             if interactive {
                 out.flush().map_err(stdout_error)?;
             }
@@ -244,15 +294,20 @@ fn from_stdin(out: &mut dyn Write, ask: &mut Ask<'_>) -> Result<()> {
             return Ok(());
         }
         number += 1;
-        let place = format!("<stdin>:{number}");
+        let place = Place::Stdin(number);
         if line.last() != Some(&b'\n') && line.len() > MAX_LINE {
             skip_line(&mut reader).map_err(stdin_error)?;
             let start = String::from_utf8_lossy(&line[..32]);
-            ask(out, Some(Line::TooLong(&start)), &place).map_err(answer_error)?;
+            let question = Question::parse(Line::TooLong(&start), place);
+            ask(out, Some(question)).map_err(answer_error)?;
+            continue;
+        }
+        if let Some(addr) = plain_address(&line) {
+            ask(out, Some(Question::Good(addr))).map_err(answer_error)?;
             continue;
         }
         let text = String::from_utf8_lossy(&line);
-        ask(out, Some(Line::Text(&text)), &place).map_err(answer_error)?;
+        ask(out, Some(Question::parse(Line::Text(&text), place))).map_err(answer_error)?;
     }
 }
 
@@ -278,7 +333,7 @@ fn skip_line(reader: &mut impl BufRead) -> io::Result<()> {
 
 /// The answer to a bad line: the format's text placeholder, or one JSON line with a null
 /// `address`, the line, its error, and the format's key for "nothing found".
-fn write_placeholder(
+pub fn write_placeholder(
     out: &mut dyn Write,
     flags: LookupFlags,
     (input, error): (&str, &str),

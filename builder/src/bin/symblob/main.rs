@@ -13,6 +13,8 @@ macro_rules! note {
     }};
 }
 
+mod answer_pool;
+mod arriving;
 mod breakpad;
 mod cif;
 mod common;

@@ -2,12 +2,13 @@
 //! once when it is opened, then each address answered from the index, ranges first, then
 //! return pads.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::Path;
 
 use symblob::symbfile::{Range, SymbFile};
 use symblob_build::symbfile::index::SymbfileIndex;
 
+use crate::answer_pool;
 use crate::common::{Outcome, Result};
 use crate::frames::{self, Frame};
 use crate::lookups::{self, LookupFlags};
@@ -16,8 +17,9 @@ use crate::symbfile::{blob_error, named};
 /// Inline levels kept per address; deeper chains are cut at the outermost levels.
 const MAX_DEPTH: usize = 256;
 
-/// Answers `addresses` (or standard input) from `file`, read from `path`, in batches
-/// ([`SymbfileIndex::lookup_ranges_each`] overlaps the memory waits of several addresses).
+/// Answers `addresses` (or standard input) from `file`, read from `path`, on every core
+/// ([`answer_pool`]), in batches ([`SymbfileIndex::lookup_ranges_each`] overlaps the
+/// memory waits of several addresses).
 pub fn answer_all(
     path: &Path,
     file: SymbFile<'_>,
@@ -25,27 +27,45 @@ pub fn answer_all(
     addresses: &[String],
 ) -> Result<Outcome> {
     let index = SymbfileIndex::new(file).map_err(|e| named(path, e))?;
-    let mut ranges = vec![Range::EMPTY; MAX_DEPTH];
-    lookups::run_batched(addresses, flags, &frames::NO_FRAMES, |addrs, out| {
-        // A corrupt record is an error of the whole file, not of this address.
-        answer(&index, flags, addrs, &mut ranges, out).unwrap_or_else(|e| {
-            Err(lookups::input_error(match e.reader_error() {
-                Some(&b) => blob_error(path, b),
-                None => e,
-            }))
-        })
-    })
+    let scratch = || Scratch {
+        ranges: vec![Range::EMPTY; MAX_DEPTH],
+        frames: Vec::new(),
+    };
+    answer_pool::run(
+        addresses,
+        flags,
+        &frames::NO_FRAMES,
+        scratch,
+        |scratch, addrs, text| {
+            // A corrupt record is an error of the whole file, not of this address.
+            answer(&index, flags, addrs, scratch, text).unwrap_or_else(|e| {
+                Err(lookups::input_error(match e.reader_error() {
+                    Some(&b) => blob_error(path, b),
+                    None => e,
+                }))
+            })
+        },
+    )
 }
 
-/// The answers to `addrs`, in order: each the line `symblob lidia lookup` prints, or one
-/// JSON line `{address, source, frames: [{function, file, line, depth, call_file,
-/// call_line}]}`. The outer error is the file's, the inner one writing the answers'.
+/// What a thread reuses from one batch to the next.
+struct Scratch<'a> {
+    /// The covering records of an address.
+    ranges: Vec<Range<'a>>,
+    /// Its frames.
+    frames: Vec<Frame<'a>>,
+}
+
+/// Appends the answers to `addrs` to `text`, in order: each the line `symblob lidia
+/// lookup` prints, or one JSON line `{address, source, frames: [{function, file, line,
+/// depth, call_file, call_line}]}`. The outer error is the file's, the inner one
+/// formatting the answers'.
 fn answer<'a>(
     index: &SymbfileIndex<'a>,
     flags: LookupFlags,
     addrs: &[u64],
-    ranges: &mut [Range<'a>],
-    out: &mut dyn Write,
+    scratch: &mut Scratch<'a>,
+    text: &mut Vec<u8>,
 ) -> symblob_build::Result<io::Result<()>> {
     // The addresses inside the file, looked up together; the others have no answer.
     let inside: Vec<u64> = addrs
@@ -57,65 +77,65 @@ fn answer<'a>(
     let mut write = |addr: u64, frames: &mut Vec<Frame<'_>>, source: &str| {
         frames.reverse();
         if written.is_ok() {
-            written = frames::write(out, flags.json, addr, frames, Some(source));
+            written = frames::append(text, flags.json, addr, frames, Some(source));
         }
+        frames.clear();
     };
-    index.lookup_ranges_each(&inside, ranges, |at, _, kept| {
+    let frames = &mut scratch.frames;
+    index.lookup_ranges_each(&inside, &mut scratch.ranges, |at, _, kept| {
         for addr in asked.by_ref() {
             if flags.file_address(addr).is_none() {
-                write(addr, &mut Vec::new(), "none");
+                write(addr, frames, "none");
                 continue;
             }
-            let (mut frames, source) = if kept.is_empty() {
-                return_pad_frames(index, at)?
+            let source = if kept.is_empty() {
+                return_pad_frames(index, at, frames)?
             } else {
-                (range_frames(kept, at), "ranges")
+                range_frames(kept, at, frames);
+                "ranges"
             };
-            write(addr, &mut frames, source);
+            write(addr, frames, source);
             break;
         }
         Ok(())
     })?;
     for addr in asked {
-        write(addr, &mut Vec::new(), "none");
+        write(addr, frames, "none");
     }
     Ok(written)
 }
 
-/// The frames of the covering range records `kept` (outermost first) at `at`, outermost
-/// first.
-fn range_frames<'a>(kept: &[Range<'a>], at: u64) -> Vec<Frame<'a>> {
-    kept.iter()
-        .enumerate()
-        .map(|(i, r)| {
-            // The position inside each frame: the call site of the next inner frame, or
-            // for the innermost the address's own line.
-            let (file, line) = match kept.get(i + 1) {
-                Some(inner) => (inner.call_file.or(r.file), inner.call_line.unwrap_or(0)),
-                None => (r.file, r.line_at(at).unwrap_or(0)),
-            };
-            Frame {
-                function: r.func.into(),
-                file: file.unwrap_or("").into(),
-                line: line.into(),
-                depth: r.depth.into(),
-                call_file: r.call_file.unwrap_or("").into(),
-                call_line: r.call_line.unwrap_or(0).into(),
-            }
-        })
-        .collect()
+/// Pushes the frames of the covering range records `kept` (outermost first) at `at`,
+/// outermost first.
+fn range_frames<'a>(kept: &[Range<'a>], at: u64, frames: &mut Vec<Frame<'a>>) {
+    frames.extend(kept.iter().enumerate().map(|(i, r)| {
+        // The position inside each frame: the call site of the next inner frame, or for
+        // the innermost the address's own line.
+        let (file, line) = match kept.get(i + 1) {
+            Some(inner) => (inner.call_file.or(r.file), inner.call_line.unwrap_or(0)),
+            None => (r.file, r.line_at(at).unwrap_or(0)),
+        };
+        Frame {
+            function: r.func.into(),
+            file: file.unwrap_or("").into(),
+            line: line.into(),
+            depth: r.depth.into(),
+            call_file: r.call_file.unwrap_or("").into(),
+            call_line: r.call_line.unwrap_or(0).into(),
+        }
+    }));
 }
 
-/// The frames of the return pad at `at`, outermost first, and the answer's source
-/// (`none` without a pad).
+/// Pushes the frames of the return pad at `at`, outermost first, and gives the answer's
+/// source (`none` without a pad).
 fn return_pad_frames<'a>(
     index: &SymbfileIndex<'a>,
     at: u64,
-) -> symblob_build::Result<(Vec<Frame<'a>>, &'static str)> {
+    frames: &mut Vec<Frame<'a>>,
+) -> symblob_build::Result<&'static str> {
     let Some(pad) = index.lookup_return_pad(at)? else {
-        return Ok((Vec::new(), "none"));
+        return Ok("none");
     };
-    let mut frames = Vec::new();
     let mut call = ("", 0);
     for (depth, e) in pad.entries().enumerate() {
         let (file, line) = (e.file.unwrap_or(""), e.line.unwrap_or(0));
@@ -129,5 +149,5 @@ fn return_pad_frames<'a>(
         });
         call = (file, line);
     }
-    Ok((frames, "return_pad"))
+    Ok("return_pad")
 }
