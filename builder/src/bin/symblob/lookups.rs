@@ -2,8 +2,8 @@
 //! or, one per line, from standard input; one answer per question, in order; answers
 //! flushed before waiting for the next question when the output is read as it comes.
 //!
-//! Memory does not grow with the number of addresses: a line is read, answered and
-//! forgotten. A bad question (not an address, an empty line, a line longer than
+//! Memory does not grow with the number of addresses: lines are read, answered (a chunk
+//! at a time, on every core: [`answer_pool`]) and forgotten. A bad question (not an address, an empty line, a line longer than
 //! [`MAX_LINE`]) is reported on standard error with its line number and answered with
 //! the format's placeholder, so that answers stay aligned with questions; the run goes on
 //! and ends with [`Outcome::SomeInputsBad`].
@@ -16,10 +16,11 @@ use clap::Args;
 
 use symblob_build::Error;
 
+use crate::answer_pool;
 use crate::arriving::Arriving;
 use crate::common::{
-    parse_address, parse_bias, plain_address, stdout, stdout_error, write_json_line, Failure,
-    Outcome, Result,
+    parse_address, parse_bias, plain_address, stdout_error, write_json_line, Failure, Outcome,
+    Result,
 };
 
 /// Longest line read as a question; anything longer cannot be an address.
@@ -133,60 +134,25 @@ pub struct Placeholder {
 }
 
 /// Answers each address of `args` (or, when there are none, of standard input) with
-/// `answer`, and each bad line with `placeholder`, writing to standard output.
+/// `answer`, and each bad line with `placeholder`, writing to standard output; on every
+/// core ([`answer_pool`]).
 pub fn run(
     args: &[String],
     flags: LookupFlags,
     placeholder: &Placeholder,
-    mut answer: impl FnMut(u64, &mut dyn Write) -> io::Result<()>,
+    answer: impl Fn(u64, &mut dyn Write) -> io::Result<()> + Sync,
 ) -> Result<Outcome> {
-    run_batched(args, flags, placeholder, |addrs, out| {
-        addrs.iter().try_for_each(|&addr| answer(addr, out))
-    })
+    answer_pool::run(
+        args,
+        flags,
+        placeholder,
+        || (),
+        |(), addrs, text| addrs.iter().try_for_each(|&addr| answer(addr, text)),
+    )
 }
 
-/// Addresses [`run_batched`] gathers before answering them together.
+/// Good addresses handed to a format's answer at a time (see [`answer_pool::run`]).
 pub const BATCH: usize = 64;
-
-/// [`run`] for a format that answers several addresses at once faster than one at a
-/// time: `answer` gets up to [`BATCH`] consecutive good addresses and writes their
-/// answers in order. A batch is answered when full, before a bad line's placeholder, and
-/// before reading input that has not arrived, so that nobody waits on an answer.
-pub fn run_batched(
-    args: &[String],
-    flags: LookupFlags,
-    placeholder: &Placeholder,
-    mut answer: impl FnMut(&[u64], &mut dyn Write) -> io::Result<()>,
-) -> Result<Outcome> {
-    let mut out = stdout();
-    let mut bad = false;
-    let mut pending = Vec::with_capacity(BATCH);
-    let mut ask = |out: &mut dyn Write, question: Option<Question<'_>>| -> io::Result<()> {
-        if let Some(Question::Good(addr)) = question {
-            pending.push(addr);
-            if pending.len() < BATCH {
-                return Ok(());
-            }
-        }
-        if !pending.is_empty() {
-            answer(&pending, out)?;
-            pending.clear();
-        }
-        match question {
-            Some(Question::Bad { input, error }) => {
-                bad = true;
-                write_placeholder(out, flags, (input, &error), placeholder)
-            }
-            _ => Ok(()),
-        }
-    };
-    drive(args, &mut out, &mut ask)?;
-    Ok(if bad {
-        Outcome::SomeInputsBad
-    } else {
-        Outcome::Success
-    })
-}
 
 /// Reads the questions (the arguments, or when there are none the lines of standard
 /// input) and hands each to `ask`, reporting bad ones on standard error; `ask(None)`
