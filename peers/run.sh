@@ -102,6 +102,11 @@ compare() {
   "$PEERS" builds --elf "$elf" --label "$label" --symblob "$SYMBLOB" --gsymutil "$GSYMUTIL" \
     --out-dir "$WORK/out" --repeat "$repeat" --functions "$functions" --tsv "$TSV" | tee -a "$TABLES"
   local o=$WORK/out/$label
+  # Its Breakpad symbol file read into Lidia, beside the two Rust parsers of `.sym` files.
+  rm -f "$o.sym"
+  "$SYMBLOB" breakpad build --quiet "$elf" -o "$o.sym"
+  "$PEERS" sym-reads --sym "$o.sym" --symblob "$SYMBLOB" --out-dir "$WORK/out" --label "$label" \
+    --repeat 5 | tee -a "$TABLES"
   "$PEERS" lookups --elf "$elf" --label "$label" --lidia "$o.lidia" --ksym "$o.ksym" \
     --gsym "$o.gsym" --symcache "$o.symcache" --count "$COUNT" --seconds "$SECONDS_PER_TOOL" \
     --children "$CHILDREN" \

@@ -7,6 +7,7 @@
 //!                       [--label L] [--count N] [--seconds S] [--tools a,b] [--work DIR] [--tsv F]
 //! symblob-peers symcache-build BIN OUT
 //! symblob-peers functions BIN
+//! symblob-peers sym-reads --sym FILE.sym --symblob CLI --out-dir DIR [--label L] [--repeat N]
 //! symblob-peers checksums
 //! symblob-peers lidia-walk LIDIA ADDRS     (ranges a lookup examines)
 //! symblob-peers gen-c FUNCTIONS DIR
@@ -24,6 +25,7 @@ mod measure;
 mod others;
 mod ours;
 mod sample;
+mod sym_reads;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -84,6 +86,16 @@ fn main() {
         "lookups" => lookups::run(&args),
         "child" => lookups::run_child(args.positional(0, "TOOL")?, &args),
         "checksums" => checksums::run(),
+        "sym-reads" => sym_reads::run(&args),
+        "sym-parse" => {
+            let last = args.positional(2, "LAST")?;
+            let last = u64::from_str_radix(last, 16).map_err(|e| format!("LAST: {e}"))?;
+            sym_reads::parse(
+                args.positional(0, "PARSER")?,
+                args.positional(1, "FILE")?.as_ref(),
+                last,
+            )
+        }
         "functions" => sample::functions(args.positional(0, "BIN")?.as_ref()).map(|f| {
             println!("{}", f.len());
         }),
@@ -108,7 +120,7 @@ fn main() {
             args.positional(1, "OUT.png")?.as_ref(),
         ),
         _ => Err(
-            "usage: symblob-peers builds|lookups|checksums|symcache-build|functions|gen-c|chart … \
+            "usage: symblob-peers builds|lookups|sym-reads|checksums|symcache-build|functions|gen-c|chart … \
                   (see the crate docs)"
                 .to_owned(),
         ),
