@@ -3,10 +3,10 @@
 //! flushed before waiting for the next question when the output is read as it comes.
 //!
 //! Memory does not grow with the number of addresses: lines are read, answered (a chunk
-//! at a time, on every core: [`answer_pool`]) and forgotten. A bad question (not an address, an empty line, a line longer than
-//! [`MAX_LINE`]) is reported on standard error with its line number and answered with
-//! the format's placeholder, so that answers stay aligned with questions; the run goes on
-//! and ends with [`Outcome::SomeInputsBad`].
+//! at a time, on every core: [`answer_pool`]) and forgotten. A bad question (not an
+//! address, an empty line, a line longer than [`MAX_LINE`]) is reported on standard error
+//! with its line number and answered with the format's placeholder, so that answers stay
+//! aligned with questions; the run goes on and ends with [`Outcome::SomeInputsBad`].
 
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::marker::PhantomData;
@@ -232,7 +232,7 @@ enum Line<'a> {
 /// What [`drive`] does with a question (`None`: answer what is pending).
 pub type Ask<'a> = dyn FnMut(&mut dyn Write, Option<Question<'_>>) -> io::Result<()> + 'a;
 
-/// The standard-input half of [`run`].
+/// The standard-input half of [`drive`].
 fn from_stdin(out: &mut dyn Write, ask: &mut Ask<'_>) -> Result<()> {
     let stdin_error = |e| symblob_build::Error::io("<stdin>", e);
     // Answers go to a file: nobody waits for them one by one.
