@@ -140,7 +140,7 @@ pub fn run(
     args: &[String],
     flags: LookupFlags,
     placeholder: &Placeholder,
-    answer: impl Fn(u64, &mut dyn Write) -> io::Result<()> + Sync,
+    answer: impl Fn(u64, &mut Vec<u8>) -> io::Result<()> + Sync,
 ) -> Result<Outcome> {
     answer_pool::run(
         args,

@@ -77,7 +77,7 @@ fn answer<'a>(
     let mut write = |addr: u64, frames: &mut Vec<Frame<'_>>, source: &str| {
         frames.reverse();
         if written.is_ok() {
-            written = frames::append(text, flags.json, addr, frames, Some(source));
+            written = frames::write(text, flags.json, addr, frames, Some(source));
         }
         frames.clear();
     };
