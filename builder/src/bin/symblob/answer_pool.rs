@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use std::num::NonZeroUsize;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::Mutex;
 use std::thread;
@@ -61,7 +62,18 @@ pub fn run<S>(
                 // The lock is held while waiting: the other threads wait on it instead.
                 while let Some(chunk) = queue.lock().ok().and_then(|q| q.recv().ok()) {
                     let mut text = Vec::with_capacity(capacity);
-                    let answered = respond.chunk(&mut scratch, &chunk, &mut text);
+                    let answered = panic::catch_unwind(AssertUnwindSafe(|| {
+                        respond.chunk(&mut scratch, &chunk, &mut text)
+                    }));
+                    // A panic (a bug) must not leave the main thread waiting for this
+                    // chunk forever: it is told, and the panic goes on to the scope's end.
+                    let answered = answered.unwrap_or_else(|panic| {
+                        let _ = done.send(Answered {
+                            seq: chunk.seq,
+                            text: Err(stopped()),
+                        });
+                        panic::resume_unwind(panic)
+                    });
                     capacity = capacity.max(text.len());
                     let sent = done.send(Answered {
                         seq: chunk.seq,
@@ -82,7 +94,7 @@ pub fn run<S>(
             arrived: VecDeque::new(),
             limit: IN_FLIGHT_PER_THREAD * threads as u64,
         };
-        let mut chunk = Chunk::new(0);
+        let mut chunk = Chunk::new();
         let mut bad = false;
         let mut ask = |out: &mut dyn Write, question: Option<Question<'_>>| -> io::Result<()> {
             let end = question.is_none();
@@ -96,11 +108,8 @@ pub fn run<S>(
                 None => {}
             }
             let full = chunk.addresses.len() + chunk.bad.len() >= CHUNK;
-            if full || end {
-                let next = Chunk::new(order.sent + 1);
-                if !chunk.is_empty() {
-                    order.submit(std::mem::replace(&mut chunk, next), out)?;
-                }
+            if (full || end) && !chunk.is_empty() {
+                order.submit(std::mem::replace(&mut chunk, Chunk::new()), out)?;
             }
             if end {
                 order.finish(out)?;
@@ -117,7 +126,7 @@ pub fn run<S>(
 }
 
 /// Consecutive questions: the good addresses, and the bad lines with the number of good
-/// addresses before each.
+/// addresses before each; `seq` is the chunk's place in the order asked.
 struct Chunk {
     seq: u64,
     addresses: Vec<u64>,
@@ -125,9 +134,9 @@ struct Chunk {
 }
 
 impl Chunk {
-    fn new(seq: u64) -> Self {
+    fn new() -> Self {
         Chunk {
-            seq,
+            seq: 0,
             addresses: Vec::with_capacity(CHUNK),
             bad: Vec::new(),
         }
@@ -194,10 +203,11 @@ struct InOrder {
 impl InOrder {
     /// Hands `chunk` to the threads, first writing answers until fewer than `limit` are
     /// in flight, then any that have arrived in order.
-    fn submit(&mut self, chunk: Chunk, out: &mut dyn Write) -> io::Result<()> {
+    fn submit(&mut self, mut chunk: Chunk, out: &mut dyn Write) -> io::Result<()> {
         while self.sent - self.written >= self.limit {
             self.write_next(out)?;
         }
+        chunk.seq = self.sent;
         self.jobs.send(chunk).map_err(|_| stopped())?;
         self.sent += 1;
         while let Ok(answered) = self.answers.try_recv() {
@@ -237,7 +247,7 @@ impl InOrder {
     }
 }
 
-/// The error when the answering threads are gone (one of them panicked).
+/// The error when an answering thread stopped (it panicked).
 fn stopped() -> io::Error {
     io::Error::other("the lookup threads stopped")
 }
