@@ -10,10 +10,11 @@ use symblob_build::output::build_outputs;
 use symblob_build::pipeline::lidia::{BuildReport, ElfOptions, SymbolSources};
 use symblob_build::{Error, Location};
 
+use crate::answer_pool;
 use crate::common::{display_name, output_name, print, read_input, Failure, Outcome, Result};
 use crate::dwarf_args::DwarfArgs;
 use crate::frames::{self, Frame};
-use crate::lookups::{self, FileLookup, LookupFlags, LookupFormat};
+use crate::lookups::{FileLookup, LookupFlags, LookupFormat};
 use crate::progress::{Bar, Progress};
 use crate::sniff::{self, Want};
 use crate::sources;
@@ -234,27 +235,44 @@ fn blob_error(path: &Path, e: symblob::Error) -> Error {
 }
 
 /// Answers `addresses` (or standard input) from `lidia`: the frames in the golden
-/// `lookups.tsv` format (plus real line numbers), or as JSON lines.
+/// `lookups.tsv` format (plus real line numbers), or as JSON lines. Each batch is looked
+/// up together ([`LidiaFile::lookup_each`] overlaps the searches' memory waits), on
+/// every core ([`answer_pool`]).
 pub fn answer_all<'a>(
     lidia: &LidiaFile<'a>,
     flags: LookupFlags,
     addresses: &[String],
 ) -> Result<Outcome> {
-    lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
-        let text = |s: Str<'a>| String::from_utf8_lossy(s.as_bytes());
-        let found: Vec<_> = flags
-            .file_address(addr)
-            .into_iter()
-            .flat_map(|at| lidia.lookup(at))
-            .map(|f| Frame {
-                function: text(f.function),
-                file: text(f.file),
-                line: f.line,
-                depth: f.depth,
-                call_file: text(f.call_file),
-                call_line: f.call_line,
-            })
-            .collect();
-        frames::write(out, flags.json, addr, &found, None)
-    })
+    let text = |s: Str<'a>| String::from_utf8_lossy(s.as_bytes());
+    answer_pool::run(
+        addresses,
+        flags,
+        &frames::NO_FRAMES,
+        Vec::new,
+        |found: &mut Vec<Frame<'a>>, addrs, out| {
+            // A return address 0 has no file address and no frames: 0 stands in for it.
+            let at: Vec<u64> = addrs
+                .iter()
+                .map(|&a| flags.file_address(a).unwrap_or(0))
+                .collect();
+            let mut written = Ok(());
+            lidia.lookup_each(&at, |i, frames| {
+                found.clear();
+                if flags.file_address(addrs[i]).is_some() {
+                    found.extend(frames.map(|f| Frame {
+                        function: text(f.function),
+                        file: text(f.file),
+                        line: f.line,
+                        depth: f.depth,
+                        call_file: text(f.call_file),
+                        call_line: f.call_line,
+                    }));
+                }
+                if written.is_ok() {
+                    written = frames::write(out, flags.json, addrs[i], found, None);
+                }
+            });
+            written
+        },
+    )
 }
