@@ -162,6 +162,13 @@ fn symbfile_lookup_of_a_corrupt_record_names_the_file_and_offset() {
     }
 }
 
+/// The range file symblib wrote of the first test program: its path and bytes.
+fn first_symblib_ranges() -> (std::path::PathBuf, Vec<u8>) {
+    let path = symblib(&format!("{}.ranges.symbfile", crate::symbfile::ELFS[0]));
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes)
+}
+
 /// Answers come as questions arrive, not when a batch is full or the input ends: one
 /// address, a bad line and another address, each answered before the next is written.
 #[test]
@@ -171,8 +178,7 @@ fn symbfile_lookup_answers_each_address_as_it_arrives() {
     use std::sync::mpsc;
     use std::time::Duration;
 
-    let path = symblib(&format!("{}.ranges.symbfile", crate::symbfile::ELFS[0]));
-    let bytes = std::fs::read(&path).unwrap();
+    let (path, bytes) = first_symblib_ranges();
     let file = SymbFile::parse(&bytes).unwrap();
     let addrs = dense_addresses(&bytes);
     let mut child = Command::new(env!("CARGO_BIN_EXE_symblob"))
@@ -233,8 +239,7 @@ fn symbfile_lookup_answers_each_address_as_it_arrives() {
 /// answering the same questions with the same frames.
 #[test]
 fn symbfile_lookup_answers_many_chunks_in_order() {
-    let path = symblib(&format!("{}.ranges.symbfile", crate::symbfile::ELFS[0]));
-    let bytes = std::fs::read(&path).unwrap();
+    let (path, bytes) = first_symblib_ranges();
     let file = SymbFile::parse(&bytes).unwrap();
     let addrs = dense_addresses(&bytes);
     let bad_at = [0, 4095, 4096, 4097, 8191, 12_000, 12_001, 20_479];

@@ -248,15 +248,14 @@ pub fn answer_all<'a>(
         addresses,
         flags,
         &frames::NO_FRAMES,
-        Vec::new,
-        |found: &mut Vec<Frame<'a>>, addrs, out| {
+        // Reused from one batch to the next: the addresses in the file, and the frames.
+        <(Vec<u64>, Vec<Frame<'a>>)>::default,
+        |(at, found), addrs, out| {
             // A return address 0 has no file address and no frames: 0 stands in for it.
-            let at: Vec<u64> = addrs
-                .iter()
-                .map(|&a| flags.file_address(a).unwrap_or(0))
-                .collect();
+            at.clear();
+            at.extend(addrs.iter().map(|&a| flags.file_address(a).unwrap_or(0)));
             let mut written = Ok(());
-            lidia.lookup_each(&at, |i, frames| {
+            lidia.lookup_each(at, |i, frames| {
                 found.clear();
                 if flags.file_address(addrs[i]).is_some() {
                     found.extend(frames.map(|f| Frame {

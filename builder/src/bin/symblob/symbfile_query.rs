@@ -28,6 +28,7 @@ pub fn answer_all(
 ) -> Result<Outcome> {
     let index = SymbfileIndex::new(file).map_err(|e| named(path, e))?;
     let scratch = || Scratch {
+        inside: Vec::new(),
         ranges: vec![Range::EMPTY; MAX_DEPTH],
         frames: Vec::new(),
     };
@@ -48,8 +49,10 @@ pub fn answer_all(
     )
 }
 
-/// What a thread reuses from one batch to the next.
+/// What a thread reuses from one batch to the next, so that a lookup allocates nothing.
 struct Scratch<'a> {
+    /// A batch's addresses in the file.
+    inside: Vec<u64>,
     /// The covering records of an address.
     ranges: Vec<Range<'a>>,
     /// Its frames.
@@ -68,10 +71,9 @@ fn answer<'a>(
     text: &mut Vec<u8>,
 ) -> symblob_build::Result<io::Result<()>> {
     // The addresses inside the file, looked up together; the others have no answer.
-    let inside: Vec<u64> = addrs
-        .iter()
-        .filter_map(|&a| flags.file_address(a))
-        .collect();
+    let inside = &mut scratch.inside;
+    inside.clear();
+    inside.extend(addrs.iter().filter_map(|&a| flags.file_address(a)));
     let mut asked = addrs.iter().copied();
     let mut written = Ok(());
     let mut write = |addr: u64, frames: &mut Vec<Frame<'_>>, source: &str| {
@@ -82,7 +84,7 @@ fn answer<'a>(
         frames.clear();
     };
     let frames = &mut scratch.frames;
-    index.lookup_ranges_each(&inside, &mut scratch.ranges, |at, _, kept| {
+    index.lookup_ranges_each(inside, &mut scratch.ranges, |at, _, kept| {
         for addr in asked.by_ref() {
             if flags.file_address(addr).is_none() {
                 write(addr, frames, "none");
