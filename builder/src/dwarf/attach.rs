@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use super::lines::UnitLines;
+use super::lines::{LineRow, UnitLines};
 use crate::model::{innermost, sort_spans, Group, Row, Span};
 
 /// What the walk over a group's segments knows about one of its original spans.
@@ -25,6 +25,19 @@ struct SpanState {
     file: Option<u64>,
     /// (file, line) of the last row seen for the span, to merge repeats.
     last: Option<(Option<u64>, u32)>,
+    /// Rows the span still receives (counted before they are attached, so that each
+    /// piece's row list is allocated once, at its size).
+    left: usize,
+}
+
+impl SpanState {
+    /// Whether a row of (`file`, `line`) is new for the span (not a repeat of its last
+    /// row), noting it as the last.
+    fn is_new(&mut self, file: Option<u64>, line: u32) -> bool {
+        let new = self.last != Some((file, line));
+        self.last = Some((file, line));
+        new
+    }
 }
 
 /// Attaches the unit's rows to the spans of `group` and splits spans (and the group, for
@@ -40,22 +53,36 @@ pub(crate) fn attach_rows<'a>(
     let mut spans = group.spans;
     let original = spans.len();
     let segments = innermost(&spans);
+    let first = spans.first().map_or(0, |s| s.start);
     let mut state: Vec<SpanState> = (0..original)
         .map(|piece| SpanState {
             piece,
             file: None,
             last: None,
+            left: 0,
         })
         .collect();
+    // Count each span's rows first: pushed one by one, the row lists grew by
+    // reallocation, the largest share of the DWARF walk's allocations.
+    each_row(&segments, &lines.rows, first, |k, _, file, line| {
+        let st = &mut state[k];
+        if st.is_new(file, line) {
+            st.left += 1;
+        }
+    });
+    for (span, st) in spans.iter_mut().zip(&mut state) {
+        span.rows.reserve_exact(st.left);
+        st.last = None;
+    }
     // One row (`file` `None` where no row describes the address) for span `k`: merged
     // into the previous one when file and line repeat, else given to the span's current
     // piece, which is split first when the file changes.
-    let mut push = |spans: &mut Vec<Span<'a>>, k: usize, addr: u64, file: Option<u64>, line| {
+    each_row(&segments, &lines.rows, first, |k, addr, file, line| {
         let st = &mut state[k];
-        if st.last == Some((file, line)) {
+        if !st.is_new(file, line) {
             return;
         }
-        st.last = Some((file, line));
+        st.left -= 1;
         let Some(file) = file else {
             spans[st.piece].rows.push(Row { addr, line: 0 });
             return;
@@ -67,8 +94,11 @@ pub(crate) fn attach_rows<'a>(
                 st.file = Some(file);
             }
             Some(c) if split_files && c != file && addr > spans[st.piece].start => {
+                // The piece keeps only the rows it has; the rest go to the tail.
+                spans[st.piece].rows.shrink_to_fit();
                 let mut tail = split_at(&mut spans[st.piece], addr);
                 tail.file = lines.file(file);
+                tail.rows.reserve_exact(st.left + 1);
                 spans.push(tail);
                 st.piece = spans.len() - 1;
                 st.file = Some(file);
@@ -76,10 +106,27 @@ pub(crate) fn attach_rows<'a>(
             Some(_) => {}
         }
         spans[st.piece].rows.push(Row { addr, line });
-    };
-    let rows = &lines.rows;
-    let mut j = rows.partition_point(|r| r.end <= spans.first().map_or(0, |s| s.start));
-    for &(s, e, k) in &segments {
+    });
+    if spans.len() == original {
+        // No file change split a span: the group keeps its shape and order.
+        out.push(Group { spans });
+        return;
+    }
+    sort_spans(&mut spans);
+    regroup(spans, out);
+}
+
+/// Calls `row(k, addr, file, line)` for every row the segments `(start, end, span k)` of a
+/// group (which starts at `first`) receive from `rows`, in address order: the part of
+/// each line row inside a segment, and `file` `None` for the addresses no row describes.
+fn each_row(
+    segments: &[(u64, u64, usize)],
+    rows: &[LineRow],
+    first: u64,
+    mut row: impl FnMut(usize, u64, Option<u64>, u32),
+) {
+    let mut j = rows.partition_point(|r| r.end <= first);
+    for &(s, e, k) in segments {
         while rows.get(j).is_some_and(|r| r.end <= s) {
             j += 1;
         }
@@ -90,23 +137,16 @@ pub(crate) fn attach_rows<'a>(
                 break;
             }
             if r.start > pos {
-                push(&mut spans, k, pos, None, 0);
+                row(k, pos, None, 0);
             }
-            push(&mut spans, k, r.start.max(s), Some(r.file), r.line);
+            row(k, r.start.max(s), Some(r.file), r.line);
             pos = r.end;
             i += 1;
         }
         if pos < e {
-            push(&mut spans, k, pos, None, 0);
+            row(k, pos, None, 0);
         }
     }
-    if spans.len() == original {
-        // No file change split a span: the group keeps its shape and order.
-        out.push(Group { spans });
-        return;
-    }
-    sort_spans(&mut spans);
-    regroup(spans, out);
 }
 
 /// Cuts `span` at `at` (rows attached so far all lie before `at`).
@@ -148,7 +188,6 @@ pub(crate) fn path(p: &str) -> Arc<[u8]> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::lines::LineRow;
     use super::*;
 
     fn span(start: u64, end: u64, depth: u32) -> Span<'static> {
