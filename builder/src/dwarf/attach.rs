@@ -13,7 +13,7 @@
 use std::sync::Arc;
 
 use super::lines::{LineRow, UnitLines};
-use crate::model::{innermost, sort_spans, Group, Row, Span};
+use crate::model::{innermost_into, sort_spans, Group, Row, Span};
 
 /// What the walk over a group's segments knows about one of its original spans.
 #[derive(Clone, Copy)]
@@ -40,80 +40,93 @@ impl SpanState {
     }
 }
 
-/// Attaches the unit's rows to the spans of `group` and splits spans (and the group, for
-/// the depth-0 span) where the file of their rows changes (only when `split_files`: without
-/// files in the output a span needs no single file). Appends the resulting groups, in
-/// address order, to `out`.
-pub(crate) fn attach_rows<'a>(
-    group: Group<'a>,
-    lines: &UnitLines,
-    split_files: bool,
-    out: &mut Vec<Group<'a>>,
-) {
-    let mut spans = group.spans;
-    let original = spans.len();
-    let segments = innermost(&spans);
-    let first = spans.first().map_or(0, |s| s.start);
-    let mut state: Vec<SpanState> = (0..original)
-        .map(|piece| SpanState {
+/// Attaches line rows to groups' spans; holds the scratch one group needs, so that a
+/// unit's groups reuse it.
+#[derive(Default)]
+pub(crate) struct Attacher {
+    segments: Vec<(u64, u64, usize)>,
+    stack: Vec<usize>,
+    state: Vec<SpanState>,
+}
+
+impl Attacher {
+    /// Attaches the unit's rows to the spans of `group` and splits spans (and the group,
+    /// for the depth-0 span) where the file of their rows changes (only when
+    /// `split_files`: without files in the output a span needs no single file). Appends
+    /// the resulting groups, in address order, to `out`.
+    pub(crate) fn attach<'a>(
+        &mut self,
+        group: Group<'a>,
+        lines: &UnitLines,
+        split_files: bool,
+        out: &mut Vec<Group<'a>>,
+    ) {
+        let mut spans = group.spans;
+        let original = spans.len();
+        innermost_into(&spans, &mut self.segments, &mut self.stack);
+        let segments = &self.segments;
+        let first = spans.first().map_or(0, |s| s.start);
+        let state = &mut self.state;
+        state.clear();
+        state.extend((0..original).map(|piece| SpanState {
             piece,
             file: None,
             last: None,
             left: 0,
-        })
-        .collect();
-    // Count each span's rows first: pushed one by one, the row lists grew by
-    // reallocation, the largest share of the DWARF walk's allocations.
-    each_row(&segments, &lines.rows, first, |k, _, file, line| {
-        let st = &mut state[k];
-        if st.is_new(file, line) {
-            st.left += 1;
+        }));
+        // Count each span's rows first: pushed one by one, the row lists grew by
+        // reallocation, the largest share of the DWARF walk's allocations.
+        each_row(segments, &lines.rows, first, |k, _, file, line| {
+            let st = &mut state[k];
+            if st.is_new(file, line) {
+                st.left += 1;
+            }
+        });
+        for (span, st) in spans.iter_mut().zip(state.iter_mut()) {
+            span.rows.reserve_exact(st.left);
+            st.last = None;
         }
-    });
-    for (span, st) in spans.iter_mut().zip(&mut state) {
-        span.rows.reserve_exact(st.left);
-        st.last = None;
-    }
-    // One row (`file` `None` where no row describes the address) for span `k`: merged
-    // into the previous one when file and line repeat, else given to the span's current
-    // piece, which is split first when the file changes.
-    each_row(&segments, &lines.rows, first, |k, addr, file, line| {
-        let st = &mut state[k];
-        if !st.is_new(file, line) {
+        // One row (`file` `None` where no row describes the address) for span `k`: merged
+        // into the previous one when file and line repeat, else given to the span's current
+        // piece, which is split first when the file changes.
+        each_row(segments, &lines.rows, first, |k, addr, file, line| {
+            let st = &mut state[k];
+            if !st.is_new(file, line) {
+                return;
+            }
+            st.left -= 1;
+            let Some(file) = file else {
+                spans[st.piece].rows.push(Row { addr, line: 0 });
+                return;
+            };
+            match st.file {
+                None => {
+                    let span = &mut spans[st.piece];
+                    span.file = lines.file(file).or(span.file.take());
+                    st.file = Some(file);
+                }
+                Some(c) if split_files && c != file && addr > spans[st.piece].start => {
+                    // The piece keeps only the rows it has; the rest go to the tail.
+                    spans[st.piece].rows.shrink_to_fit();
+                    let mut tail = split_at(&mut spans[st.piece], addr);
+                    tail.file = lines.file(file);
+                    tail.rows.reserve_exact(st.left + 1);
+                    spans.push(tail);
+                    st.piece = spans.len() - 1;
+                    st.file = Some(file);
+                }
+                Some(_) => {}
+            }
+            spans[st.piece].rows.push(Row { addr, line });
+        });
+        if spans.len() == original {
+            // No file change split a span: the group keeps its shape and order.
+            out.push(Group { spans });
             return;
         }
-        st.left -= 1;
-        let Some(file) = file else {
-            spans[st.piece].rows.push(Row { addr, line: 0 });
-            return;
-        };
-        match st.file {
-            None => {
-                let span = &mut spans[st.piece];
-                span.file = lines.file(file).or(span.file.take());
-                st.file = Some(file);
-            }
-            Some(c) if split_files && c != file && addr > spans[st.piece].start => {
-                // The piece keeps only the rows it has; the rest go to the tail.
-                spans[st.piece].rows.shrink_to_fit();
-                let mut tail = split_at(&mut spans[st.piece], addr);
-                tail.file = lines.file(file);
-                tail.rows.reserve_exact(st.left + 1);
-                spans.push(tail);
-                st.piece = spans.len() - 1;
-                st.file = Some(file);
-            }
-            Some(_) => {}
-        }
-        spans[st.piece].rows.push(Row { addr, line });
-    });
-    if spans.len() == original {
-        // No file change split a span: the group keeps its shape and order.
-        out.push(Group { spans });
-        return;
+        sort_spans(&mut spans);
+        regroup(spans, out);
     }
-    sort_spans(&mut spans);
-    regroup(spans, out);
 }
 
 /// Calls `row(k, addr, file, line)` for every row the segments `(start, end, span k)` of a
@@ -189,6 +202,7 @@ pub(crate) fn path(p: &str) -> Arc<[u8]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::innermost;
 
     fn span(start: u64, end: u64, depth: u32) -> Span<'static> {
         Span::for_test(start, end, depth)
@@ -257,7 +271,7 @@ mod tests {
             spans: vec![span(0, 100, 0), span(10, 20, 1)],
         };
         let mut groups = Vec::new();
-        attach_rows(g, &lines, true, &mut groups);
+        Attacher::default().attach(g, &lines, true, &mut groups);
         // The depth-0 span owns rows from a.c, then b.h at 40 (not inside the inline
         // span), then a.c again: three pieces, three groups.
         let bounds: Vec<_> = groups.iter().map(|g| (g.start(), g.end())).collect();

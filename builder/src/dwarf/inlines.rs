@@ -30,13 +30,26 @@ fn normalize_in_place(v: &mut Vec<(u64, u64)>) {
 /// Sorts `v`, drops empty intervals and merges overlapping ones, and touching ones when
 /// `touching` is set.
 fn merge_in_place(v: &mut Vec<(u64, u64)>, touching: bool) {
-    v.retain(|r| r.0 < r.1);
-    if v.len() < 2 {
-        return;
+    let n = merge_front(v, touching);
+    v.truncate(n);
+}
+
+/// [`merge_in_place`] on a slice: the result is its first `n` entries, `n` returned.
+fn merge_front(v: &mut [(u64, u64)], touching: bool) -> usize {
+    let mut n = 0;
+    for i in 0..v.len() {
+        if v[i].0 < v[i].1 {
+            v[n] = v[i];
+            n += 1;
+        }
+    }
+    let v = &mut v[..n];
+    if n < 2 {
+        return n;
     }
     v.sort_unstable();
     let mut w = 0;
-    for i in 1..v.len() {
+    for i in 1..n {
         let (s, e) = v[i];
         if s < v[w].1 || (touching && s == v[w].1) {
             v[w].1 = v[w].1.max(e);
@@ -45,7 +58,7 @@ fn merge_in_place(v: &mut Vec<(u64, u64)>, touching: bool) {
             v[w] = (s, e);
         }
     }
-    v.truncate(w + 1);
+    w + 1
 }
 
 /// Intersection of two normalized interval lists.
@@ -133,7 +146,8 @@ pub(crate) fn tree_to_groups<'a>(
     let mut inside: Vec<(u64, u64)> = Vec::new();
     for i in 0..n {
         let own = &mut tree.nodes[i].ranges;
-        merge_in_place(own, i == 0 || !touching_apart);
+        let merged = merge_front(own, i == 0 || !touching_apart);
+        own.truncate(merged);
         let parent = tree.nodes[i].parent;
         let start = flat.len();
         if parent == ROOT || parent >= i {
@@ -158,22 +172,31 @@ pub(crate) fn tree_to_groups<'a>(
     let pieces = &flat[ps..pe];
     let first = groups.len();
     let root_file = root.decl_file.and_then(|f| lines.file(f));
-    for &(s, e) in pieces {
-        groups.push(Group {
-            spans: vec![Span {
-                start: s,
-                end: e,
-                depth: 0,
-                name: root.name.clone(),
-                file: root_file.clone(),
-                call_file: None,
-                call_line: 0,
-                // Which function range the later cuts (where rows change file) come from,
-                // so that two functions of one name that touch stay apart.
-                instance: if touching_apart { range_id(s) } else { 0 },
-                rows: Vec::new(),
-            }],
+    // Each piece's spans counted first, so that its list is allocated once at its size.
+    let mut sizes = vec![1usize; pieces.len()];
+    for &(s0, e0) in at.iter().skip(1) {
+        for &(s, _) in &flat[s0..e0] {
+            if let Some(size) = sizes.get_mut(pieces.partition_point(|p| p.1 <= s)) {
+                *size += 1;
+            }
+        }
+    }
+    for (&(s, e), &size) in pieces.iter().zip(&sizes) {
+        let mut spans = Vec::with_capacity(size);
+        spans.push(Span {
+            start: s,
+            end: e,
+            depth: 0,
+            name: root.name.clone(),
+            file: root_file.clone(),
+            call_file: None,
+            call_line: 0,
+            // Which function range the later cuts (where rows change file) come from,
+            // so that two functions of one name that touch stay apart.
+            instance: if touching_apart { range_id(s) } else { 0 },
+            rows: Vec::new(),
         });
+        groups.push(Group { spans });
     }
     let mine = &mut groups[first..];
     for (instance, (node, &(s0, e0))) in tree.nodes.iter().zip(&at).enumerate().skip(1) {

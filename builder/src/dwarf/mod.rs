@@ -225,8 +225,9 @@ fn with_orphan_rows<'a>(
 ) -> Vec<Group<'a>> {
     let rows = orphans::as_unit_lines(orphan_rows);
     let mut attached = Vec::with_capacity(fallback.len());
+    let mut attacher = attach::Attacher::default();
     for g in fallback {
-        attach::attach_rows(g, &rows, files, &mut attached);
+        attacher.attach(g, &rows, files, &mut attached);
     }
     let covered = groups.iter().chain(&attached).map(|g| (g.start(), g.end()));
     let nameless = orphans::nameless_groups(&rows, covered.collect(), exec, files);
@@ -369,13 +370,14 @@ fn read_unit<'a>(
     let mut out = Vec::new();
     let mut owners = Vec::new();
     let mut pending = Vec::new();
+    let mut attacher = attach::Attacher::default();
     for (t, tree) in trees.into_iter().enumerate() {
         if !need_rows {
             inlines::tree_to_groups(tree, &lines, contents.touching_apart, &mut out);
         } else {
             inlines::tree_to_groups(tree, &lines, contents.touching_apart, &mut pending);
             for g in pending.drain(..) {
-                attach::attach_rows(g, &lines, contents.files, &mut out);
+                attacher.attach(g, &lines, contents.files, &mut out);
             }
         }
         owners.resize(out.len(), t);

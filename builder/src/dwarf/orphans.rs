@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::attach::attach_rows;
+use super::attach::Attacher;
 use super::inlines::{normalize, subtract};
 use super::lines::{LineRow, UnitLines};
 use crate::model::{Bytes, Group, Span};
@@ -85,6 +85,7 @@ pub(crate) fn nameless_groups<'a>(
     let spans = normalize(rows.rows.iter().map(|r| (r.start, r.end)).collect());
     let covered = normalize(covered);
     let mut out = Vec::new();
+    let mut attacher = Attacher::default();
     for (start, end) in subtract(&spans, &covered) {
         for &(sec_start, sec_end) in exec {
             let (s, e) = (start.max(sec_start), end.min(sec_end));
@@ -104,7 +105,7 @@ pub(crate) fn nameless_groups<'a>(
                     rows: Vec::new(),
                 }],
             };
-            attach_rows(group, rows, files, &mut out);
+            attacher.attach(group, rows, files, &mut out);
         }
     }
     out

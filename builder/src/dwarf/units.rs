@@ -3,10 +3,14 @@
 //! subprogram or inlined subroutine (lexical blocks and other DIEs are transparent).
 
 use gimli::AttributeValue;
+use smallvec::SmallVec;
 
 use super::names::{Names, RawNameAttrs};
 use super::{Slice, UnitRef};
 use crate::model::Bytes;
+
+/// A DIE's address ranges.
+pub(crate) type Ranges = SmallVec<[(u64, u64); 1]>;
 
 /// Parent index of a root node.
 pub(crate) const ROOT: usize = usize::MAX;
@@ -26,8 +30,9 @@ pub(crate) struct Node<'a> {
     pub call_line: u32,
     /// `DW_AT_decl_file` of the DIE or its origin: the file used when no line row says.
     pub decl_file: Option<u64>,
-    /// Address ranges, as read (unsorted, possibly overlapping).
-    pub ranges: Vec<(u64, u64)>,
+    /// Address ranges, as read (unsorted, possibly overlapping): usually one, kept in
+    /// place (a vector per DIE was the walk's most frequent allocation).
+    pub ranges: Ranges,
 }
 
 /// A subprogram with its inlined calls, in DIE order (parents before children).
@@ -99,7 +104,7 @@ pub(crate) fn walk_unit<'a>(
 /// What the walk needs of a subprogram or inlined-subroutine DIE.
 struct Die<'a> {
     /// Its non-empty address ranges.
-    ranges: Vec<(u64, u64)>,
+    ranges: Ranges,
     /// `DW_AT_decl_file` of a subprogram, `DW_AT_call_file` of an inlined call.
     file: Option<u64>,
     /// `DW_AT_call_line`, saturated; 0 when absent.
@@ -201,8 +206,8 @@ fn ranges_of<'a>(
     ranges: Option<AttributeValue<Slice<'a>>>,
     low: Option<AttributeValue<Slice<'a>>>,
     high: Option<AttributeValue<Slice<'a>>>,
-) -> gimli::Result<Vec<(u64, u64)>> {
-    let mut out = Vec::new();
+) -> gimli::Result<Ranges> {
+    let mut out = Ranges::new();
     if let Some(value) = ranges {
         if let Some(mut iter) = u.dwarf.attr_ranges(u.unit, value)? {
             while let Some(r) = iter.next()? {
@@ -252,8 +257,8 @@ fn call_line(value: Option<AttributeValue<Slice<'_>>>) -> u32 {
 fn read_ranges<'a>(
     u: &UnitRef<'_, 'a>,
     entry: &gimli::DebuggingInformationEntry<Slice<'a>>,
-) -> gimli::Result<Vec<(u64, u64)>> {
-    let mut out = Vec::new();
+) -> gimli::Result<Ranges> {
+    let mut out = Ranges::new();
     if let Some(value) = entry.attr_value(gimli::DW_AT_ranges) {
         if let Some(mut iter) = u.dwarf.attr_ranges(u.unit, value)? {
             while let Some(r) = iter.next()? {

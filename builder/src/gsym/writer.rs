@@ -62,12 +62,24 @@ impl<'g> Record<'g, '_> {
     }
 }
 
-/// Strings and files, interned in first-use order; keyed by the model's own bytes.
+/// Where a slice of the model lies in memory: the model shares one allocation among the
+/// spans of a name or a path, so most lookups are answered by two words hashed instead
+/// of a long name.
+type Place = (usize, usize);
+
+fn place(s: &[u8]) -> Place {
+    (s.as_ptr() as usize, s.len())
+}
+
+/// Strings and files, interned in first-use order; keyed by the model's own bytes, and
+/// by their place in memory first.
 struct Tables<'m> {
     strings: Vec<u8>,
     string_offsets: FastMap<&'m [u8], u32>,
+    string_places: FastMap<Place, u32>,
     files: Vec<(u32, u32)>,
     file_indexes: FastMap<&'m [u8], u32>,
+    file_places: FastMap<Place, u32>,
 }
 
 impl<'m> Tables<'m> {
@@ -75,8 +87,10 @@ impl<'m> Tables<'m> {
         Tables {
             strings: vec![0],
             string_offsets: fast_map(),
+            string_places: fast_map(),
             files: vec![(0, 0)],
             file_indexes: fast_map(),
+            file_places: fast_map(),
         }
     }
 
@@ -84,19 +98,21 @@ impl<'m> Tables<'m> {
         if s.is_empty() {
             return 0;
         }
-        if let Some(&o) = self.string_offsets.get(s) {
+        if let Some(&o) = self.string_places.get(&place(s)) {
             return o;
         }
-        let offset = self.strings.len() as u32;
-        self.strings.extend_from_slice(s);
-        self.strings.push(0);
-        self.string_offsets.insert(s, offset);
+        let offset = match self.string_offsets.get(s) {
+            Some(&o) => o,
+            None => {
+                let offset = self.strings.len() as u32;
+                self.strings.extend_from_slice(s);
+                self.strings.push(0);
+                self.string_offsets.insert(s, offset);
+                offset
+            }
+        };
+        self.string_places.insert(place(s), offset);
         offset
-    }
-
-    /// The offset of a string interned before (0 for the empty string).
-    fn string_id(&self, s: &[u8]) -> u32 {
-        self.string_offsets.get(s).copied().unwrap_or(0)
     }
 
     /// The index of a file interned before.
@@ -109,6 +125,16 @@ impl<'m> Tables<'m> {
     /// is kept whole as the base name). The empty path gets an entry of its own that
     /// names no file, not entry 0, which makes a lookup fail.
     fn file(&mut self, path: &'m [u8]) -> u32 {
+        if let Some(&i) = self.file_places.get(&place(path)) {
+            return i;
+        }
+        let index = self.file_by_bytes(path);
+        self.file_places.insert(place(path), index);
+        index
+    }
+
+    /// [`file`](Self::file) by the path's bytes.
+    fn file_by_bytes(&mut self, path: &'m [u8]) -> u32 {
         if let Some(&i) = self.file_indexes.get(path) {
             return i;
         }
@@ -170,11 +196,11 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
     // of threads.
     let plans: Vec<Plan<'_>> = records.par_iter().map(plan).collect();
     let mut tables = Tables::new();
-    let file_ids: Vec<Vec<u32>> = plans.iter().map(|p| p.intern(&mut tables)).collect();
+    let ids: Vec<Vec<u32>> = plans.iter().map(|p| p.intern(&mut tables)).collect();
     let encoded: Vec<Result<Encoded>> = records
         .par_iter()
         .zip(&plans)
-        .zip(&file_ids)
+        .zip(&ids)
         .map(|((r, p), ids)| encode_info(r, p, ids, &tables))
         .collect();
     let mut infos: Vec<Vec<u8>> = Vec::with_capacity(records.len());
@@ -221,11 +247,20 @@ fn finalize<'g, 'a>(records: Vec<Record<'g, 'a>>, written: &mut Written) -> Vec<
 
 /// What a record needs from the string and file tables (name, the files of its line
 /// rows, then its inline tree's names and call files), and its line rows with files
-/// numbered in that record alone.
+/// numbered in that record alone. The encoder finds each table entry by its use's
+/// position, so no string is hashed twice.
 struct Plan<'g> {
     uses: Vec<Use<'g>>,
     rows: Vec<line_table::Row>,
+    /// The position in `uses` of each of the record's files (the rows' file numbers).
+    row_files: Vec<u32>,
+    /// Per span of the record (its groups' spans in order): the positions in `uses` of
+    /// an inlined span's name and call file ([`NONE`] where there is none).
+    span_uses: Vec<(u32, u32)>,
 }
+
+/// No use: a span that is not in the inline tree, or one without a call file.
+const NONE: u32 = u32::MAX;
 
 /// A string or a file path a record's encoding interns.
 #[derive(Clone, Copy)]
@@ -235,46 +270,69 @@ enum Use<'g> {
 }
 
 impl<'g> Plan<'g> {
-    /// Interns the uses in order; the global index of each of the record's files.
+    /// Interns the uses in order; the table entry of each (a string's offset, a file's
+    /// index).
     fn intern(&self, tables: &mut Tables<'g>) -> Vec<u32> {
-        // The rows' file numbers index the first file uses (the rows' files come first).
-        let mut files = Vec::new();
-        for u in &self.uses {
-            match *u {
-                Use::String(s) => {
-                    tables.string(s);
-                }
-                Use::File(p) => files.push(tables.file(p)),
-            }
-        }
-        files
+        self.uses
+            .iter()
+            .map(|u| match *u {
+                Use::String(s) => tables.string(s),
+                Use::File(p) => tables.file(p),
+            })
+            .collect()
     }
 }
 
-/// The plan of record `r`: its line rows and what its encoding will intern.
+/// The plan of record `r`: its line rows and what its encoding will intern, each string
+/// and path once (by its place in memory: most repeats share one), in first-use order.
 fn plan<'g>(r: &Record<'g, '_>) -> Plan<'g> {
-    let mut uses = vec![Use::String(r.name())];
+    let mut uses = Vec::new();
+    let mut seen: FastMap<(bool, Place), u32> = fast_map();
+    let mut add = |uses: &mut Vec<Use<'g>>, u: Use<'g>| -> u32 {
+        let key = match u {
+            Use::String(s) => (false, place(s)),
+            Use::File(p) => (true, place(p)),
+        };
+        *seen.entry(key).or_insert_with(|| {
+            uses.push(u);
+            uses.len() as u32 - 1
+        })
+    };
+    add(&mut uses, Use::String(r.name()));
     let mut files: Vec<&'g [u8]> = Vec::new();
+    let mut row_files = Vec::new();
     let rows = line_table::rows(r.pieces, &mut |p| {
         // Paths are shared: the same allocation is the common case.
         let known = files.iter().position(|f| std::ptr::eq(*f, p) || *f == p);
         let index = known.unwrap_or_else(|| {
             files.push(p);
-            uses.push(Use::File(p));
+            row_files.push(add(&mut uses, Use::File(p)));
             files.len() - 1
         });
         index as u32
     });
     // The inline tree's names and call files: those of its inlined spans (the pieces of
     // one call share both), in span order.
-    let inlined = r.pieces.iter().flat_map(|g| &g.spans);
-    for span in inlined.filter(|s| s.depth > 0 && s.start < s.end) {
-        uses.push(Use::String(&span.name));
-        if let Some(call_file) = span.call_file.as_deref() {
-            uses.push(Use::File(call_file));
+    let spans = r.pieces.iter().flat_map(|g| &g.spans);
+    let mut span_uses = Vec::with_capacity(spans.clone().count());
+    for span in spans {
+        if span.depth == 0 || span.start >= span.end {
+            span_uses.push((NONE, NONE));
+            continue;
         }
+        let name = add(&mut uses, Use::String(&span.name));
+        let call_file = match span.call_file.as_deref() {
+            Some(call_file) => add(&mut uses, Use::File(call_file)),
+            None => NONE,
+        };
+        span_uses.push((name, call_file));
     }
-    Plan { uses, rows }
+    Plan {
+        uses,
+        rows,
+        row_files,
+        span_uses,
+    }
 }
 
 /// An encoded `FunctionInfo`, and which chunks it has.
@@ -285,25 +343,29 @@ struct Encoded {
 }
 
 /// One `FunctionInfo`: size, name, then the line-table and inline chunks and the end;
-/// `file_ids` are the global indexes of the plan's files.
+/// `ids` are the table entries of the plan's uses.
 fn encode_info(
     r: &Record<'_, '_>,
     plan: &Plan<'_>,
-    file_ids: &[u32],
+    ids: &[u32],
     tables: &Tables<'_>,
 ) -> Result<Encoded> {
+    let id = |at: u32| ids.get(at as usize).copied().unwrap_or(0);
     let (start, end) = r.range();
     let size = u32_field("GSYM function size", end.wrapping_sub(start))?;
     let mut out = Vec::new();
     out.extend_from_slice(&size.to_le_bytes());
-    out.extend_from_slice(&tables.string_id(r.name()).to_le_bytes());
+    out.extend_from_slice(&id(0).to_le_bytes());
     let lines = !plan.rows.is_empty();
     if lines {
         let rows: Vec<line_table::Row> = plan
             .rows
             .iter()
             .map(|row| line_table::Row {
-                file: file_ids.get(row.file as usize).copied().unwrap_or(0),
+                file: plan
+                    .row_files
+                    .get(row.file as usize)
+                    .map_or(0, |&at| id(at)),
                 ..*row
             })
             .collect();
@@ -312,10 +374,18 @@ fn encode_info(
         push_chunk(&mut out, info_type::LINE_TABLE, &chunk)?;
     }
     let mut chunk = Vec::new();
+    let uses = |k: usize| plan.span_uses.get(k).copied().unwrap_or((NONE, NONE));
     let inlines = inline::encode(
         r.pieces,
-        &mut |s| tables.string_id(s),
-        &mut |p| tables.file_id(p),
+        &inline::Ids {
+            // The root is the record's own name; its depth-0 span has no call file in
+            // the tree's uses, and is looked up by its bytes.
+            name: &|k| if k == 0 { id(0) } else { id(uses(k).0) },
+            call_file: &|k, path| match uses(k).1 {
+                NONE => tables.file_id(path),
+                at => id(at),
+            },
+        },
         &mut chunk,
     );
     if inlines {

@@ -223,7 +223,19 @@ pub fn sort_spans(spans: &mut [Span<'_>]) {
 /// `(start, end, span index)` in address order.
 pub(crate) fn innermost(spans: &[Span<'_>]) -> Vec<(u64, u64, usize)> {
     let mut out = Vec::new();
-    let mut stack: Vec<usize> = Vec::new();
+    innermost_into(spans, &mut out, &mut Vec::new());
+    out
+}
+
+/// [`innermost`] into `out` (cleared first), with `stack` as scratch: a caller doing this
+/// for every group reuses both.
+pub(crate) fn innermost_into(
+    spans: &[Span<'_>],
+    out: &mut Vec<(u64, u64, usize)>,
+    stack: &mut Vec<usize>,
+) {
+    out.clear();
+    stack.clear();
     let mut pos = spans.first().map_or(0, |s| s.start);
     let emit = |out: &mut Vec<(u64, u64, usize)>, pos: &mut u64, to: u64, k: usize| {
         if *pos < to {
@@ -237,19 +249,18 @@ pub(crate) fn innermost(spans: &[Span<'_>]) -> Vec<(u64, u64, usize)> {
             if end > s.start {
                 break;
             }
-            emit(&mut out, &mut pos, end, top);
+            emit(out, &mut pos, end, top);
             stack.pop();
         }
         if let Some(&top) = stack.last() {
-            emit(&mut out, &mut pos, s.start, top);
+            emit(out, &mut pos, s.start, top);
         }
         pos = pos.max(s.start);
         stack.push(i);
     }
     while let Some(top) = stack.pop() {
-        emit(&mut out, &mut pos, spans[top].end, top);
+        emit(out, &mut pos, spans[top].end, top);
     }
-    out
 }
 
 #[cfg(test)]

@@ -36,8 +36,8 @@ mod symbols;
 mod unwind;
 
 pub use contents::{functions_of_symbols, Contents, Model, PadFrame, ReturnPad};
-pub(crate) use function::innermost;
 pub use function::{function_runs, sort_spans, Bytes, Group, Row, Span};
+pub(crate) use function::{innermost, innermost_into};
 #[cfg(feature = "cif")]
 pub use image_map::{ImageMap, MapImage};
 pub(crate) use listing::{ImageListing, NmSymbol, SectionHeader};
