@@ -51,8 +51,28 @@ pub(crate) fn walk_unit<'a>(
     // (DIE depth, tree index, node index) of the open subprograms and inlined calls.
     let mut open: Vec<(isize, usize, usize)> = Vec::new();
     let mut entries = u.unit.entries();
-    while let Some(entry) = entries.next_dfs()? {
+    let mut c_unit = false;
+    let mut skip_children = false;
+    loop {
+        let next = if skip_children {
+            // `next_sibling` jumps over the subtree by `DW_AT_sibling` where the producer
+            // wrote one (GCC does), without parsing it; past the last child it returns
+            // nothing, and the walk goes on upward.
+            match entries.next_sibling()? {
+                Some(entry) => Some(entry),
+                None => entries.next_dfs()?,
+            }
+        } else {
+            entries.next_dfs()?
+        };
+        let Some(entry) = next else {
+            break;
+        };
         let depth = entry.depth();
+        if depth == 0 {
+            c_unit = is_c(entry);
+        }
+        skip_children = c_unit && entry.has_children() && holds_no_code_in_c(entry.tag());
         while open.last().is_some_and(|o| o.0 >= depth) {
             open.pop();
         }
@@ -99,6 +119,36 @@ pub(crate) fn walk_unit<'a>(
         }
     }
     Ok(trees)
+}
+
+/// Whether a unit DIE's `DW_AT_language` is C, whose types cannot hold a function.
+fn is_c(unit: &gimli::DebuggingInformationEntry<Slice<'_>>) -> bool {
+    let Some(AttributeValue::Language(lang)) = unit.attr_value(gimli::DW_AT_language) else {
+        return false;
+    };
+    matches!(
+        lang,
+        gimli::DW_LANG_C89
+            | gimli::DW_LANG_C
+            | gimli::DW_LANG_C99
+            | gimli::DW_LANG_C11
+            | gimli::DW_LANG_C17
+    )
+}
+
+/// Whether a DIE of this tag, in C, has only children that describe data (members,
+/// enumerators, bounds, parameter types), never code: the walk steps over them. The
+/// Linux kernel's units are mostly such types, and their children were most of the DIEs
+/// the walk parsed.
+fn holds_no_code_in_c(tag: gimli::DwTag) -> bool {
+    matches!(
+        tag,
+        gimli::DW_TAG_structure_type
+            | gimli::DW_TAG_union_type
+            | gimli::DW_TAG_enumeration_type
+            | gimli::DW_TAG_array_type
+            | gimli::DW_TAG_subroutine_type
+    )
 }
 
 /// What the walk needs of a subprogram or inlined-subroutine DIE.
