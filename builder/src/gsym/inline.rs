@@ -154,21 +154,23 @@ fn tree(spans: &[&Span<'_>]) -> Tree {
         }
         let parent = open.last().map_or(0, |&(_, node)| node);
         let continues = |c: usize| same_call(spans[tree.nodes[c].last_span], s);
-        let numbered = (s.instance != 0)
-            .then(|| by_instance.get(&(parent, s.instance)).copied())
-            .flatten()
-            .filter(|&c| continues(c));
-        // The last child that continues the call (only where the numbered one does not:
-        // the source did not number its calls, or numbered them inconsistently).
-        let joined = numbered.or_else(|| {
-            let mut found = None;
-            for c in tree.children(parent) {
-                if continues(c) {
-                    found = Some(c);
+        // A numbered call continues only a child of its number: with none yet, it starts
+        // a node without a search; the children are searched only where the source did
+        // not number its calls, or numbered them inconsistently.
+        let numbered = (s.instance != 0).then(|| by_instance.get(&(parent, s.instance)).copied());
+        let joined = match numbered {
+            Some(None) => None,
+            Some(Some(c)) if continues(c) => Some(c),
+            _ => {
+                let mut found = None;
+                for c in tree.children(parent) {
+                    if continues(c) {
+                        found = Some(c);
+                    }
                 }
+                found
             }
-            found
-        });
+        };
         let node = match joined {
             Some(c) => {
                 tree.join(c, i);
