@@ -2,7 +2,7 @@
 //! whatever the bytes are, and [`template`], a valid file around fuzzer-chosen chunk
 //! bytes so that the lookup target spends its time inside line programs and inline trees.
 
-use symblob::gsym::{Function, GsymFile, MAX_INLINE_DEPTH};
+use symblob::gsym::{Function, GsymFile, Lookup, LookupIndex, MAX_INLINE_DEPTH};
 
 /// How many functions get the per-function checks; iteration always covers all of them.
 const PER_FUNCTION_LIMIT: usize = 256;
@@ -59,9 +59,38 @@ pub fn gsym(bytes: &[u8], probes: &[u64]) {
             Err(e) => assert!(!validated, "a validated file's records decode: {e}"),
         }
     }
+    // The lookup index answers exactly what the file answers, errors included.
+    let mut words = vec![0u64; LookupIndex::words_needed(&file)];
+    let index = LookupIndex::build(file, &mut words).expect("a buffer of the size asked for");
     for addr in queries {
         lookup(&file, addr, validated);
+        assert_eq!(
+            format!("{:?}", index.lookup(addr).map(|l| l.map(|l| frames(&l)))),
+            format!("{:?}", file.lookup(addr).map(|l| l.map(|l| frames(&l)))),
+            "{addr:#x}: the indexed lookup differs"
+        );
     }
+    if let Some(short) = words.len().checked_sub(1) {
+        assert!(LookupIndex::build(file, &mut words[..short]).is_err());
+    }
+}
+
+/// A lookup's frames, for comparing two lookups.
+fn frames(found: &Lookup<'_>) -> Vec<(String, u64, String, String, u32, bool)> {
+    found
+        .frames()
+        .map(|f| {
+            let text = |s: symblob::gsym::Str<'_>| s.to_string();
+            (
+                text(f.name),
+                f.offset,
+                text(f.dir),
+                text(f.base),
+                f.line,
+                f.inlined,
+            )
+        })
+        .collect()
 }
 
 /// The walk of `function`'s whole inline tree: depth first (each node at most one level

@@ -7,7 +7,7 @@ use std::hint::black_box;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use symblob::gsym::{GsymFile, Lookup};
+use symblob::gsym::{GsymFile, Lookup, LookupIndex};
 use symblob::ksym::{v2, KsymBlob, Ksyms, NameIndex, Symbol, TextRanges, Version};
 use symblob::lidia::{Frames, LidiaFile, Str};
 
@@ -119,10 +119,28 @@ pub fn lidia_frames(lidia: &Path, work: Workload<'_>) -> Result<Measurement, Str
 /// GSYM, every frame as `llvm-gsymutil --address` prints it (function, directory, file,
 /// line), on the file `llvm-gsymutil --convert` wrote. There is no batched form: fetching
 /// the records of eight addresses together before their lookups gained nothing measurable
-/// (the cost is decoding each line table from its start).
-pub fn gsym_frames(gsym: &Path, work: Workload<'_>) -> Result<Measurement, String> {
+/// (the cost is decoding each line table from its start). `indexed`: through a
+/// `LookupIndex` built when the file is opened (its build counts as the open).
+pub fn gsym_frames(gsym: &Path, work: Workload<'_>, indexed: bool) -> Result<Measurement, String> {
     let bytes = map(gsym)?;
-    let (file, open) = timed_open(gsym, &bytes, GsymFile::parse)?;
+    let (file, mut open) = timed_open(gsym, &bytes, GsymFile::parse)?;
+    let t = Instant::now();
+    let mut words = if indexed {
+        vec![0u64; LookupIndex::words_needed(&file)]
+    } else {
+        Vec::new()
+    };
+    let index = if indexed {
+        let built = LookupIndex::build(file, &mut words);
+        Some(built.map_err(|e| format!("{}: {e}", gsym.display()))?)
+    } else {
+        None
+    };
+    open += t.elapsed();
+    let lookup = |a: u64| match &index {
+        Some(index) => index.lookup(a),
+        None => file.lookup(a),
+    };
     let tally_frames = |tally: &mut Tally, found: Result<Option<Lookup<'_>>, symblob::Error>| {
         let Ok(Some(lookup)) = found else {
             return;
@@ -136,10 +154,10 @@ pub fn gsym_frames(gsym: &Path, work: Workload<'_>) -> Result<Measurement, Strin
     };
     Ok(work.measure(
         open,
-        |tally, a| tally_frames(tally, file.lookup(a)),
+        |tally, a| tally_frames(tally, lookup(a)),
         |tally, addrs| {
             for &a in addrs {
-                tally_frames(tally, file.lookup(a));
+                tally_frames(tally, lookup(a));
             }
         },
     ))

@@ -15,7 +15,7 @@ mod writer;
 
 use std::path::Path;
 
-use symblob::gsym::{GsymFile, Lookup};
+use symblob::gsym::{GsymFile, Lookup, LookupIndex};
 
 use crate::common::splitmix::Rng;
 use oracle::{gsym_fixture, lookups, Answer, Frame};
@@ -23,7 +23,12 @@ use oracle::{gsym_fixture, lookups, Answer, Frame};
 /// Our answer in the oracle's terms: frames as `llvm-gsymutil` would print them, or an
 /// error message.
 fn our_answer(file: &GsymFile<'_>, addr: u64) -> Answer {
-    match file.lookup(addr) {
+    answer_of(file.lookup(addr), addr)
+}
+
+/// A lookup's result in the oracle's terms.
+fn answer_of(found: Result<Option<Lookup<'_>>, symblob::Error>, addr: u64) -> Answer {
+    match found {
         Ok(Some(found)) => Ok(frames(&found)),
         Ok(None) => Err(format!("address {addr:#x} is not in GSYM")),
         Err(e) => Err(e.to_string()),
@@ -102,12 +107,20 @@ pub(crate) fn sample_addresses(file: &GsymFile<'_>, per_function: u64, seed: u64
 fn compare(path: &Path, bytes: &[u8], per_function: u64) -> usize {
     let file = GsymFile::parse(bytes).expect("parse");
     file.validate().expect("LLVM's file validates");
+    let mut words = vec![0u64; LookupIndex::words_needed(&file)];
+    let index = LookupIndex::build(file, &mut words).expect("the index builds");
+    // The index must hold something to step over: rows past a checkpoint, inline calls.
+    assert!(index.checkpoints() > 0, "no line-table checkpoints");
+    assert!(index.inline_nodes() > 0, "no inline-tree nodes indexed");
     let addrs = sample_addresses(&file, per_function, 0x6759_6d00 ^ bytes.len() as u64);
     let theirs = lookups(path, &addrs);
     let mut bad = Vec::new();
     let mut inlined = 0;
     for (addr, theirs) in addrs.iter().zip(&theirs) {
         let ours = our_answer(&file, *addr);
+        // Through the index: the same answer, errors included.
+        let indexed = answer_of(index.lookup(*addr), *addr);
+        assert_eq!(indexed, ours, "{addr:#x}: the indexed lookup differs");
         if let Ok(frames) = &ours {
             inlined += frames.iter().filter(|f| f.inlined).count();
         }

@@ -2,11 +2,15 @@
 
 use core::fmt::Write;
 
-use symblob::gsym::GsymFile;
+use symblob::gsym::{GsymFile, Lookup, LookupIndex};
 
 use crate::digest::Digest;
 use crate::parsed;
 use crate::rt::Console;
+
+/// Words of the lookup index built on the stack (64 KiB); a larger file's index is
+/// refused with an error, which is an outcome too.
+const INDEX_WORDS: usize = 8192;
 
 pub fn check(input: &[u8], out: &mut Console) {
     let Some(file) = parsed(GsymFile::parse(input), "gsym", out) else {
@@ -25,6 +29,18 @@ pub fn check(input: &[u8], out: &mut Console) {
             digest.bytes(entry.dir.0);
             digest.bytes(entry.base.0);
         }
+    }
+    let mut index_words = [0u64; INDEX_WORDS];
+    let needed = LookupIndex::words_needed(&file);
+    let index = match LookupIndex::build(file, &mut index_words) {
+        Ok(index) => Some(index),
+        Err(e) => {
+            let _ = writeln!(out, "gsym lookup index ({needed} words): {e}");
+            None
+        }
+    };
+    if let Some(index) = &index {
+        digest.number((index.checkpoints() ^ index.inline_nodes()) as u64);
     }
     let mut lookups = 0u64;
     for function in file.functions() {
@@ -63,22 +79,9 @@ pub fn check(input: &[u8], out: &mut Console) {
             if let Ok(Some(f)) = file.function_at(addr) {
                 digest.number(f.index as u64);
             }
-            match file.lookup(addr) {
-                Ok(Some(found)) => {
-                    lookups += 1;
-                    if let Some(row) = found.row {
-                        digest.number(row.address ^ u64::from(row.file) ^ u64::from(row.line));
-                    }
-                    for frame in found.frames() {
-                        let _ = write!(digest, "{}{}{}", frame.name, frame.dir, frame.base);
-                        digest.number(frame.offset ^ u64::from(frame.line));
-                        digest.number(u64::from(frame.inlined) ^ u64::from(frame.has_location()));
-                    }
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    let _ = write!(digest, "{e}");
-                }
+            lookups += digest_lookup(&mut digest, file.lookup(addr));
+            if let Some(index) = &index {
+                digest_lookup(&mut digest, index.lookup(addr));
             }
         }
     }
@@ -88,4 +91,26 @@ pub fn check(input: &[u8], out: &mut Console) {
         file.len(),
         digest.value()
     );
+}
+
+/// Adds a lookup's answer to the digest; 1 when it found a function.
+fn digest_lookup(digest: &mut Digest, found: Result<Option<Lookup<'_>>, symblob::Error>) -> u64 {
+    match found {
+        Ok(Some(found)) => {
+            if let Some(row) = found.row {
+                digest.number(row.address ^ u64::from(row.file) ^ u64::from(row.line));
+            }
+            for frame in found.frames() {
+                let _ = write!(digest, "{}{}{}", frame.name, frame.dir, frame.base);
+                digest.number(frame.offset ^ u64::from(frame.line));
+                digest.number(u64::from(frame.inlined) ^ u64::from(frame.has_location()));
+            }
+            1
+        }
+        Ok(None) => 0,
+        Err(e) => {
+            let _ = write!(digest, "{e}");
+            0
+        }
+    }
 }

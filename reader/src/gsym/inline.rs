@@ -122,7 +122,7 @@ pub(crate) fn read_fields(cursor: &mut Cursor<'_>, endian: Endian) -> Result<Nod
 /// Skips the rest of a node whose ranges were read, with all its descendants. A depth
 /// counter replaces recursion: a node with children opens a list, a range count of 0
 /// closes one.
-fn skip_node(cursor: &mut Cursor<'_>, endian: Endian) -> Result<(), Error> {
+pub(crate) fn skip_node(cursor: &mut Cursor<'_>, endian: Endian) -> Result<(), Error> {
     let mut open: u64 = 0;
     let mut fields = read_fields(cursor, endian)?;
     loop {
@@ -152,6 +152,11 @@ fn skip_node(cursor: &mut Cursor<'_>, endian: Endian) -> Result<(), Error> {
 /// bytes) of a function starting at `start`, as LLVM's `InlineInfo::lookup` finds it:
 /// the root if it covers `addr`, then in each covering node's children the first that
 /// covers it. Siblings before it are skipped without being decoded.
+///
+/// With `subtrees` (a [`LookupIndex`](super::LookupIndex)'s words for this tree: for
+/// node `k` in depth-first order, the offset after its subtree and its number of nodes),
+/// a node that does not cover `addr` is stepped over without decoding its subtree.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn chain(
     bytes: &[u8],
     endian: Endian,
@@ -160,7 +165,10 @@ pub(crate) fn chain(
     start: u64,
     addr: u64,
     chain: &mut Chain,
+    subtrees: Option<&[u64]>,
 ) -> Result<(), Error> {
+    // The depth-first number of the node about to be read.
+    let mut node = 0usize;
     let end = offset.saturating_add(u64::try_from(len).unwrap_or(u64::MAX));
     let mut cursor = cursor_at(bytes, offset, end, INLINE)?;
     chain.len = 0;
@@ -174,7 +182,13 @@ pub(crate) fn chain(
             return Ok(());
         }
         if !ranges.covers {
-            skip_node(&mut cursor, endian)?;
+            match subtrees.and_then(|words| words.get(node)) {
+                Some(&word) => {
+                    cursor = cursor_at(bytes, word & 0xffff_ffff, end, INLINE)?;
+                    node = node.wrapping_add((word >> 32) as usize);
+                }
+                None => skip_node(&mut cursor, endian)?,
+            }
             if root {
                 return Ok(());
             }
@@ -198,6 +212,7 @@ pub(crate) fn chain(
         if !fields.has_children {
             return Ok(());
         }
+        node = node.wrapping_add(1);
         base = ranges.first_start;
         root = false;
     }

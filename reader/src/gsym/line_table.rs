@@ -1,10 +1,10 @@
 //! The line-table chunk: a small program of opcodes that pushes (address, file, line)
 //! rows, run on the fly from the chunk's bytes (LLVM's `LineTable::lookup`).
 
-use super::error;
 use super::function::cursor_at;
 use super::raw::opcode;
 use super::section::LINE_TABLE;
+use super::{error, to_u64};
 use crate::cursor::Cursor;
 use crate::varint::{read_sleb128, read_uleb128};
 use crate::{Error, ErrorKind};
@@ -73,6 +73,21 @@ impl<'a> LineProgram<'a> {
         })
     }
 
+    /// Moves the program to the state a [`LineIndex`](super::LineIndex) checkpoint
+    /// recorded: the cursor at file offset `at` (inside the chunk), `row` the last row
+    /// pushed before it.
+    pub(crate) fn resume(&mut self, at: u64, row: LineRow) -> Result<(), Error> {
+        let data = self.cursor.data();
+        self.cursor = cursor_at(data, at, to_u64(data.len()), LINE_TABLE)?;
+        self.row = row;
+        Ok(())
+    }
+
+    /// The file offset of the next opcode.
+    pub(crate) fn offset(&self) -> u64 {
+        self.cursor.offset()
+    }
+
     /// The next row the program pushes, or `None` at the end-sequence opcode. Running
     /// out of bytes before it, a bad LEB128, or a special opcode with an empty line range
     /// (minimum delta above the maximum) is an error at the opcode.
@@ -139,8 +154,17 @@ impl<'a> LineProgram<'a> {
     /// that begins there; LLVM 14 takes the first, later LLVM sources the last.) `None`
     /// when no row starts at or below `addr`, or the row's file index is 0 (LLVM:
     /// "address is not in the line table"). Rows after the answer are not read.
-    pub(crate) fn row_for(mut self, addr: u64) -> Result<Option<LineRow>, Error> {
-        let mut found = None;
+    pub(crate) fn row_for(self, addr: u64) -> Result<Option<LineRow>, Error> {
+        self.row_for_from(addr, None)
+    }
+
+    /// [`row_for`](Self::row_for) of a program resumed after the row `found`, which
+    /// starts below `addr` (so does every row before it: an indexed table is sorted).
+    pub(crate) fn row_for_from(
+        mut self,
+        addr: u64,
+        mut found: Option<LineRow>,
+    ) -> Result<Option<LineRow>, Error> {
         let mut state = self.row;
         while let Some(row) = self.step(&mut state)? {
             if addr < row.address {

@@ -144,6 +144,20 @@ impl<'a> GsymFile<'a> {
     /// Cost: the binary search, then the function's chunk list, its line table up to
     /// `addr` and the part of its inline tree before the covering nodes.
     pub fn lookup(&self, addr: u64) -> Result<Option<Lookup<'a>>, Error> {
+        self.lookup_indexed(addr, |_, _| None, |_, _| None)
+    }
+
+    /// [`lookup`](Self::lookup) with what a [`LookupIndex`](super::LookupIndex) knows of
+    /// the function's chunks (given the function and the chunk's file offset):
+    /// `resume` where to resume the line program (the opcode offset after a row that
+    /// starts below `addr`, and that row), `subtrees` the inline tree's subtree words
+    /// (see [`inline::chain`]).
+    pub(crate) fn lookup_indexed<'s>(
+        &self,
+        addr: u64,
+        resume: impl Fn(&Function<'a>, u64) -> Option<(u64, LineRow)>,
+        subtrees: impl Fn(&Function<'a>, u64) -> Option<&'s [u64]>,
+    ) -> Result<Option<Lookup<'a>>, Error> {
         let Some(function) = self.function_at(addr)? else {
             return Ok(None);
         };
@@ -160,9 +174,16 @@ impl<'a> GsymFile<'a> {
         self.chunks(&function, |chunk, data| {
             match chunk.kind {
                 info_type::LINE_TABLE => {
-                    let program =
+                    let mut program =
                         LineProgram::new(self.bytes, chunk.offset, data.len(), function.address)?;
-                    let Some(found) = program.row_for(addr)? else {
+                    let found = match resume(&function, chunk.offset) {
+                        Some((at, after)) => {
+                            program.resume(at, after)?;
+                            program.row_for_from(addr, Some(after))?
+                        }
+                        None => program.row_for(addr)?,
+                    };
+                    let Some(found) = found else {
                         return Err(error(
                             section::LINE_TABLE,
                             chunk.offset,
@@ -191,7 +212,17 @@ impl<'a> GsymFile<'a> {
         lookup.row = Some(row);
         if let Some((offset, len)) = inline_chunk {
             let (bytes, endian, start) = (self.bytes, self.endian, function.address);
-            inline::chain(bytes, endian, offset, len, start, addr, &mut lookup.chain)?;
+            let subtrees = subtrees(&function, offset);
+            inline::chain(
+                bytes,
+                endian,
+                offset,
+                len,
+                start,
+                addr,
+                &mut lookup.chain,
+                subtrees,
+            )?;
             for node in lookup.chain.nodes().iter().rev() {
                 self.check_file(node.call_file, section::INLINE, offset)?;
             }

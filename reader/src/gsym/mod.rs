@@ -67,6 +67,7 @@ mod function;
 mod inline;
 mod line_table;
 mod lookup;
+mod lookup_index;
 mod nodes;
 pub mod raw;
 mod validate;
@@ -85,6 +86,7 @@ pub use function::{Function, Functions};
 pub use inline::MAX_INLINE_DEPTH;
 pub use line_table::{LineRow, LineRows};
 pub use lookup::{Frame, Frames, Lookup};
+pub use lookup_index::LookupIndex;
 pub use nodes::{InlineNode, InlineNodes, InlineRange, InlineRanges};
 pub use words::Endian;
 

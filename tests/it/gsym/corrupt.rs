@@ -1,12 +1,12 @@
 //! Damaged and unusual GSYM files: each class of damage gives its error, with the
 //! section and offset; the unusual-but-valid shapes give LLVM 14's answers.
 
-use symblob::gsym::{section, GsymFile};
+use symblob::gsym::{section, GsymFile, LookupIndex, MAX_INLINE_DEPTH};
 use symblob::{Error, ErrorKind};
 
 use super::oracle::{gsym_fixture, lookups, GSYMUTIL};
 use super::tiny::{gsym, line_table, nested_calls, node, uleb, Func, INL, MAIN};
-use super::{agree, our_answer};
+use super::{agree, frames, our_answer};
 use crate::common::{run_scratch_dir, tool};
 
 fn llvm_file() -> Option<Vec<u8>> {
@@ -45,6 +45,74 @@ fn both_on(name: &str, bytes: &[u8], addrs: &[u64]) {
             "{name} {addr:#x}: ours {ours:?}, theirs {theirs:?}"
         );
     }
+    assert_index_agrees(name, &file, addrs);
+}
+
+/// Lookups through a [`LookupIndex`] answer as the file does, errors included.
+fn assert_index_agrees(name: &str, file: &GsymFile<'_>, addrs: &[u64]) {
+    let mut words = vec![0u64; LookupIndex::words_needed(file)];
+    let index = LookupIndex::build(*file, &mut words).expect("the index builds");
+    for &addr in addrs {
+        let plain = file.lookup(addr).map(|l| l.map(|l| frames(&l)));
+        let indexed = index.lookup(addr).map(|l| l.map(|l| frames(&l)));
+        assert_eq!(indexed, plain, "{name} {addr:#x}");
+    }
+}
+
+/// The lookup index on damaged files: a table or tree that does not decode whole is not
+/// indexed, so its lookups fail as without the index; whole ones are indexed.
+#[test]
+fn gsym_lookup_index_leaves_damaged_tables_to_the_plain_lookup() {
+    let one = |chunks| {
+        gsym(&[Func {
+            start: 0x1000,
+            size: 0x100,
+            name: MAIN,
+            chunks,
+        }])
+    };
+    let every_byte: Vec<u64> = (0xff0..0x1110).collect();
+    let indexed = |bytes: &[u8]| {
+        let file = GsymFile::parse(bytes).unwrap();
+        let mut words = vec![0u64; LookupIndex::words_needed(&file)];
+        let index = LookupIndex::build(file, &mut words).unwrap();
+        (index.checkpoints(), index.inline_nodes())
+    };
+    // Whole: 64 rows make four checkpoints; three calls in `main`, two of them with a
+    // call each (6 nodes), the first two stepped over for the addresses of the third.
+    let mut calls = node(0, 0x10, INL, 1, Some(node(0, 8, INL, 2, None)));
+    calls.extend(node(0x10, 0x10, INL, 3, Some(node(0, 8, INL, 4, None))));
+    calls.extend(node(0x20, 0xe0, INL, 5, None));
+    let tree = node(0, 0x100, MAIN, 0, Some(calls));
+    let whole = one(vec![simple_lines(0x40), (2, tree)]);
+    assert_eq!(indexed(&whole), (4, 6));
+    assert_index_agrees("whole", &GsymFile::parse(&whole).unwrap(), &every_byte);
+    // A chain one node deeper than a lookup may go: indexed (it decodes whole), and the
+    // lookups that reach its end fail as they do without the index.
+    let deep = one(vec![
+        simple_lines(0x40),
+        (2, nested_calls(MAX_INLINE_DEPTH + 1)),
+    ]);
+    assert_eq!(indexed(&deep), (4, MAX_INLINE_DEPTH + 1));
+    assert!(GsymFile::parse(&deep).unwrap().lookup(0x10ff).is_err());
+    assert_index_agrees("deep", &GsymFile::parse(&deep).unwrap(), &every_byte);
+    // A line program cut before its end-sequence opcode: not indexed.
+    let cut = one(vec![line_table(0, 1, 10, &[4; 20])]);
+    assert_eq!(indexed(&cut), (0, 0));
+    assert_index_agrees("cut", &GsymFile::parse(&cut).unwrap(), &every_byte);
+    // Rows out of order (an address advance that wraps around): not indexed.
+    let mut ops = vec![4; 20];
+    ops.push(2);
+    ops.extend(uleb(u64::MAX - 0x10));
+    ops.extend([4; 20]);
+    ops.push(0);
+    let unsorted = one(vec![line_table(0, 1, 10, &ops)]);
+    assert_eq!(indexed(&unsorted), (0, 0));
+    assert_index_agrees(
+        "unsorted",
+        &GsymFile::parse(&unsorted).unwrap(),
+        &every_byte,
+    );
 }
 
 /// One row per address from `start`, lines 10, 11, …: special opcodes with deltas 0..=1.

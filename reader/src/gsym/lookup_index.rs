@@ -1,0 +1,403 @@
+//! An optional index of the line tables and inline trees, built once into memory the
+//! caller provides.
+//!
+//! GSYM has no index inside a function: [`GsymFile::lookup`] runs the line program from
+//! its start to the address and reads the inline tree's top-level calls one after the
+//! other, decoding the subtrees of those that do not cover the address. On long
+//! functions (thousands of rows, hundreds of inlined calls) that is most of a lookup.
+//! [`LookupIndex`] keeps, per function,
+//!
+//! * the line program's state after every [`LookupIndex::ROWS_PER_CHECKPOINT`]-th row,
+//!   so that a lookup resumes the program from the last checkpoint below the address and
+//!   runs fewer rows than that;
+//! * for every node of the inline tree, the offset after its subtree and the number of
+//!   nodes in it, so that a lookup steps over an inlined call that does not cover the
+//!   address without decoding the calls inlined into it.
+//!
+//! The file itself is not changed, and the answers are [`GsymFile::lookup`]'s, errors
+//! included: a function whose line table or inline tree does not decode whole, or whose
+//! rows are out of order, is not indexed, and its lookups run as without an index.
+//!
+//! Memory: two words per function plus two, two words per checkpoint and one per
+//! inline-tree node; [`LookupIndex::words_needed`] counts them in one pass over the file.
+//!
+//! ```
+//! # use symblob::gsym::{GsymFile, LookupIndex};
+//! # fn demo(file: GsymFile<'_>) -> Result<(), symblob::Error> {
+//! let mut words = vec![0u64; LookupIndex::words_needed(&file)];
+//! let index = LookupIndex::build(file, &mut words)?;
+//! let addr = 0x1160;
+//! assert_eq!(
+//!     index.lookup(addr)?.map(|l| l.row),
+//!     file.lookup(addr)?.map(|l| l.row)
+//! );
+//! # Ok(()) }
+//! ```
+
+use super::function::cursor_at;
+use super::inline::{read_fields, read_ranges, MAX_INLINE_DEPTH};
+use super::line_table::{LineProgram, LineRow};
+use super::raw::info_type;
+use super::section::INLINE;
+use super::{error, Function, GsymFile, Lookup};
+use crate::{Error, ErrorKind};
+
+/// A line-table and inline-tree index over a [`GsymFile`], in a caller-provided
+/// `&mut [u64]`.
+///
+/// Layout of the words: two head words per function, and two after the last, then each
+/// function's entries. Head word `2i` holds the word offset of function `i`'s entries
+/// (from the first entry word) in its low 32 bits and the file offset of its indexed
+/// line-table chunk (0: none) in its high 32 bits; word `2i + 1` the number of its line
+/// checkpoints and the file offset of its indexed inline-info chunk (0: none). Entries
+/// are the line checkpoints, two words each, `(address − function start) | line << 32`
+/// and `opcode offset | file << 32`; then one word per inline-tree node in depth-first
+/// order, `offset after its subtree | nodes in its subtree << 32`.
+#[derive(Clone, Copy, Debug)]
+pub struct LookupIndex<'a, 'b> {
+    file: GsymFile<'a>,
+    words: &'b [u64],
+}
+
+/// What one function puts in the index.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    /// The indexed line-table chunk's file offset (0: none) and its checkpoints.
+    line_chunk: u64,
+    checkpoints: usize,
+    /// The indexed inline-info chunk's file offset (0: none).
+    inline_chunk: u64,
+}
+
+/// Where the entries go: the caller's words, or nowhere when only counted.
+struct Entries<'w> {
+    words: &'w mut [u64],
+    /// The next free word.
+    next: usize,
+    /// Whether an entry fell past the end of `words`.
+    full: bool,
+}
+
+impl Entries<'_> {
+    /// Reserves `n` words and returns the first.
+    fn reserve(&mut self, n: usize) -> usize {
+        let first = self.next;
+        self.next = self.next.saturating_add(n);
+        self.full |= self.next > self.words.len();
+        first
+    }
+
+    fn set(&mut self, at: usize, value: u64) {
+        if let Some(word) = self.words.get_mut(at) {
+            *word = value;
+        }
+    }
+}
+
+impl<'a, 'b> LookupIndex<'a, 'b> {
+    /// Rows between two checkpoints: a lookup runs fewer than this many rows past the
+    /// checkpoint it resumes from, and the index costs 16 bytes per this many rows.
+    pub const ROWS_PER_CHECKPOINT: usize = 16;
+
+    /// The words [`build`](Self::build) needs for `file`. Decodes every line table and
+    /// inline tree once (O(file size)).
+    pub fn words_needed(file: &GsymFile<'a>) -> usize {
+        let mut entries = Entries {
+            words: &mut [],
+            next: heads(file),
+            full: false,
+        };
+        for index in 0..file.len() {
+            index_function(file, index, &mut entries);
+        }
+        entries.next
+    }
+
+    /// Builds the index into `words` in O(file size), without allocating.
+    ///
+    /// Fails with [`ErrorKind::BufferTooSmall`] (section `lookup index`, `needed` in
+    /// bytes) when `words` is shorter than [`words_needed`](Self::words_needed) says, and
+    /// with [`ErrorKind::Overflow`] when the entries take 2³² words or more.
+    pub fn build(file: GsymFile<'a>, words: &'b mut [u64]) -> Result<Self, Error> {
+        let first_entry = heads(&file);
+        let mut entries = Entries {
+            words,
+            next: first_entry,
+            full: false,
+        };
+        let head = |entries: &mut Entries<'_>, index: usize, words: [u64; 2]| {
+            let slot = index.wrapping_mul(2);
+            entries.set(slot, words[0]);
+            entries.set(slot.wrapping_add(1), words[1]);
+        };
+        for index in 0..=file.len() {
+            let offset = u64::try_from(entries.next.wrapping_sub(first_entry))
+                .ok()
+                .filter(|&e| e <= u64::from(u32::MAX))
+                .ok_or_else(overflow)?;
+            if index == file.len() {
+                head(&mut entries, index, [offset, 0]);
+                break;
+            }
+            let counts = index_function(&file, index, &mut entries);
+            head(
+                &mut entries,
+                index,
+                [
+                    offset | counts.line_chunk << 32,
+                    counts.checkpoints as u64 | counts.inline_chunk << 32,
+                ],
+            );
+        }
+        if entries.full || entries.words.len() < first_entry {
+            return Err(too_small(&file));
+        }
+        let used = entries.next;
+        Ok(LookupIndex {
+            file,
+            words: entries.words.get(..used).unwrap_or_default(),
+        })
+    }
+
+    /// The file.
+    pub fn file(&self) -> GsymFile<'a> {
+        self.file
+    }
+
+    /// The line-table checkpoints the index holds, over all functions.
+    pub fn checkpoints(&self) -> usize {
+        (0..self.file.len())
+            .filter_map(|index| self.entries(index))
+            .map(|([_, inline], _, _)| (inline & 0xffff_ffff) as usize)
+            .sum()
+    }
+
+    /// The inline-tree nodes the index holds, over all functions.
+    pub fn inline_nodes(&self) -> usize {
+        (0..self.file.len())
+            .filter_map(|index| self.entries(index))
+            .map(|([_, inline], first, end)| {
+                let checkpoints = (inline & 0xffff_ffff) as usize;
+                end.saturating_sub(first)
+                    .saturating_sub(checkpoints.saturating_mul(2))
+            })
+            .sum()
+    }
+
+    /// [`GsymFile::lookup`] of `addr`, with the line program resumed from the last
+    /// checkpoint below `addr` and the inline calls that do not cover `addr` stepped
+    /// over: the same answer and the same errors.
+    pub fn lookup(&self, addr: u64) -> Result<Option<Lookup<'a>>, Error> {
+        self.file.lookup_indexed(
+            addr,
+            |function, chunk| self.checkpoint_below(function, chunk, addr),
+            |function, chunk| self.subtrees(function, chunk),
+        )
+    }
+
+    /// Function `index`'s head words and the word range of its entries.
+    fn entries(&self, index: usize) -> Option<([u64; 2], usize, usize)> {
+        let slot = index.checked_mul(2)?;
+        let head = self.words.get(slot..slot.checked_add(3)?)?;
+        let (line, inline, next) = (*head.first()?, *head.get(1)?, *head.get(2)?);
+        let base = heads(&self.file);
+        let first = base.checked_add(usize::try_from(line & 0xffff_ffff).ok()?)?;
+        let end = base.checked_add(usize::try_from(next & 0xffff_ffff).ok()?)?;
+        Some(([line, inline], first, end))
+    }
+
+    /// The last checkpoint of `function` whose row starts below `addr`, as the opcode
+    /// offset to resume at and the row, if the index holds the line table at `chunk`.
+    fn checkpoint_below(
+        &self,
+        function: &Function<'a>,
+        chunk: u64,
+        addr: u64,
+    ) -> Option<(u64, LineRow)> {
+        let ([line, inline], first, _) = self.entries(function.index)?;
+        if line >> 32 != chunk {
+            return None;
+        }
+        let count = usize::try_from(inline & 0xffff_ffff).ok()?;
+        let pairs = self
+            .words
+            .get(first..first.checked_add(count.checked_mul(2)?)?)?;
+        let start = function.address;
+        let row_start = |a: u64| start.wrapping_add(a & 0xffff_ffff);
+        // Rows are sorted: the checkpoints below `addr` are a prefix.
+        let (mut lo, mut hi) = (0usize, count);
+        while lo < hi {
+            let mid = lo.wrapping_add(hi.wrapping_sub(lo) / 2);
+            if pairs
+                .get(mid.wrapping_mul(2))
+                .is_some_and(|&a| row_start(a) < addr)
+            {
+                lo = mid.wrapping_add(1);
+            } else {
+                hi = mid;
+            }
+        }
+        let at = lo.checked_sub(1)?.wrapping_mul(2);
+        let (a, b) = (*pairs.get(at)?, *pairs.get(at.wrapping_add(1))?);
+        let row = LineRow {
+            address: row_start(a),
+            file: (b >> 32) as u32,
+            line: (a >> 32) as u32,
+        };
+        Some((b & 0xffff_ffff, row))
+    }
+
+    /// The subtree words of `function`'s inline tree, if the index holds the tree at
+    /// `chunk`: word `k` is node `k`'s, `offset after its subtree | its nodes << 32`.
+    fn subtrees(&self, function: &Function<'a>, chunk: u64) -> Option<&'b [u64]> {
+        let ([_, inline], first, end) = self.entries(function.index)?;
+        if inline >> 32 != chunk {
+            return None;
+        }
+        let checkpoints = usize::try_from(inline & 0xffff_ffff).ok()?;
+        let nodes = first.checked_add(checkpoints.checked_mul(2)?)?;
+        self.words.get(nodes..end)
+    }
+}
+
+/// Head words: two per function and two after the last.
+fn heads(file: &GsymFile<'_>) -> usize {
+    file.len().saturating_add(1).saturating_mul(2)
+}
+
+/// Indexes function `index` into `entries`: its line table's checkpoints, then one word
+/// per node of its inline tree. A table or tree that cannot be indexed takes no entries.
+fn index_function(file: &GsymFile<'_>, index: usize, entries: &mut Entries<'_>) -> Counts {
+    let mut counts = Counts::default();
+    let Ok(function) = file.function(index) else {
+        return counts;
+    };
+    let start = function.address;
+    let (mut line, mut inline) = (None, None);
+    let walked = file.chunks(&function, |chunk, data| {
+        match chunk.kind {
+            info_type::LINE_TABLE => line = Some((chunk.offset, data.len())),
+            info_type::INLINE_INFO => inline = Some((chunk.offset, data.len())),
+            _ => {}
+        }
+        Ok(())
+    });
+    if walked.is_err() {
+        return counts;
+    }
+    if let Some((chunk, len)) = line {
+        // Counted first: entries are written only for a table fit to index.
+        if let Some(count) = checkpoints(file, &function, chunk, len, |_, _| {}) {
+            let mut at = entries.reserve(count.saturating_mul(2));
+            checkpoints(file, &function, chunk, len, |row, after| {
+                entries.set(
+                    at,
+                    row.address.wrapping_sub(start) | u64::from(row.line) << 32,
+                );
+                entries.set(at.wrapping_add(1), after | u64::from(row.file) << 32);
+                at = at.wrapping_add(2);
+            });
+            (counts.line_chunk, counts.checkpoints) = (chunk, count);
+        }
+    }
+    if let Some((chunk, len)) = inline {
+        if let Some(count) = subtrees(file, chunk, len, |_, _, _| {}) {
+            let first = entries.reserve(count);
+            subtrees(file, chunk, len, |node, after, size| {
+                entries.set(first.wrapping_add(node), after | (size as u64) << 32);
+            });
+            counts.inline_chunk = chunk;
+        }
+    }
+    counts
+}
+
+/// Runs the line table at `chunk`, giving every [`LookupIndex::ROWS_PER_CHECKPOINT`]-th
+/// row and the offset after it to `each`; their number, or `None` when the table does
+/// not decode to its end, its rows are out of address order or start below the function
+/// or 2³² bytes or more past its start, or an offset needs more than 32 bits.
+fn checkpoints(
+    file: &GsymFile<'_>,
+    function: &Function<'_>,
+    chunk: u64,
+    len: usize,
+    mut each: impl FnMut(LineRow, u64),
+) -> Option<usize> {
+    let fits = |value: u64| value <= u64::from(u32::MAX);
+    if chunk == 0 || !fits(chunk) {
+        return None;
+    }
+    let mut program = LineProgram::new(file.bytes, chunk, len, function.address).ok()?;
+    let (mut rows, mut count, mut previous) = (0usize, 0usize, function.address);
+    while let Some(row) = program.next_row().ok()? {
+        let at = program.offset();
+        let near = fits(row.address.wrapping_sub(function.address));
+        if row.address < previous || !near || !fits(at) {
+            return None;
+        }
+        previous = row.address;
+        rows = rows.wrapping_add(1);
+        if rows % LookupIndex::ROWS_PER_CHECKPOINT == 0 {
+            each(row, at);
+            count = count.wrapping_add(1);
+        }
+    }
+    Some(count)
+}
+
+/// Reads the inline tree at `chunk` whole, giving each node to `each` as (its number in
+/// depth-first order, the file offset after its subtree, the number of nodes in its
+/// subtree) when its subtree ends; the number of nodes, or `None` when the tree does not
+/// decode, nests deeper than [`MAX_INLINE_DEPTH`] or an offset needs more than 32 bits.
+fn subtrees(
+    file: &GsymFile<'_>,
+    chunk: u64,
+    len: usize,
+    mut each: impl FnMut(usize, u64, usize),
+) -> Option<usize> {
+    let fits = |value: u64| value <= u64::from(u32::MAX);
+    let end = chunk.saturating_add(u64::try_from(len).ok()?);
+    if chunk == 0 || !fits(end) {
+        return None;
+    }
+    let mut cursor = cursor_at(file.bytes, chunk, end, INLINE).ok()?;
+    // The nodes whose children are being read, outermost first.
+    let mut open = [0usize; MAX_INLINE_DEPTH];
+    let mut depth = 0usize;
+    let mut count = 0usize;
+    loop {
+        if read_ranges(&mut cursor, 0, 0).ok()?.count == 0 {
+            // The end of the children of the innermost open node (or an empty tree).
+            let Some(parent) = depth.checked_sub(1) else {
+                return Some(count);
+            };
+            depth = parent;
+            let node = *open.get(parent)?;
+            each(node, cursor.offset(), count.wrapping_sub(node));
+        } else {
+            let node = count;
+            count = count.wrapping_add(1);
+            if read_fields(&mut cursor, file.endian).ok()?.has_children {
+                *open.get_mut(depth)? = node;
+                depth = depth.wrapping_add(1);
+                continue;
+            }
+            each(node, cursor.offset(), 1);
+        }
+        // Only the root is read at depth 0: its subtree is the tree.
+        if depth == 0 {
+            return Some(count);
+        }
+    }
+}
+
+fn too_small(file: &GsymFile<'_>) -> Error {
+    let needed = u64::try_from(LookupIndex::words_needed(file))
+        .unwrap_or(u64::MAX)
+        .saturating_mul(8);
+    error("lookup index", 0, ErrorKind::BufferTooSmall { needed })
+}
+
+fn overflow() -> Error {
+    error("lookup index", 0, ErrorKind::Overflow)
+}
