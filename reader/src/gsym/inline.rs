@@ -8,6 +8,7 @@
 
 use super::function::cursor_at;
 use super::line_table::low32;
+use super::lookup_index::UNKNOWN_SPAN;
 use super::section::INLINE;
 use super::{error, Endian};
 use crate::cursor::Cursor;
@@ -154,8 +155,9 @@ pub(crate) fn skip_node(cursor: &mut Cursor<'_>, endian: Endian) -> Result<(), E
 /// covers it. Siblings before it are skipped without being decoded.
 ///
 /// With `subtrees` (a [`LookupIndex`](super::LookupIndex)'s words for this tree: for
-/// node `k` in depth-first order, the offset after its subtree and its number of nodes),
-/// a node that does not cover `addr` is stepped over without decoding its subtree.
+/// node `k` in depth-first order, the offset after its subtree, its number of nodes and
+/// its span), a child whose span does not hold `addr` is stepped over without reading
+/// it, and one whose ranges do not cover `addr` without decoding its subtree.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn chain(
     bytes: &[u8],
@@ -167,14 +169,32 @@ pub(crate) fn chain(
     chain: &mut Chain,
     subtrees: Option<&[u64]>,
 ) -> Result<(), Error> {
-    // The depth-first number of the node about to be read.
+    // The depth-first number of the node about to be read, and of the first node after
+    // the children being read (where their list ends).
     let mut node = 0usize;
+    let mut children_end = usize::MAX;
+    let relative = addr.wrapping_sub(start);
     let end = offset.saturating_add(u64::try_from(len).unwrap_or(u64::MAX));
     let mut cursor = cursor_at(bytes, offset, end, INLINE)?;
     chain.len = 0;
     let mut base = start;
     let mut root = true;
     loop {
+        let words = (!root)
+            .then_some(subtrees)
+            .flatten()
+            .and_then(|w| w.get(node.wrapping_mul(2)..node.wrapping_mul(2).wrapping_add(2)));
+        if let Some(&[subtree, span]) = words {
+            if node >= children_end {
+                return Ok(()); // the end of the children: the chain ends at the parent
+            }
+            let (low, high) = (span & 0xffff_ffff, span >> 32);
+            if span != UNKNOWN_SPAN && !(low <= relative && relative < high) {
+                cursor = cursor_at(bytes, subtree & 0xffff_ffff, end, INLINE)?;
+                node = node.wrapping_add((subtree >> 32) as usize);
+                continue;
+            }
+        }
         let at = cursor.offset();
         let ranges = read_ranges(&mut cursor, base, addr)?;
         if ranges.count == 0 {
@@ -182,7 +202,7 @@ pub(crate) fn chain(
             return Ok(());
         }
         if !ranges.covers {
-            match subtrees.and_then(|words| words.get(node)) {
+            match subtrees.and_then(|words| words.get(node.wrapping_mul(2))) {
                 Some(&word) => {
                     cursor = cursor_at(bytes, word & 0xffff_ffff, end, INLINE)?;
                     node = node.wrapping_add((word >> 32) as usize);
@@ -212,6 +232,8 @@ pub(crate) fn chain(
         if !fields.has_children {
             return Ok(());
         }
+        let size = subtrees.and_then(|w| w.get(node.wrapping_mul(2))).map(|w| w >> 32);
+        children_end = node.wrapping_add(size.map_or(usize::MAX, |s| s as usize));
         node = node.wrapping_add(1);
         base = ranges.first_start;
         root = false;

@@ -10,15 +10,15 @@
 //! * the line program's state after every [`LookupIndex::ROWS_PER_CHECKPOINT`]-th row,
 //!   so that a lookup resumes the program from the last checkpoint below the address and
 //!   runs fewer rows than that;
-//! * for every node of the inline tree, the offset after its subtree and the number of
-//!   nodes in it, so that a lookup steps over an inlined call that does not cover the
-//!   address without decoding the calls inlined into it.
+//! * for every node of the inline tree, the addresses it spans, the offset after its
+//!   subtree and the number of nodes in it, so that a lookup steps over an inlined call
+//!   that does not cover the address without reading it or the calls inlined into it.
 //!
 //! The file itself is not changed, and the answers are [`GsymFile::lookup`]'s, errors
 //! included: a function whose line table or inline tree does not decode whole, or whose
 //! rows are out of order, is not indexed, and its lookups run as without an index.
 //!
-//! Memory: two words per function plus two, two words per checkpoint and one per
+//! Memory: two words per function plus two, and two words per checkpoint and per
 //! inline-tree node; [`LookupIndex::words_needed`] counts them in one pass over the file.
 //!
 //! ```
@@ -51,8 +51,10 @@ use crate::{Error, ErrorKind};
 /// line-table chunk (0: none) in its high 32 bits; word `2i + 1` the number of its line
 /// checkpoints and the file offset of its indexed inline-info chunk (0: none). Entries
 /// are the line checkpoints, two words each, `(address − function start) | line << 32`
-/// and `opcode offset | file << 32`; then one word per inline-tree node in depth-first
-/// order, `offset after its subtree | nodes in its subtree << 32`.
+/// and `opcode offset | file << 32`; then two words per inline-tree node in depth-first
+/// order, `offset after its subtree | nodes in its subtree << 32` and its span,
+/// `lowest start − function start | (highest end − function start) << 32` (or
+/// `u64::MAX` when that does not fit).
 #[derive(Clone, Copy, Debug)]
 pub struct LookupIndex<'a, 'b> {
     file: GsymFile<'a>,
@@ -180,6 +182,7 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
                 let checkpoints = (inline & 0xffff_ffff) as usize;
                 end.saturating_sub(first)
                     .saturating_sub(checkpoints.saturating_mul(2))
+                    / 2
             })
             .sum()
     }
@@ -247,8 +250,8 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
         Some((b & 0xffff_ffff, row))
     }
 
-    /// The subtree words of `function`'s inline tree, if the index holds the tree at
-    /// `chunk`: word `k` is node `k`'s, `offset after its subtree | its nodes << 32`.
+    /// The node words of `function`'s inline tree, if the index holds the tree at
+    /// `chunk`: two per node in depth-first order (see [`LookupIndex`]).
     fn subtrees(&self, function: &Function<'a>, chunk: u64) -> Option<&'b [u64]> {
         let ([_, inline], first, end) = self.entries(function.index)?;
         if inline >> 32 != chunk {
@@ -259,6 +262,20 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
         self.words.get(nodes..end)
     }
 }
+
+/// A node's span as its index word: `low − start | (high − start) << 32`, or
+/// [`UNKNOWN_SPAN`] when it does not lie within 2³² bytes from the function's start.
+fn span(start: u64, low: u64, high: u64) -> u64 {
+    let relative = |a: u64| a.checked_sub(start).filter(|&r| r <= u64::from(u32::MAX));
+    match (relative(low), relative(high)) {
+        (Some(low), Some(high)) if low <= high => low | high << 32,
+        _ => UNKNOWN_SPAN,
+    }
+}
+
+/// The span word of a node whose span the index does not hold: a lookup reads its
+/// ranges.
+pub(crate) const UNKNOWN_SPAN: u64 = u64::MAX;
 
 /// Head words: two per function and two after the last.
 fn heads(file: &GsymFile<'_>) -> usize {
@@ -301,10 +318,16 @@ fn index_function(file: &GsymFile<'_>, index: usize, entries: &mut Entries<'_>) 
         }
     }
     if let Some((chunk, len)) = inline {
-        if let Some(count) = subtrees(file, chunk, len, |_, _, _| {}) {
-            let first = entries.reserve(count);
-            subtrees(file, chunk, len, |node, after, size| {
-                entries.set(first.wrapping_add(node), after | (size as u64) << 32);
+        if let Some(count) = subtrees(file, &function, chunk, len, |_| {}) {
+            let first = entries.reserve(count.saturating_mul(2));
+            let word = |node: usize| first.wrapping_add(node.wrapping_mul(2));
+            subtrees(file, &function, chunk, len, |fact| match fact {
+                NodeFact::Span(node, low, high) => {
+                    entries.set(word(node).wrapping_add(1), span(start, low, high));
+                }
+                NodeFact::End(node, after, size) => {
+                    entries.set(word(node), after | (size as u64) << 32);
+                }
             });
             counts.inline_chunk = chunk;
         }
@@ -345,15 +368,24 @@ fn checkpoints(
     Some(count)
 }
 
-/// Reads the inline tree at `chunk` whole, giving each node to `each` as (its number in
-/// depth-first order, the file offset after its subtree, the number of nodes in its
-/// subtree) when its subtree ends; the number of nodes, or `None` when the tree does not
-/// decode, nests deeper than [`MAX_INLINE_DEPTH`] or an offset needs more than 32 bits.
+/// What [`subtrees`] tells of a node.
+enum NodeFact {
+    /// Node `k` (depth-first number) starts and spans the addresses `low..high`.
+    Span(usize, u64, u64),
+    /// Node `k`'s subtree ends at the file offset given and holds that many nodes.
+    End(usize, u64, usize),
+}
+
+/// Reads the inline tree at `chunk` of `function` whole, telling `each` where every
+/// node starts (with its span) and where its subtree ends; the number of nodes, or
+/// `None` when the tree does not decode, nests deeper than [`MAX_INLINE_DEPTH`] or an
+/// offset needs more than 32 bits.
 fn subtrees(
     file: &GsymFile<'_>,
+    function: &Function<'_>,
     chunk: u64,
     len: usize,
-    mut each: impl FnMut(usize, u64, usize),
+    mut each: impl FnMut(NodeFact),
 ) -> Option<usize> {
     let fits = |value: u64| value <= u64::from(u32::MAX);
     let end = chunk.saturating_add(u64::try_from(len).ok()?);
@@ -361,28 +393,35 @@ fn subtrees(
         return None;
     }
     let mut cursor = cursor_at(file.bytes, chunk, end, INLINE).ok()?;
-    // The nodes whose children are being read, outermost first.
-    let mut open = [0usize; MAX_INLINE_DEPTH];
+    // The nodes whose children are being read, outermost first, with the first start
+    // their children's ranges are relative to.
+    let mut open = [(0usize, 0u64); MAX_INLINE_DEPTH];
     let mut depth = 0usize;
     let mut count = 0usize;
     loop {
-        if read_ranges(&mut cursor, 0, 0).ok()?.count == 0 {
+        let base = match depth.checked_sub(1) {
+            Some(parent) => open.get(parent)?.1,
+            None => function.address,
+        };
+        let ranges = read_ranges(&mut cursor, base, 0).ok()?;
+        if ranges.count == 0 {
             // The end of the children of the innermost open node (or an empty tree).
             let Some(parent) = depth.checked_sub(1) else {
                 return Some(count);
             };
             depth = parent;
-            let node = *open.get(parent)?;
-            each(node, cursor.offset(), count.wrapping_sub(node));
+            let (node, _) = *open.get(parent)?;
+            each(NodeFact::End(node, cursor.offset(), count.wrapping_sub(node)));
         } else {
             let node = count;
             count = count.wrapping_add(1);
+            each(NodeFact::Span(node, ranges.low, ranges.high));
             if read_fields(&mut cursor, file.endian).ok()?.has_children {
-                *open.get_mut(depth)? = node;
+                *open.get_mut(depth)? = (node, ranges.first_start);
                 depth = depth.wrapping_add(1);
                 continue;
             }
-            each(node, cursor.offset(), 1);
+            each(NodeFact::End(node, cursor.offset(), 1));
         }
         // Only the root is read at depth 0: its subtree is the tree.
         if depth == 0 {
