@@ -232,7 +232,9 @@ pub(crate) fn chain(
         if !fields.has_children {
             return Ok(());
         }
-        let size = subtrees.and_then(|w| w.get(node.wrapping_mul(2))).map(|w| w >> 32);
+        let size = subtrees
+            .and_then(|w| w.get(node.wrapping_mul(2)))
+            .map(|w| w >> 32);
         children_end = node.wrapping_add(size.map_or(usize::MAX, |s| s as usize));
         node = node.wrapping_add(1);
         base = ranges.first_start;

@@ -74,19 +74,16 @@ struct Counts {
 /// Where the entries go: the caller's words, or nowhere when only counted.
 struct Entries<'w> {
     words: &'w mut [u64],
-    /// The next free word.
+    /// The next free word (past the end of `words` when they are too few).
     next: usize,
-    /// Whether an entry fell past the end of `words`.
-    full: bool,
 }
 
 impl Entries<'_> {
-    /// Reserves `n` words and returns the first.
-    fn reserve(&mut self, n: usize) -> usize {
-        let first = self.next;
-        self.next = self.next.saturating_add(n);
-        self.full |= self.next > self.words.len();
-        first
+    /// Appends two words.
+    fn push(&mut self, a: u64, b: u64) {
+        self.set(self.next, a);
+        self.set(self.next.saturating_add(1), b);
+        self.next = self.next.saturating_add(2);
     }
 
     fn set(&mut self, at: usize, value: u64) {
@@ -107,7 +104,6 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
         let mut entries = Entries {
             words: &mut [],
             next: heads(file),
-            full: false,
         };
         for index in 0..file.len() {
             index_function(file, index, &mut entries);
@@ -125,7 +121,6 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
         let mut entries = Entries {
             words,
             next: first_entry,
-            full: false,
         };
         let head = |entries: &mut Entries<'_>, index: usize, words: [u64; 2]| {
             let slot = index.wrapping_mul(2);
@@ -151,7 +146,7 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
                 ],
             );
         }
-        if entries.full || entries.words.len() < first_entry {
+        if entries.next > entries.words.len() || entries.words.len() < first_entry {
             return Err(too_small(&file));
         }
         let used = entries.next;
@@ -302,34 +297,37 @@ fn index_function(file: &GsymFile<'_>, index: usize, entries: &mut Entries<'_>) 
     if walked.is_err() {
         return counts;
     }
+    // Entries are written as the table or tree is read, and taken back when it turns
+    // out unfit to index.
     if let Some((chunk, len)) = line {
-        // Counted first: entries are written only for a table fit to index.
-        if let Some(count) = checkpoints(file, &function, chunk, len, |_, _| {}) {
-            let mut at = entries.reserve(count.saturating_mul(2));
-            checkpoints(file, &function, chunk, len, |row, after| {
-                entries.set(
-                    at,
-                    row.address.wrapping_sub(start) | u64::from(row.line) << 32,
-                );
-                entries.set(at.wrapping_add(1), after | u64::from(row.file) << 32);
-                at = at.wrapping_add(2);
-            });
-            (counts.line_chunk, counts.checkpoints) = (chunk, count);
+        let mark = entries.next;
+        let found = checkpoints(file, &function, chunk, len, |row, after| {
+            entries.push(
+                row.address.wrapping_sub(start) | u64::from(row.line) << 32,
+                after | u64::from(row.file) << 32,
+            );
+        });
+        match found {
+            Some(count) => (counts.line_chunk, counts.checkpoints) = (chunk, count),
+            None => entries.next = mark,
         }
     }
     if let Some((chunk, len)) = inline {
-        if let Some(count) = subtrees(file, &function, chunk, len, |_| {}) {
-            let first = entries.reserve(count.saturating_mul(2));
-            let word = |node: usize| first.wrapping_add(node.wrapping_mul(2));
-            subtrees(file, &function, chunk, len, |fact| match fact {
-                NodeFact::Span(node, low, high) => {
-                    entries.set(word(node).wrapping_add(1), span(start, low, high));
-                }
-                NodeFact::End(node, after, size) => {
-                    entries.set(word(node), after | (size as u64) << 32);
-                }
-            });
-            counts.inline_chunk = chunk;
+        let first = entries.next;
+        let word = |node: usize| first.wrapping_add(node.wrapping_mul(2));
+        let found = subtrees(file, &function, chunk, len, |fact| match fact {
+            NodeFact::Span(node, low, high) => {
+                // Nodes are numbered as they start: this one's words come next.
+                entries.next = word(node.wrapping_add(1));
+                entries.set(word(node).wrapping_add(1), span(start, low, high));
+            }
+            NodeFact::End(node, after, size) => {
+                entries.set(word(node), after | (size as u64) << 32);
+            }
+        });
+        match found {
+            Some(_) => counts.inline_chunk = chunk,
+            None => entries.next = first,
         }
     }
     counts
@@ -411,7 +409,11 @@ fn subtrees(
             };
             depth = parent;
             let (node, _) = *open.get(parent)?;
-            each(NodeFact::End(node, cursor.offset(), count.wrapping_sub(node)));
+            each(NodeFact::End(
+                node,
+                cursor.offset(),
+                count.wrapping_sub(node),
+            ));
         } else {
             let node = count;
             count = count.wrapping_add(1);
