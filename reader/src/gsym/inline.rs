@@ -191,7 +191,7 @@ pub(crate) fn chain(
             let (low, high) = (span & 0xffff_ffff, span >> 32);
             if span != UNKNOWN_SPAN && !(low <= relative && relative < high) {
                 cursor = cursor_at(bytes, subtree & 0xffff_ffff, end, INLINE)?;
-                node = node.wrapping_add((subtree >> 32) as usize);
+                node = node.wrapping_add(usize::try_from(subtree >> 32).unwrap_or(usize::MAX));
                 continue;
             }
         }
@@ -205,7 +205,7 @@ pub(crate) fn chain(
             match subtrees.and_then(|words| words.get(node.wrapping_mul(2))) {
                 Some(&word) => {
                     cursor = cursor_at(bytes, word & 0xffff_ffff, end, INLINE)?;
-                    node = node.wrapping_add((word >> 32) as usize);
+                    node = node.wrapping_add(usize::try_from(word >> 32).unwrap_or(usize::MAX));
                 }
                 None => skip_node(&mut cursor, endian)?,
             }
@@ -235,7 +235,8 @@ pub(crate) fn chain(
         let size = subtrees
             .and_then(|w| w.get(node.wrapping_mul(2)))
             .map(|w| w >> 32);
-        children_end = node.wrapping_add(size.map_or(usize::MAX, |s| s as usize));
+        children_end = node
+            .wrapping_add(size.map_or(usize::MAX, |s| usize::try_from(s).unwrap_or(usize::MAX)));
         node = node.wrapping_add(1);
         base = ranges.first_start;
         root = false;
