@@ -58,6 +58,11 @@ fn gsym_lookup_matches_llvm_gsymutil_in_both_byte_orders() {
         answers(&["gsym", "lookup"], &be),
         "the big-endian copy answers the same"
     );
+    // Read from standard input, the addresses are looked up through a lookup index: the
+    // same answers.
+    let lines: String = args.iter().map(|a| format!("{a}\n")).collect();
+    let streamed = ok(&run(&["gsym", "lookup", s(&le)], lines.as_bytes()));
+    assert_eq!(ours, streamed, "through the lookup index");
     // `symblob lookup` recognises both byte orders from the magic and answers alike.
     assert_eq!(ours, answers(&["lookup"], &le), "symblob lookup");
     assert_eq!(

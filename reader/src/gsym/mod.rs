@@ -28,10 +28,12 @@
 //!
 //! [`parse`](GsymFile::parse) is O(1): it reads the header and checks the table bounds.
 //! A lookup costs a binary search of the address table, O(log N), plus one pass over the
-//! function's own chunks: its line table up to the address, and its inline tree, whose
-//! subtrees that do not cover the address are skipped without being decoded. Nothing is
-//! decoded ahead and nothing is cached. Damage that a lookup meets is an [`Error`] with
-//! the offset; damage elsewhere is found by [`validate`](GsymFile::validate), which
+//! function's own chunks: its line table up to the address, and its inline tree up to
+//! the covering nodes (the subtrees of calls that do not cover the address are read but
+//! not kept). Nothing is decoded ahead and nothing is cached. [`LookupIndex`], built
+//! once into memory the caller provides, takes a lookup to the line-table rows and the
+//! inline calls near the address, with the same answers. Damage that a lookup meets is
+//! an [`Error`] with the offset; damage elsewhere is found by [`validate`](GsymFile::validate), which
 //! decodes every function in O(file size). [`GsymFile::line_rows`] and
 //! [`GsymFile::inline_nodes`] give a function's whole line table and inline tree, decoded
 //! as they are iterated.

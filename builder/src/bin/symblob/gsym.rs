@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
-use symblob::gsym::{Frame as GsymFrame, GsymFile, Str};
+use symblob::gsym::{Frame as GsymFrame, GsymFile, LookupIndex, Str};
 use symblob_build::convert::gsym_from_elf;
 use symblob_build::output::{refuse_files_read, refuse_same_file, write_atomic};
 use symblob_build::{Error, Location};
@@ -148,15 +148,33 @@ fn path(frame: &GsymFrame<'_>) -> String {
     }
 }
 
+/// Addresses given as arguments from which a lookup index pays for its build (a pass
+/// over the file: 7 ms for zstd, 50 ms for ripgrep, 160 ms for the kernel); addresses
+/// read from standard input always get one.
+const INDEX_FROM: usize = 64;
+
 /// Answers `addresses` (or standard input) from `gsym` in the format `lidia lookup`
-/// prints. A damaged record is reported on stderr and answered with no frames.
+/// prints, through a [`LookupIndex`] when there are many. A damaged record is reported
+/// on stderr and answered with no frames.
 pub fn answer_all(
     gsym: &GsymFile<'_>,
     flags: LookupFlags,
     addresses: &[String],
 ) -> Result<Outcome> {
+    let mut words = Vec::new();
+    let index = if addresses.is_empty() || addresses.len() >= INDEX_FROM {
+        words.resize(LookupIndex::words_needed(gsym), 0);
+        // Built to the size asked for, it cannot fail; without it lookups still answer.
+        LookupIndex::build(*gsym, &mut words).ok()
+    } else {
+        None
+    };
+    let lookup = |at| match &index {
+        Some(index) => index.lookup(at),
+        None => gsym.lookup(at),
+    };
     lookups::run(addresses, flags, &frames::NO_FRAMES, |addr, out| {
-        let found = match flags.file_address(addr).map(|at| gsym.lookup(at)) {
+        let found = match flags.file_address(addr).map(lookup) {
             Some(Ok(found)) => found,
             Some(Err(e)) => {
                 note!("symblob: {addr:#x}: {e}");
