@@ -123,7 +123,7 @@ pub(crate) fn read_fields(cursor: &mut Cursor<'_>, endian: Endian) -> Result<Nod
 /// Skips the rest of a node whose ranges were read, with all its descendants. A depth
 /// counter replaces recursion: a node with children opens a list, a range count of 0
 /// closes one.
-pub(crate) fn skip_node(cursor: &mut Cursor<'_>, endian: Endian) -> Result<(), Error> {
+fn skip_node(cursor: &mut Cursor<'_>, endian: Endian) -> Result<(), Error> {
     let mut open: u64 = 0;
     let mut fields = read_fields(cursor, endian)?;
     loop {
