@@ -152,7 +152,7 @@ fn skip_node(cursor: &mut Cursor<'_>, endian: Endian) -> Result<(), Error> {
 /// The chain of nodes covering `addr` in the inline tree at file offset `offset` (`len`
 /// bytes) of a function starting at `start`, as LLVM's `InlineInfo::lookup` finds it:
 /// the root if it covers `addr`, then in each covering node's children the first that
-/// covers it. Siblings before it are skipped without being decoded.
+/// covers it. Siblings before it are read but not kept.
 ///
 /// With `subtrees` (a [`LookupIndex`](super::LookupIndex)'s words for this tree: for
 /// node `k` in depth-first order, the offset after its subtree, its number of nodes and

@@ -73,7 +73,7 @@ impl<'a> LineProgram<'a> {
         })
     }
 
-    /// Moves the program to the state a [`LineIndex`](super::LineIndex) checkpoint
+    /// Moves the program to the state a [`LookupIndex`](super::LookupIndex) checkpoint
     /// recorded: the cursor at file offset `at` (inside the chunk), `row` the last row
     /// pushed before it.
     pub(crate) fn resume(&mut self, at: u64, row: LineRow) -> Result<(), Error> {
