@@ -167,7 +167,7 @@ pub(crate) fn chain(
     start: u64,
     addr: u64,
     chain: &mut Chain,
-    subtrees: Option<&[u64]>,
+    subtrees: Option<&[[u64; 2]]>,
 ) -> Result<(), Error> {
     // The depth-first number of the node about to be read, and of the first node after
     // the children being read (where their list ends).
@@ -180,11 +180,9 @@ pub(crate) fn chain(
     let mut base = start;
     let mut root = true;
     loop {
-        let words = (!root)
-            .then_some(subtrees)
-            .flatten()
-            .and_then(|w| w.get(node.wrapping_mul(2)..node.wrapping_mul(2).wrapping_add(2)));
-        if let Some(&[subtree, span]) = words {
+        // Node `node`'s words: its subtree (end offset, size) and its span.
+        let words = subtrees.and_then(|w| w.get(node));
+        if let Some(&[subtree, span]) = words.filter(|_| !root) {
             if node >= children_end {
                 return Ok(()); // the end of the children: the chain ends at the parent
             }
@@ -202,8 +200,8 @@ pub(crate) fn chain(
             return Ok(());
         }
         if !ranges.covers {
-            match subtrees.and_then(|words| words.get(node.wrapping_mul(2))) {
-                Some(&word) => {
+            match words {
+                Some(&[word, _]) => {
                     cursor = cursor_at(bytes, word & 0xffff_ffff, end, INLINE)?;
                     node = node.wrapping_add(usize::try_from(word >> 32).unwrap_or(usize::MAX));
                 }
@@ -232,9 +230,7 @@ pub(crate) fn chain(
         if !fields.has_children {
             return Ok(());
         }
-        let size = subtrees
-            .and_then(|w| w.get(node.wrapping_mul(2)))
-            .map(|w| w >> 32);
+        let size = words.map(|[subtree, _]| subtree >> 32);
         children_end = node
             .wrapping_add(size.map_or(usize::MAX, |s| usize::try_from(s).unwrap_or(usize::MAX)));
         node = node.wrapping_add(1);

@@ -156,7 +156,7 @@ impl<'a> GsymFile<'a> {
         &self,
         addr: u64,
         resume: impl Fn(&Function<'a>, u64) -> Option<(u64, LineRow)>,
-        subtrees: impl Fn(&Function<'a>, u64) -> Option<&'s [u64]>,
+        subtrees: impl Fn(&Function<'a>, u64) -> Option<&'s [[u64; 2]]>,
     ) -> Result<Option<Lookup<'a>>, Error> {
         let Some(function) = self.function_at(addr)? else {
             return Ok(None);

@@ -40,6 +40,7 @@ use super::line_table::{LineProgram, LineRow};
 use super::raw::info_type;
 use super::section::INLINE;
 use super::{error, Function, GsymFile, Lookup};
+use crate::partition::partition_point;
 use crate::{Error, ErrorKind};
 
 /// A line-table and inline-tree index over a [`GsymFile`], in a caller-provided
@@ -217,26 +218,15 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
             return None;
         }
         let count = usize::try_from(inline & 0xffff_ffff).ok()?;
-        let pairs = self
+        let words = self
             .words
             .get(first..first.checked_add(count.checked_mul(2)?)?)?;
+        let (pairs, _) = words.as_chunks::<2>();
         let start = function.address;
         let row_start = |a: u64| start.wrapping_add(a & 0xffff_ffff);
         // Rows are sorted: the checkpoints below `addr` are a prefix.
-        let (mut lo, mut hi) = (0usize, count);
-        while lo < hi {
-            let mid = lo.wrapping_add(hi.wrapping_sub(lo) / 2);
-            if pairs
-                .get(mid.wrapping_mul(2))
-                .is_some_and(|&a| row_start(a) < addr)
-            {
-                lo = mid.wrapping_add(1);
-            } else {
-                hi = mid;
-            }
-        }
-        let at = lo.checked_sub(1)?.wrapping_mul(2);
-        let (a, b) = (*pairs.get(at)?, *pairs.get(at.wrapping_add(1))?);
+        let below = partition_point(pairs, |&[a, _]| row_start(a) < addr);
+        let [a, b] = *pairs.get(below.checked_sub(1)?)?;
         let row = LineRow {
             address: row_start(a),
             file: (b >> 32) as u32,
@@ -246,15 +236,15 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
     }
 
     /// The node words of `function`'s inline tree, if the index holds the tree at
-    /// `chunk`: two per node in depth-first order (see [`LookupIndex`]).
-    fn subtrees(&self, function: &Function<'a>, chunk: u64) -> Option<&'b [u64]> {
+    /// `chunk`: a pair per node in depth-first order (see [`LookupIndex`]).
+    fn subtrees(&self, function: &Function<'a>, chunk: u64) -> Option<&'b [[u64; 2]]> {
         let ([_, inline], first, end) = self.entries(function.index)?;
         if inline >> 32 != chunk {
             return None;
         }
         let checkpoints = usize::try_from(inline & 0xffff_ffff).ok()?;
         let nodes = first.checked_add(checkpoints.checked_mul(2)?)?;
-        self.words.get(nodes..end)
+        Some(self.words.get(nodes..end)?.as_chunks::<2>().0)
     }
 }
 
