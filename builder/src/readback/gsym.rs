@@ -52,10 +52,11 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
     let mut paths = Paths::default();
     let ends = ends(&file).map_err(|e| reader_error(input, e))?;
     let mut functions = Vec::with_capacity(file.len());
+    let mut scratch = rows::Scratch::default();
     for (index, end) in ends.into_iter().enumerate() {
         let function = file.function(index).map_err(|e| reader_error(input, e))?;
-        let groups =
-            groups(&file, &function, end, &mut paths).map_err(|e| reader_error(input, e))?;
+        let groups = groups(&file, &function, end, &mut paths, &mut scratch)
+            .map_err(|e| reader_error(input, e))?;
         functions.extend(groups);
     }
     Ok(Model {
@@ -160,6 +161,7 @@ fn groups<'a>(
     function: &Function<'a>,
     end: u64,
     paths: &mut Paths,
+    scratch: &mut rows::Scratch<'a>,
 ) -> std::result::Result<Vec<Group<'a>>, symblob::Error> {
     let start = function.address;
     let name = Bytes::Borrowed(function.name.0);
@@ -172,7 +174,11 @@ fn groups<'a>(
         inline::spans(file, function, end, paths, &mut spans)?;
     }
     let answers = answers(rows.as_deref().unwrap_or_default());
-    Ok(rows::groups(spans, &answers, false, &mut |index| {
-        paths.get(file, index)
-    }))
+    Ok(rows::groups(
+        spans,
+        &answers,
+        false,
+        &mut |index| paths.get(file, index),
+        scratch,
+    ))
 }

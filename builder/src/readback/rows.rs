@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::model::{innermost, sort_spans, Group, Row, Span};
+use crate::model::{innermost_into, sort_spans, Group, Row, Span};
 
 /// What a lookup answers from `addr` on: a file number of the source (one that `path`
 /// of [`groups`] maps to no file where the lookup fails or names no file) and a line
@@ -18,6 +18,31 @@ pub(super) struct Answer {
     pub file: u32,
     /// The line, 0 for none.
     pub line: u32,
+}
+
+impl Answer {
+    /// No file, no line (a placeholder).
+    const NONE: Answer = Answer {
+        addr: 0,
+        file: 0,
+        line: 0,
+    };
+}
+
+/// The buffers [`groups`] needs for one function, kept by a caller that reads many so
+/// that each function does not allocate them again (a kernel's `.sym` file has 45,000).
+#[derive(Debug, Default)]
+pub(super) struct Scratch<'a> {
+    /// The innermost segments `(start, end, span index)`.
+    segments: Vec<(u64, u64, usize)>,
+    stack: Vec<usize>,
+    /// Per segment: whether the answer in force at its start is an entry, and the
+    /// answers that start inside it.
+    reach: Vec<(bool, usize, usize)>,
+    /// Where each span's entries start in `entries` (one more than spans: the end).
+    first: Vec<usize>,
+    entries: Vec<Answer>,
+    inlined: Vec<Span<'a>>,
 }
 
 /// The groups of one function whose spans are `spans` (`spans[0]` its depth-0 span, the
@@ -37,62 +62,85 @@ pub(super) fn groups<'a>(
     answers: &[Answer],
     exact: bool,
     path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
+    scratch: &mut Scratch<'a>,
 ) -> Vec<Group<'a>> {
-    sort_spans(&mut spans);
-    // The answers in force in each innermost segment, as (span index, entry) pairs, then
-    // grouped by span (a stable sort keeps each span's entries in address order): one
-    // vector for the function instead of one per span.
-    let mut entries: Vec<(usize, Answer)> = Vec::with_capacity(answers.len() + spans.len());
-    for (from, to, k) in innermost(&spans) {
+    sort_spans_if_needed(&mut spans);
+    let Scratch {
+        segments,
+        stack,
+        reach,
+        first,
+        entries,
+        inlined,
+    } = scratch;
+    // The answers in force in each innermost segment, placed by span (each span's in
+    // address order, as its segments are): counted first, so that one vector holds
+    // the function's entries without a sort.
+    innermost_into(&spans, segments, stack);
+    reach.clear();
+    first.clear();
+    first.resize(spans.len() + 1, 0);
+    for &(from, to, k) in segments.iter() {
         let i = answers.partition_point(|a| a.addr <= from);
-        let in_force = i.checked_sub(1).map(|i| answers[i]);
-        if !(exact && in_force.is_none()) {
-            entries.push((
-                k,
-                Answer {
-                    addr: from,
-                    file: in_force.map_or(0, |a| a.file),
-                    line: in_force.map_or(0, |a| a.line),
-                },
-            ));
-        }
-        entries.extend(
-            answers[i..]
-                .iter()
-                .take_while(|a| a.addr < to)
-                .map(|&a| (k, a)),
-        );
+        let in_force = !(exact && i == 0);
+        let n = answers[i..].iter().take_while(|a| a.addr < to).count();
+        reach.push((in_force, i, i + n));
+        first[k + 1] += usize::from(in_force) + n;
     }
-    entries.sort_by_key(|&(k, _)| k);
+    for k in 0..spans.len() {
+        first[k + 1] += first[k];
+    }
+    entries.clear();
+    entries.resize(first[spans.len()], Answer::NONE);
+    // `first[k]` moves along span k's entries as they are placed, and ends at its end.
+    for (&(from, _, k), &(in_force, i, end)) in segments.iter().zip(reach.iter()) {
+        let at = &mut first[k];
+        if in_force {
+            let before = i.checked_sub(1).map(|i| answers[i]);
+            entries[*at] = Answer {
+                addr: from,
+                file: before.map_or(0, |a| a.file),
+                line: before.map_or(0, |a| a.line),
+            };
+            *at += 1;
+        }
+        entries[*at..*at + (end - i)].copy_from_slice(&answers[i..end]);
+        *at += end - i;
+    }
 
     // Each span cut where the file of its entries changes.
     let mut out: Vec<Group<'a>> = Vec::new();
-    let mut inlined: Vec<Span<'a>> = Vec::new();
-    let mut rest = &entries[..];
-    for (k, span) in spans.into_iter().enumerate() {
-        let n = rest.iter().take_while(|&&(j, _)| j == k).count();
-        let (mine, later) = rest.split_at(n);
-        rest = later;
-        cut(span, mine, exact, path, &mut |piece| {
+    inlined.clear();
+    let mut from = 0;
+    for (span, &to) in spans.into_iter().zip(first.iter()) {
+        cut(span, &entries[from..to], exact, path, &mut |piece| {
             if piece.depth == 0 {
                 out.push(Group { spans: vec![piece] });
             } else {
                 inlined.push(piece);
             }
         });
+        from = to;
     }
     // Every inlined piece lies inside one depth-0 piece (cuts fall where no deeper span
     // is): the last that starts at or before it.
-    for piece in inlined {
+    for piece in inlined.drain(..) {
         let at = out.partition_point(|g| g.start() <= piece.start);
         if let Some(group) = at.checked_sub(1).and_then(|i| out.get_mut(i)) {
             group.spans.push(piece);
         }
     }
     for group in &mut out {
-        sort_spans(&mut group.spans);
+        sort_spans_if_needed(&mut group.spans);
     }
     out
+}
+
+/// [`sort_spans`], which most functions' spans need not: they come in order.
+fn sort_spans_if_needed(spans: &mut [Span<'_>]) {
+    if !spans.is_sorted_by_key(|s| (s.start, s.depth)) {
+        sort_spans(spans);
+    }
 }
 
 /// `span` with its rows from `entries`, cut into pieces at every entry whose file (one
@@ -101,7 +149,7 @@ pub(super) fn groups<'a>(
 /// `exact`.
 fn cut<'a>(
     span: Span<'a>,
-    entries: &[(usize, Answer)],
+    entries: &[Answer],
     exact: bool,
     path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
     out: &mut dyn FnMut(Span<'a>),
@@ -114,7 +162,7 @@ fn cut<'a>(
     // The file number of the entry before: an entry of the same number changes nothing
     // (its path is the piece's file already, or none), so its path is not looked up.
     let mut last_file = None;
-    for (_, entry) in entries {
+    for entry in entries {
         if last_file != Some(entry.file) {
             last_file = Some(entry.file);
             if let Some(path) = path(entry.file) {

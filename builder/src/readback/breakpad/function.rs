@@ -49,6 +49,11 @@ pub(super) struct Function<'a> {
     /// [`Span::instance`] of its pieces, so that a writer keeps touching `FUNC` records of
     /// one name apart and joins the pieces of one.
     pub number: u32,
+    /// Buffers reused from one function to the next.
+    answers: Vec<Answer>,
+    above: Vec<(u64, u64)>,
+    reached: Vec<(u64, u64)>,
+    scratch: rows::Scratch<'a>,
 }
 
 /// Two ranges of one depth that start at one address and differ in what they answer:
@@ -84,17 +89,27 @@ impl<'a> Function<'a> {
             ..Span::function(self.start, self.end, Bytes::Borrowed(self.name))
         }];
         self.inline_spans(path, &mut spans)?;
-        let answers = self.answers();
-        Ok(rows::groups(spans, &answers, true, &mut |file| path(file)))
+        self.answers();
+        Ok(rows::groups(
+            spans,
+            &self.answers,
+            true,
+            &mut |file| path(file),
+            &mut self.scratch,
+        ))
     }
 
     /// The line answers: line records of size 0 are dropped, the others sorted by range;
     /// a record that overlaps one kept before it is dropped (as `breakpad-symbols` builds
-    /// its range map); where no record covers an address, no line (file 0).
-    fn answers(&mut self) -> Vec<Answer> {
+    /// its range map); where no record covers an address, no line (file 0). Into
+    /// `self.answers`.
+    fn answers(&mut self) {
         self.lines.retain(|l| l.start < l.end);
-        self.lines.sort_unstable();
-        let mut out = Vec::with_capacity(self.lines.len() + 1);
+        if !self.lines.is_sorted() {
+            self.lines.sort_unstable();
+        }
+        let out = &mut self.answers;
+        out.clear();
         let mut covered_to: Option<u64> = None;
         for l in &self.lines {
             if covered_to.is_some_and(|end| l.start < end) {
@@ -121,7 +136,6 @@ impl<'a> Function<'a> {
                 line: 0,
             });
         }
-        out
     }
 
     /// The inlined spans: `breakpad-symbols` looks up depth 0, then 1, … and stops at the
@@ -144,11 +158,11 @@ impl<'a> Function<'a> {
                 .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
                 .then_with(|| a.name.cmp(b.name))
         });
-        let mut above: Vec<(u64, u64)> = if self.start < self.end {
-            vec![(self.start, self.end)]
-        } else {
-            Vec::new()
-        };
+        let (above, reached) = (&mut self.above, &mut self.reached);
+        above.clear();
+        if self.start < self.end {
+            above.push((self.start, self.end));
+        }
         let mut i = 0;
         for depth in 0u32.. {
             let level_len = self.inlines[i..]
@@ -160,7 +174,7 @@ impl<'a> Function<'a> {
             }
             let level = &self.inlines[i..i + level_len];
             i += level_len;
-            let mut reached = Vec::new();
+            reached.clear();
             let mut j = 0;
             for (k, r) in level.iter().enumerate() {
                 let next = level[k + 1..].iter().find(|n| n.start > r.start);
@@ -206,7 +220,7 @@ impl<'a> Function<'a> {
                     m += 1;
                 }
             }
-            above = reached;
+            std::mem::swap(above, reached);
         }
         Ok(())
     }
