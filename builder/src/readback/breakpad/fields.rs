@@ -94,6 +94,11 @@ impl<'a> Fields<'a> {
         Some(name)
     }
 
+    /// What is left of the line, unread.
+    pub(super) fn rest(&self) -> &'a [u8] {
+        self.rest
+    }
+
     /// Whether nothing but spaces is left.
     pub(super) fn is_done(&self) -> bool {
         self.rest.iter().all(|&b| b == b' ')
@@ -133,6 +138,110 @@ fn decimal(token: &[u8]) -> Option<u32> {
         value = value * 10 + u64::from(b - b'0');
     }
     u32::try_from(value).ok()
+}
+
+/// Each byte's value as a hexadecimal digit, or `NOT_HEX`.
+const HEX_DIGITS: [u8; 256] = {
+    let mut table = [NOT_HEX; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = match b as u8 {
+            c @ b'0'..=b'9' => c - b'0',
+            c @ b'a'..=b'f' => c - b'a' + 10,
+            c @ b'A'..=b'F' => c - b'A' + 10,
+            _ => NOT_HEX,
+        };
+        b += 1;
+    }
+    table
+};
+const NOT_HEX: u8 = 0xff;
+
+/// The hexadecimal number of 1 to 16 digits that `bytes` starts with, and the bytes after
+/// its digits.
+fn hex_prefix(bytes: &[u8]) -> Option<(u64, &[u8])> {
+    let digits = bytes
+        .iter()
+        .position(|&b| HEX_DIGITS[usize::from(b)] == NOT_HEX)
+        .unwrap_or(bytes.len());
+    if digits == 0 || digits > 16 {
+        return None;
+    }
+    let (number, rest) = bytes.split_at(digits);
+    let value = number.iter().fold(0u64, |v, &b| {
+        (v << 4) | u64::from(HEX_DIGITS[usize::from(b)])
+    });
+    Some((value, rest))
+}
+
+/// The decimal number below 2³² of 1 to 10 digits that `bytes` starts with, and the bytes
+/// after its digits.
+fn decimal_prefix(bytes: &[u8]) -> Option<(u32, &[u8])> {
+    let digits = bytes
+        .iter()
+        .position(|b| !b.is_ascii_digit())
+        .unwrap_or(bytes.len());
+    if digits == 0 || digits > 10 {
+        return None;
+    }
+    let (number, rest) = bytes.split_at(digits);
+    let value = number
+        .iter()
+        .fold(0u64, |v, &b| v * 10 + u64::from(b - b'0'));
+    Some((u32::try_from(value).ok()?, rest))
+}
+
+/// Fields written as dump_syms writes them, each after exactly one space: the quick
+/// reading of the records most of a file holds. Anything else (more spaces, a bad
+/// number) makes it give up, and the record is read field by field ([`Fields`]), which
+/// takes every spelling it takes with the same values and explains what is wrong.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plain<'a> {
+    rest: &'a [u8],
+}
+
+impl<'a> Plain<'a> {
+    /// The fields of `bytes`, each to come after one space.
+    pub(super) fn after_space(bytes: &'a [u8]) -> Self {
+        Plain { rest: bytes }
+    }
+
+    /// A hexadecimal field.
+    #[inline]
+    pub(super) fn hex(&mut self) -> Option<u64> {
+        let (value, rest) = hex_prefix(self.rest.strip_prefix(b" ")?)?;
+        self.end_of_field(rest)?;
+        Some(value)
+    }
+
+    /// A decimal field below 2³².
+    #[inline]
+    pub(super) fn decimal(&mut self) -> Option<u32> {
+        let (value, rest) = decimal_prefix(self.rest.strip_prefix(b" ")?)?;
+        self.end_of_field(rest)?;
+        Some(value)
+    }
+
+    /// Whether the line is read to its end.
+    pub(super) fn is_done(&self) -> bool {
+        self.rest.is_empty()
+    }
+
+    /// A field ends at a space or at the end of the line.
+    fn end_of_field(&mut self, rest: &'a [u8]) -> Option<()> {
+        matches!(rest.first(), None | Some(b' ')).then(|| self.rest = rest)
+    }
+}
+
+/// A line record `address size line file` as dump_syms writes it ([`Plain`]).
+pub(super) fn plain_line_record(line: &[u8]) -> Option<(u64, u64, u32, u32)> {
+    let (address, rest) = hex_prefix(line)?;
+    let mut f = Plain::after_space(rest);
+    f.end_of_field(rest)?;
+    let size = f.hex()?;
+    let line = f.decimal()?;
+    let file = f.decimal()?;
+    f.is_done().then_some((address, size, line, file))
 }
 
 /// Whether `token` is made of hexadecimal digits only (the start of a line record).

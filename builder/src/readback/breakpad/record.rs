@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::fields::{hex, is_hex, Fields};
+use super::fields::{hex, is_hex, plain_line_record, Fields, Plain};
 use super::function::{Function, InlineRange, LineRecord};
 use super::publics::{self, FuncGroups, Public};
 use super::tables::{Refused, Tables};
@@ -126,6 +126,16 @@ impl<'i, 'a> Reader<'i, 'a> {
     }
 
     fn record(&mut self, line: &'a [u8]) -> Result<()> {
+        // Line records, most of a file, as dump_syms writes them; any other spelling, and
+        // any error, is read field by field below.
+        if self.open == Open::Func {
+            if let Some((start, size, line, number)) = plain_line_record(line) {
+                if let Some(record) = self.line_in_range(start, size, line, number) {
+                    self.func.lines.push(record);
+                    return Ok(());
+                }
+            }
+        }
         let mut f = Fields::new(line);
         let Some(kind) = f.token() else {
             // An empty line ends a FUNC or STACK CFI INIT record, as in breakpad-symbols.
@@ -383,10 +393,64 @@ impl<'i, 'a> Reader<'i, 'a> {
         Ok(())
     }
 
+    /// The line record `[start, start + size)`, line `line` of `FILE number`, when the
+    /// range stays below 2⁶⁴ and the file is defined (else the field-by-field reading
+    /// says which is wrong).
+    fn line_in_range(&self, start: u64, size: u64, line: u32, number: u32) -> Option<LineRecord> {
+        Some(LineRecord {
+            start,
+            end: start.checked_add(size)?,
+            file: self.tables.file(number)?,
+            line,
+        })
+    }
+
+    /// An `INLINE` record's fields after `INLINE` as dump_syms writes them ([`Plain`]),
+    /// its ranges appended to the function's; false (nothing appended) for any other
+    /// spelling and any error, which the field-by-field reading then reports.
+    fn plain_inline(&mut self, fields: &'a [u8]) -> bool {
+        let mark = self.func.inlines.len();
+        if self.try_plain_inline(fields).is_some() {
+            return true;
+        }
+        self.func.inlines.truncate(mark);
+        false
+    }
+
+    fn try_plain_inline(&mut self, fields: &'a [u8]) -> Option<()> {
+        let mut f = Plain::after_space(fields);
+        let depth = f.decimal()?;
+        let call_line = f.decimal()?;
+        let call_file = self.tables.file(f.decimal()?)?;
+        let name = self.tables.origin(f.decimal()?)?;
+        let instance = self.func.records.saturating_add(1);
+        loop {
+            let start = f.hex()?;
+            let end = start.checked_add(f.hex()?)?;
+            self.func.inlines.push(InlineRange {
+                depth,
+                start,
+                end,
+                call_file,
+                call_line,
+                name,
+                instance,
+                line: self.line,
+            });
+            if f.is_done() {
+                self.func.records = instance;
+                return Some(());
+            }
+        }
+    }
+
     /// `INLINE depth call_line call_file origin [address size]+` inside a `FUNC`.
     fn inline(&mut self, mut f: Fields<'a>) -> Result<()> {
         if self.open != Open::Func {
             return Err(self.error("an INLINE record that follows no FUNC record"));
+        }
+        if self.plain_inline(f.rest()) {
+            return Ok(());
         }
         let depth = self.decimal_field(&mut f, "INLINE", "depth")?;
         let call_line = self.decimal_field(&mut f, "INLINE", "call line")?;

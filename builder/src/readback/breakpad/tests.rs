@@ -232,3 +232,54 @@ fn touching_functions_of_one_name_stay_apart() {
         .collect();
     assert_eq!(instances, [(0x10, 1), (0x18, 1), (0x20, 2)]);
 }
+
+/// Line and `INLINE` records as dump_syms writes them are read by a quicker path than
+/// other spellings (more spaces, trailing spaces, upper-case digits): both read alike, and
+/// a record the quick path refuses is read, or refused, field by field.
+#[test]
+fn plain_and_spaced_records_read_alike() {
+    let body = |line: &str, inline: &str| {
+        format!(
+            "{HEAD}FILE 0 a.c\nFILE 1 b.h\nINLINE_ORIGIN 0 inl\nFUNC 1000 40 0 f\n\
+             {inline}\n{line}\n1010 30 8 0\n"
+        )
+    };
+    let plain = body("1000 10 7 1", "INLINE 0 3 1 0 1004 8 1020 4");
+    let spellings = [
+        body("1000  10 7 1", "INLINE  0 3 1 0 1004 8 1020 4"),
+        body("1000 10 7 1 ", "INLINE 0 3 1 0 1004 8 1020 4 "),
+        body("1000 0010 07 1", "INLINE 0 3 1 0 1004 8  1020 4"),
+        body("1000 10 7 1", "INLINE 0 3 1 0 1004 08 1020 4"),
+    ];
+    let expected = format!("{:?}", ok(&plain).model);
+    for text in &spellings {
+        assert_eq!(format!("{:?}", ok(text).model), expected, "{text}");
+    }
+    let upper = body("1000 1A 7 1", "INLINE 0 3 1 0 1004 8 1020 4");
+    let lower = body("1000 1a 7 1", "INLINE 0 3 1 0 1004 8 1020 4");
+    assert_eq!(format!("{:?}", ok(&upper)), format!("{:?}", ok(&lower)));
+    // What the quick path gives up on, the field-by-field reading refuses with its line.
+    for (line, inline, wanted) in [
+        (
+            "1000 10 7 9",
+            "INLINE 0 3 1 0 1004 8",
+            "FILE 9 is not defined",
+        ),
+        (
+            "1000 10 4294967296 1",
+            "INLINE 0 3 1 0 1004 8",
+            "below 2^32",
+        ),
+        (
+            "ffffffffffffffff 10 7 1",
+            "INLINE 0 3 1 0 1004 8",
+            "passes 2^64",
+        ),
+        ("1000 10 7 1", "INLINE 0 3 1 5 1004 8", "INLINE_ORIGIN 5"),
+        ("1000 10 7 1", "INLINE 0 3 1 0 1004", "INLINE"),
+        ("1000 10 7 1", "INLINE 0 3 1 0", "no address range"),
+    ] {
+        let e = err(&body(line, inline));
+        assert!(e.contains(wanted), "{line} / {inline}: {e}");
+    }
+}
