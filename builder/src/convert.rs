@@ -284,27 +284,29 @@ pub fn convert(
         breakpad,
     };
     let bytes = write(&model, to, &side).map_err(|e| e.with_input(&input))?;
+    let functions = match to {
+        Target::Ksym => crate::ksym::model::symbols_of(&model).len(),
+        Target::Lidia | Target::Symbfile | Target::Gsym | Target::Breakpad => model.functions.len(),
+    };
+    let inlined = match to {
+        Target::Ksym => 0,
+        Target::Lidia | Target::Symbfile | Target::Gsym | Target::Breakpad => {
+            model.functions.iter().map(|g| g.spans.len() - 1).sum()
+        }
+    };
+    let return_pads = match to {
+        Target::Symbfile => model.return_pads.len(),
+        Target::Ksym | Target::Lidia | Target::Gsym | Target::Breakpad => 0,
+    };
+    model.drop_in_parallel();
     Ok(Converted {
         bytes,
         from,
         held,
         lost,
-        functions: match to {
-            Target::Ksym => crate::ksym::model::symbols_of(&model).len(),
-            Target::Lidia | Target::Symbfile | Target::Gsym | Target::Breakpad => {
-                model.functions.len()
-            }
-        },
-        inlined: match to {
-            Target::Ksym => 0,
-            Target::Lidia | Target::Symbfile | Target::Gsym | Target::Breakpad => {
-                model.functions.iter().map(|g| g.spans.len() - 1).sum()
-            }
-        },
-        return_pads: match to {
-            Target::Symbfile => model.return_pads.len(),
-            Target::Ksym | Target::Lidia | Target::Gsym | Target::Breakpad => 0,
-        },
+        functions,
+        inlined,
+        return_pads,
         files_read: FilesRead::default(),
     })
 }
