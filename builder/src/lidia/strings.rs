@@ -124,10 +124,29 @@ impl StringTable {
         &self.bytes[at + 4..at + 4 + len]
     }
 
-    /// Doubles the index and re-inserts every string, walking the table bytes in order
-    /// (sequential reads, unlike following the old slots).
+    /// Makes room for `more` new strings (at most: some may be stored already), so that
+    /// adding them never grows the index, which re-inserts every string each time.
+    pub(crate) fn reserve(&mut self, more: usize) {
+        let wanted = self
+            .used
+            .saturating_add(more)
+            .saturating_mul(2)
+            .saturating_add(1)
+            .next_power_of_two();
+        if wanted > self.slots.len() {
+            self.rebuild(wanted);
+        }
+    }
+
+    /// Doubles the index.
     fn grow(&mut self) {
-        self.slots = vec![FREE; self.slots.len() * 2];
+        self.rebuild(self.slots.len() * 2);
+    }
+
+    /// An index of `len` slots (a power of two) for every string, walking the table bytes
+    /// in order (sequential reads, unlike following the old slots).
+    fn rebuild(&mut self, len: usize) {
+        self.slots = vec![FREE; len];
         let mask = self.slots.len() - 1;
         // Offset 0 is "" (never indexed); every later string is indexed.
         let mut offset = 4u64;

@@ -201,6 +201,11 @@ impl LidiaWriter {
         self.strings.add_hashed(s, hash)
     }
 
+    /// Makes room for `more` strings to be interned (see [`Self::intern_hashed`]).
+    pub(crate) fn reserve_strings(&mut self, more: usize) {
+        self.strings.reserve(more);
+    }
+
     /// Appends ranges produced on the rayon pool: part `i` of `parts` is `(input, ranges,
     /// line entries)` and `fill(input, slots)` pushes exactly that many ranges and line
     /// entries into its slots, with strings already interned (see [`Self::intern_hashed`]).

@@ -573,7 +573,8 @@ impl<'i, 'a> Reader<'i, 'a> {
         let ranges: Vec<(u64, u64)> = kept.iter().map(|f| (f.start, f.end)).collect();
         let mut functions: Vec<_> = kept.into_iter().flat_map(|f| f.groups).collect();
         functions.extend(publics::groups(std::mem::take(&mut self.publics), &ranges));
-        functions.sort_by_key(|g| g.start());
+        // The keys read once: each is behind a pointer.
+        functions.sort_by_cached_key(|g| g.start());
         self.out.model.functions = functions;
         Ok(self.out)
     }
