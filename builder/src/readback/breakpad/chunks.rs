@@ -25,7 +25,7 @@ const MIN_PARALLEL: usize = 4 << 20;
 const MIN_CHUNK: usize = 1 << 20;
 /// Chunks per thread: `FUNC` chunks cost more per byte than `STACK CFI` ones, so more
 /// chunks than threads keep every thread busy to the end.
-const CHUNKS_PER_THREAD: usize = 4;
+const CHUNKS_PER_THREAD: usize = 8;
 
 /// `bytes` read in parallel, or `None` when it must be read in one piece (too small, one
 /// thread, no record to split at, a head-only record or an error past the head). An
