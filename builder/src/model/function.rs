@@ -216,7 +216,11 @@ pub fn function_runs<'g, 'a>(groups: &'g [Group<'a>]) -> Vec<&'g [Group<'a>]> {
 
 /// Sorts spans by (start, depth): the order of a laminar family's pre-order walk.
 pub fn sort_spans(spans: &mut [Span<'_>]) {
-    spans.sort_by_key(|s| (s.start, s.depth));
+    // Most groups come in order: checked first, they are neither moved nor given the
+    // stable sort's buffer.
+    if !spans.is_sorted_by_key(|s| (s.start, s.depth)) {
+        spans.sort_by_key(|s| (s.start, s.depth));
+    }
 }
 
 /// The innermost span of each address of a group, as maximal segments

@@ -64,7 +64,7 @@ pub(super) fn groups<'a>(
     path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
     scratch: &mut Scratch<'a>,
 ) -> Vec<Group<'a>> {
-    sort_spans_if_needed(&mut spans);
+    sort_spans(&mut spans);
     let Scratch {
         segments,
         stack,
@@ -131,16 +131,9 @@ pub(super) fn groups<'a>(
         }
     }
     for group in &mut out {
-        sort_spans_if_needed(&mut group.spans);
+        sort_spans(&mut group.spans);
     }
     out
-}
-
-/// [`sort_spans`], which most functions' spans need not: they come in order.
-fn sort_spans_if_needed(spans: &mut [Span<'_>]) {
-    if !spans.is_sorted_by_key(|s| (s.start, s.depth)) {
-        sort_spans(spans);
-    }
 }
 
 /// `span` with its rows from `entries`, cut into pieces at every entry whose file (one

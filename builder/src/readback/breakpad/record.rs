@@ -424,19 +424,20 @@ impl<'i, 'a> Reader<'i, 'a> {
         let call_file = self.tables.file(f.decimal()?)?;
         let name = self.tables.origin(f.decimal()?)?;
         let instance = self.func.records.saturating_add(1);
+        let call = InlineRange {
+            depth,
+            start: 0,
+            end: 0,
+            call_file,
+            call_line,
+            name,
+            instance,
+            line: self.line,
+        };
         loop {
             let start = f.hex()?;
             let end = start.checked_add(f.hex()?)?;
-            self.func.inlines.push(InlineRange {
-                depth,
-                start,
-                end,
-                call_file,
-                call_line,
-                name,
-                instance,
-                line: self.line,
-            });
+            self.func.inlines.push(InlineRange { start, end, ..call });
             if f.is_done() {
                 self.func.records = instance;
                 return Some(());
@@ -465,7 +466,16 @@ impl<'i, 'a> Reader<'i, 'a> {
             .origin(origin)
             .ok_or_else(|| self.error(format!("INLINE: INLINE_ORIGIN {origin} is not defined")))?;
         self.func.records = self.func.records.saturating_add(1);
-        let instance = self.func.records;
+        let call = InlineRange {
+            depth,
+            start: 0,
+            end: 0,
+            call_file,
+            call_line,
+            name,
+            instance: self.func.records,
+            line: self.line,
+        };
         let mut ranges = 0;
         while let Some(token) = f.token() {
             let start = hex(token).ok_or_else(|| {
@@ -473,16 +483,7 @@ impl<'i, 'a> Reader<'i, 'a> {
             })?;
             let size = self.hex_field(&mut f, "INLINE", "range size")?;
             let end = self.range(start, size, "INLINE")?;
-            self.func.inlines.push(InlineRange {
-                depth,
-                start,
-                end,
-                call_file,
-                call_line,
-                name,
-                instance,
-                line: self.line,
-            });
+            self.func.inlines.push(InlineRange { start, end, ..call });
             ranges += 1;
         }
         if ranges == 0 {
