@@ -5,8 +5,6 @@
 use std::fmt;
 use std::ops::Range;
 
-use rayon::prelude::*;
-
 use super::{Bytes, CfiRecord, Group, Span, Symbol};
 
 /// Everything a source read from one input.
@@ -112,26 +110,6 @@ impl fmt::Display for Contents {
 }
 
 impl Model<'_> {
-    /// Frees the model on the rayon pool: a kernel's model is hundreds of thousands of
-    /// allocations (spans, their rows, unwind rows), which one thread takes tens of
-    /// milliseconds to free at the end of a conversion.
-    pub fn drop_in_parallel(self) {
-        /// Items freed by one task.
-        const PER_TASK: usize = 1 << 12;
-        let Model {
-            functions, unwind, ..
-        } = self;
-        rayon::join(
-            || {
-                functions
-                    .into_par_iter()
-                    .with_min_len(PER_TASK)
-                    .for_each(drop)
-            },
-            || unwind.into_par_iter().with_min_len(PER_TASK).for_each(drop),
-        );
-    }
-
     /// The kinds of facts this model holds.
     pub fn contents(&self) -> Contents {
         let spans = || self.functions.iter().flat_map(|g| &g.spans);
