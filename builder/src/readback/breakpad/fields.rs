@@ -28,46 +28,23 @@ impl<'a> Fields<'a> {
     /// token or it is not one: the caller reads the token again to say why.
     #[inline]
     pub(super) fn hex(&mut self) -> Option<u64> {
-        let mut i = self.rest.iter().position(|&b| b != b' ')?;
-        let start = i;
-        let mut value = 0u64;
-        while let Some(&b) = self.rest.get(i) {
-            let digit = match b {
-                b'0'..=b'9' => b - b'0',
-                b'a'..=b'f' => b - b'a' + 10,
-                b'A'..=b'F' => b - b'A' + 10,
-                b' ' => break,
-                _ => return None,
-            };
-            value = (value << 4) | u64::from(digit);
-            i += 1;
-        }
-        if i - start > 16 {
-            return None;
-        }
-        self.rest = &self.rest[i..];
-        Some(value)
+        self.number(hex_prefix)
     }
 
     /// The next token as a decimal number below 2³² ([`decimal`]), read in one pass;
     /// `None` as for [`Self::hex`].
     #[inline]
     pub(super) fn decimal(&mut self) -> Option<u32> {
-        let mut i = self.rest.iter().position(|&b| b != b' ')?;
-        let start = i;
-        let mut value = 0u64;
-        while let Some(&b) = self.rest.get(i) {
-            if b == b' ' {
-                break;
-            }
-            if !b.is_ascii_digit() || i - start >= 10 {
-                return None;
-            }
-            value = value * 10 + u64::from(b - b'0');
-            i += 1;
-        }
-        self.rest = &self.rest[i..];
-        u32::try_from(value).ok()
+        self.number(decimal_prefix)
+    }
+
+    /// The next token as the number `prefix` reads.
+    #[inline]
+    fn number<T>(&mut self, prefix: Prefix<T>) -> Option<T> {
+        let start = self.rest.iter().position(|&b| b != b' ')?;
+        let (value, rest) = whole_field(&self.rest[start..], prefix)?;
+        self.rest = rest;
+        Some(value)
     }
 
     /// The next token if it is `word` (consumed), else nothing is consumed.
@@ -107,20 +84,7 @@ impl<'a> Fields<'a> {
 
 /// `token` as a hexadecimal number of 1 to 16 digits (no prefix, either case).
 pub(super) fn hex(token: &[u8]) -> Option<u64> {
-    if token.is_empty() || token.len() > 16 {
-        return None;
-    }
-    let mut value = 0u64;
-    for &b in token {
-        let digit = match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            b'A'..=b'F' => b - b'A' + 10,
-            _ => return None,
-        };
-        value = (value << 4) | u64::from(digit);
-    }
-    Some(value)
+    hex_prefix(token).and_then(|(value, rest)| rest.is_empty().then_some(value))
 }
 
 /// `token` as a decimal number that fits in 32 bits: the definition that
@@ -191,6 +155,17 @@ fn decimal_prefix(bytes: &[u8]) -> Option<(u32, &[u8])> {
     Some((u32::try_from(value).ok()?, rest))
 }
 
+/// Reads a number from the start of some bytes: its value and the bytes after its digits.
+type Prefix<T> = fn(&[u8]) -> Option<(T, &[u8])>;
+
+/// The number `prefix` reads from the start of `bytes` when it fills its field (up to a
+/// space or the end of the line), and the bytes after it.
+#[inline]
+fn whole_field<T>(bytes: &[u8], prefix: Prefix<T>) -> Option<(T, &[u8])> {
+    let (value, rest) = prefix(bytes)?;
+    matches!(rest.first(), None | Some(b' ')).then_some((value, rest))
+}
+
 /// Fields written as dump_syms writes them, each after exactly one space: the quick
 /// reading of the records most of a file holds. Anything else (more spaces, a bad
 /// number) makes it give up, and the record is read field by field ([`Fields`]), which
@@ -209,17 +184,13 @@ impl<'a> Plain<'a> {
     /// A hexadecimal field.
     #[inline]
     pub(super) fn hex(&mut self) -> Option<u64> {
-        let (value, rest) = hex_prefix(self.rest.strip_prefix(b" ")?)?;
-        self.end_of_field(rest)?;
-        Some(value)
+        self.number(hex_prefix)
     }
 
     /// A decimal field below 2³².
     #[inline]
     pub(super) fn decimal(&mut self) -> Option<u32> {
-        let (value, rest) = decimal_prefix(self.rest.strip_prefix(b" ")?)?;
-        self.end_of_field(rest)?;
-        Some(value)
+        self.number(decimal_prefix)
     }
 
     /// Whether the line is read to its end.
@@ -227,17 +198,19 @@ impl<'a> Plain<'a> {
         self.rest.is_empty()
     }
 
-    /// A field ends at a space or at the end of the line.
-    fn end_of_field(&mut self, rest: &'a [u8]) -> Option<()> {
-        matches!(rest.first(), None | Some(b' ')).then(|| self.rest = rest)
+    /// The field after one space, as the number `prefix` reads.
+    #[inline]
+    fn number<T>(&mut self, prefix: Prefix<T>) -> Option<T> {
+        let (value, rest) = whole_field(self.rest.strip_prefix(b" ")?, prefix)?;
+        self.rest = rest;
+        Some(value)
     }
 }
 
 /// A line record `address size line file` as dump_syms writes it ([`Plain`]).
 pub(super) fn plain_line_record(line: &[u8]) -> Option<(u64, u64, u32, u32)> {
-    let (address, rest) = hex_prefix(line)?;
+    let (address, rest) = whole_field(line, hex_prefix)?;
     let mut f = Plain::after_space(rest);
-    f.end_of_field(rest)?;
     let size = f.hex()?;
     let line = f.decimal()?;
     let file = f.decimal()?;

@@ -423,25 +423,36 @@ impl<'i, 'a> Reader<'i, 'a> {
         let call_line = f.decimal()?;
         let call_file = self.tables.file(f.decimal()?)?;
         let name = self.tables.origin(f.decimal()?)?;
-        let instance = self.func.records.saturating_add(1);
-        let call = InlineRange {
+        let call = self.next_inline_call(depth, call_line, call_file, name);
+        loop {
+            let start = f.hex()?;
+            let end = start.checked_add(f.hex()?)?;
+            self.func.inlines.push(InlineRange { start, end, ..call });
+            if f.is_done() {
+                self.func.records = call.instance;
+                return Some(());
+            }
+        }
+    }
+
+    /// The fields of the function's next `INLINE` record on this line, without its
+    /// range (each range copies them).
+    fn next_inline_call(
+        &self,
+        depth: u32,
+        call_line: u32,
+        call_file: u32,
+        name: &'a [u8],
+    ) -> InlineRange<'a> {
+        InlineRange {
             depth,
             start: 0,
             end: 0,
             call_file,
             call_line,
             name,
-            instance,
+            instance: self.func.records.saturating_add(1),
             line: self.line,
-        };
-        loop {
-            let start = f.hex()?;
-            let end = start.checked_add(f.hex()?)?;
-            self.func.inlines.push(InlineRange { start, end, ..call });
-            if f.is_done() {
-                self.func.records = instance;
-                return Some(());
-            }
         }
     }
 
@@ -465,17 +476,8 @@ impl<'i, 'a> Reader<'i, 'a> {
             .tables
             .origin(origin)
             .ok_or_else(|| self.error(format!("INLINE: INLINE_ORIGIN {origin} is not defined")))?;
-        self.func.records = self.func.records.saturating_add(1);
-        let call = InlineRange {
-            depth,
-            start: 0,
-            end: 0,
-            call_file,
-            call_line,
-            name,
-            instance: self.func.records,
-            line: self.line,
-        };
+        let call = self.next_inline_call(depth, call_line, call_file, name);
+        self.func.records = call.instance;
         let mut ranges = 0;
         while let Some(token) = f.token() {
             let start = hex(token).ok_or_else(|| {
