@@ -62,14 +62,45 @@ pub fn gsym(bytes: &[u8], probes: &[u64]) {
     // The lookup index answers exactly what the file answers, errors included.
     let mut words = vec![0u64; LookupIndex::words_needed(&file)];
     let index = LookupIndex::build(file, &mut words).expect("a buffer of the size asked for");
-    for addr in queries {
+    let answer = |found: Result<Option<&Lookup<'_>>, symblob::Error>| {
+        format!("{:?}", found.map(|l| l.map(frames)))
+    };
+    for &addr in &queries {
         lookup(&file, addr, validated);
         assert_eq!(
-            format!("{:?}", index.lookup(addr).map(|l| l.map(|l| frames(&l)))),
-            format!("{:?}", file.lookup(addr).map(|l| l.map(|l| frames(&l)))),
+            answer(
+                index
+                    .lookup(addr)
+                    .as_ref()
+                    .map(Option::as_ref)
+                    .map_err(|e| *e)
+            ),
+            answer(
+                file.lookup(addr)
+                    .as_ref()
+                    .map(Option::as_ref)
+                    .map_err(|e| *e)
+            ),
             "{addr:#x}: the indexed lookup differs"
         );
     }
+    // Batched, sorted in pieces of three: every position answered once, as alone.
+    let mut answered = vec![false; queries.len()];
+    index.lookup_each(&queries, &mut [0u64; 3], |i, found| {
+        let addr = queries[i];
+        let alone = file.lookup(addr);
+        let alone = answer(alone.as_ref().map(Option::as_ref).map_err(|e| *e));
+        assert_eq!(
+            answer(found),
+            alone,
+            "{addr:#x}: the batched lookup differs"
+        );
+        assert!(
+            !std::mem::replace(&mut answered[i], true),
+            "{i} answered twice"
+        );
+    });
+    assert!(answered.iter().all(|&a| a), "a position was not answered");
     if let Some(short) = words.len().checked_sub(1) {
         assert!(LookupIndex::build(file, &mut words[..short]).is_err());
     }

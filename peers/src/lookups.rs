@@ -20,6 +20,7 @@ pub const GROUPS: &[(&str, &[&str])] = &[
             "symblob-lidia-batch",
             "symblob-gsym",
             "symblob-gsym-indexed",
+            "symblob-gsym-indexed-batch",
             "addr2line",
             "blazesym-dwarf",
             "blazesym-gsym",
@@ -96,7 +97,10 @@ impl Inputs {
             | "symblob-ksym2-batch"
             | "symblob-ksym2-formatted"
             | "symblob-ksym2-name" => self.ksym2.is_some(),
-            "symblob-gsym" | "symblob-gsym-indexed" | "blazesym-gsym" => self.gsym.is_some(),
+            "symblob-gsym"
+            | "symblob-gsym-indexed"
+            | "symblob-gsym-indexed-batch"
+            | "blazesym-gsym" => self.gsym.is_some(),
             "symcache" => self.symcache.is_some(),
             _ => true,
         }
@@ -316,9 +320,10 @@ pub fn run_child(tool: &str, args: &Args) -> Result<(), String> {
             let batched = tool.ends_with("-batch");
             ours::lidia_frames(&need(&inputs.lidia, "lidia")?, work(batched))?
         }
-        "symblob-gsym" | "symblob-gsym-indexed" => {
-            let indexed = tool.ends_with("-indexed");
-            ours::gsym_frames(&need(&inputs.gsym, "gsym")?, work(false), indexed)?
+        "symblob-gsym" | "symblob-gsym-indexed" | "symblob-gsym-indexed-batch" => {
+            let indexed = tool.contains("-indexed");
+            let batched = tool.ends_with("-batch");
+            ours::gsym_frames(&need(&inputs.gsym, "gsym")?, work(batched), indexed)?
         }
         "symblob-lidia-names" | "symblob-lidia-names-batch" => {
             let batched = tool.ends_with("-batch");

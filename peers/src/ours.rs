@@ -117,31 +117,30 @@ pub fn lidia_frames(lidia: &Path, work: Workload<'_>) -> Result<Measurement, Str
 }
 
 /// GSYM, every frame as `llvm-gsymutil --address` prints it (function, directory, file,
-/// line), on the file `llvm-gsymutil --convert` wrote. There is no batched form: fetching
-/// the records of eight addresses together before their lookups gained nothing measurable
-/// (the cost is decoding each line table from its start). `indexed`: through a
-/// `LookupIndex` built when the file is opened (its build counts as the open).
+/// line), on the file `llvm-gsymutil --convert` wrote. `indexed`: through a `LookupIndex`
+/// built when the file is opened (its build counts as the open); batched, through
+/// `LookupIndex::lookup_each`, which sorts the pass's addresses in scratch words allocated
+/// once (one per address) before it looks them up.
 pub fn gsym_frames(gsym: &Path, work: Workload<'_>, indexed: bool) -> Result<Measurement, String> {
     let bytes = map(gsym)?;
     let (file, mut open) = timed_open(gsym, &bytes, GsymFile::parse)?;
     let t = Instant::now();
-    let mut words = if indexed {
-        vec![0u64; LookupIndex::words_needed(&file)]
-    } else {
-        Vec::new()
-    };
-    let index = if indexed {
-        let built = LookupIndex::build(file, &mut words);
-        Some(built.map_err(|e| format!("{}: {e}", gsym.display()))?)
-    } else {
-        None
+    let mut words = vec![
+        0u64;
+        if indexed {
+            LookupIndex::words_needed(&file)
+        } else {
+            0
+        }
+    ];
+    let index = match indexed {
+        true => Some(
+            LookupIndex::build(file, &mut words).map_err(|e| format!("{}: {e}", gsym.display()))?,
+        ),
+        false => None,
     };
     open += t.elapsed();
-    let lookup = |a: u64| match &index {
-        Some(index) => index.lookup(a),
-        None => file.lookup(a),
-    };
-    let tally_frames = |tally: &mut Tally, found: Result<Option<Lookup<'_>>, symblob::Error>| {
+    let tally_frames = |tally: &mut Tally, found: Result<Option<&Lookup<'_>>, symblob::Error>| {
         let Ok(Some(lookup)) = found else {
             return;
         };
@@ -152,15 +151,21 @@ pub fn gsym_frames(gsym: &Path, work: Workload<'_>, indexed: bool) -> Result<Mea
             tally.acc = tally.acc.wrapping_add(value + f.dir.len() as u64);
         }
     };
-    Ok(work.measure(
-        open,
-        |tally, a| tally_frames(tally, lookup(a)),
-        |tally, addrs| {
-            for &a in addrs {
-                tally_frames(tally, lookup(a));
-            }
-        },
-    ))
+    let one = |tally: &mut Tally, a: u64| {
+        let found = match &index {
+            Some(index) => index.lookup(a),
+            None => file.lookup(a),
+        };
+        tally_frames(tally, found.as_ref().map(Option::as_ref).map_err(|e| *e));
+    };
+    let order = std::cell::RefCell::new(vec![0u64; work.addrs.len()]);
+    Ok(work.measure(open, one, |tally, addrs| match &index {
+        Some(index) => {
+            let order = &mut order.borrow_mut();
+            index.lookup_each(addrs, order, |_, found| tally_frames(tally, found));
+        }
+        None => addrs.iter().for_each(|&a| one(tally, a)),
+    }))
 }
 
 /// Lidia, the innermost function name only. Batched through

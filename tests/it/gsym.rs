@@ -64,6 +64,29 @@ fn frames(found: &Lookup<'_>) -> Vec<Frame> {
         .collect()
 }
 
+/// The answers of [`LookupIndex::lookup_each`] on `addrs`, in the order of `addrs`, with
+/// `scratch` words to sort in; every position must be answered exactly once.
+pub(crate) fn batched_answers(
+    index: &LookupIndex<'_, '_>,
+    addrs: &[u64],
+    scratch: usize,
+) -> Vec<Answer> {
+    let mut order = vec![0u64; scratch];
+    let mut answers = vec![None; addrs.len()];
+    index.lookup_each(addrs, &mut order, |i, found| {
+        let answer = answer_of(found.map(|l| l.copied()), addrs[i]);
+        assert!(
+            answers[i].replace(answer).is_none(),
+            "position {i} answered twice"
+        );
+    });
+    answers
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| a.unwrap_or_else(|| panic!("position {i} not answered")))
+        .collect()
+}
+
 /// Whether two answers agree: equal frames, or both "not in GSYM", or both another error
 /// (the messages differ in wording: ours names the section and offset).
 pub(crate) fn agree(ours: &Answer, theirs: &Answer) -> bool {
@@ -116,11 +139,19 @@ fn compare(path: &Path, bytes: &[u8], per_function: u64) -> usize {
     let theirs = lookups(path, &addrs);
     let mut bad = Vec::new();
     let mut inlined = 0;
-    for (addr, theirs) in addrs.iter().zip(&theirs) {
+    // Batched, sorted whole and in pieces of seven.
+    let whole = batched_answers(&index, &addrs, addrs.len());
+    let pieces = batched_answers(&index, &addrs, 7);
+    for (i, (addr, theirs)) in addrs.iter().zip(&theirs).enumerate() {
         let ours = our_answer(&file, *addr);
         // Through the index: the same answer, errors included.
         let indexed = answer_of(index.lookup(*addr), *addr);
         assert_eq!(indexed, ours, "{addr:#x}: the indexed lookup differs");
+        assert_eq!(whole[i], ours, "{addr:#x}: the batched lookup differs");
+        assert_eq!(
+            pieces[i], ours,
+            "{addr:#x}: the batched lookup in pieces differs"
+        );
         if let Ok(frames) = &ours {
             inlined += frames.iter().filter(|f| f.inlined).count();
         }

@@ -85,6 +85,19 @@ pub fn check(input: &[u8], out: &mut Console) {
             }
         }
     }
+    if let Some(index) = &index {
+        // Batched: every address of the input taken as an address, sorted in pieces.
+        let (addrs, _) = input.as_chunks::<8>();
+        let mut wanted = [0u64; 64];
+        for (w, a) in wanted.iter_mut().zip(addrs) {
+            *w = u64::from_le_bytes(*a);
+        }
+        let mut order = [0u64; 16];
+        index.lookup_each(&wanted, &mut order, |i, found| {
+            digest.number(i as u64);
+            digest_lookup(&mut digest, found.map(|l| l.copied()));
+        });
+    }
     let _ = writeln!(
         out,
         "gsym: {} functions, {lookups} lookups, digest {:016x}",

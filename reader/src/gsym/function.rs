@@ -9,7 +9,7 @@ use crate::cursor::Cursor;
 use crate::{Error, ErrorKind, Format};
 
 /// A function of the file: what its address-table entry and FunctionInfo say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Function<'a> {
     /// Position in the address table.
     pub index: usize,

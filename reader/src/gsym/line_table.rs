@@ -154,28 +154,31 @@ impl<'a> LineProgram<'a> {
     /// that begins there; LLVM 14 takes the first, later LLVM sources the last.) `None`
     /// when no row starts at or below `addr`, or the row's file index is 0 (LLVM:
     /// "address is not in the line table"). Rows after the answer are not read.
+    #[cfg(test)]
     pub(crate) fn row_for(self, addr: u64) -> Result<Option<LineRow>, Error> {
-        self.row_for_from(addr, None)
+        Ok(self.row_for_from(addr, None)?.map(|(row, _)| row))
     }
 
     /// [`row_for`](Self::row_for) of a program resumed after the row `found`, which
-    /// starts below `addr` (so does every row before it: an indexed table is sorted).
+    /// starts below `addr` (so does every row before it: an indexed table is sorted),
+    /// with the opcode offset after the row answered (a row that starts below a later
+    /// address, to resume after).
     pub(crate) fn row_for_from(
         mut self,
         addr: u64,
-        mut found: Option<LineRow>,
-    ) -> Result<Option<LineRow>, Error> {
+        mut found: Option<(LineRow, u64)>,
+    ) -> Result<Option<(LineRow, u64)>, Error> {
         let mut state = self.row;
         while let Some(row) = self.step(&mut state)? {
             if addr < row.address {
                 break;
             }
-            found = Some(row);
+            found = Some((row, self.cursor.offset()));
             if addr == row.address {
                 break;
             }
         }
-        Ok(found.filter(|row| row.file != 0))
+        Ok(found.filter(|(row, _)| row.file != 0))
     }
 }
 

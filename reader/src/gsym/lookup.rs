@@ -46,7 +46,42 @@ pub struct Lookup<'a> {
     chain: Chain,
 }
 
+/// A function and the chunks its lookups read ([`GsymFile::locate`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Located<'a> {
+    pub(crate) function: Function<'a>,
+    /// `None` when lookups must walk the chunk list themselves.
+    chunks: Option<LookupChunks>,
+}
+
+/// Where a lookup left a function's line program: at opcode offset `at` of the table at
+/// file offset `chunk`, after `row`, the row it answered.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LineStop {
+    pub(crate) chunk: u64,
+    pub(crate) at: u64,
+    pub(crate) row: LineRow,
+}
+
+/// The line-table and inline-info chunks of a function (file offset, length).
+#[derive(Clone, Copy, Debug)]
+struct LookupChunks {
+    line: Option<(u64, usize)>,
+    inline: Option<(u64, usize)>,
+}
+
 impl<'a> Lookup<'a> {
+    /// A lookup to be filled in by [`GsymFile::answer`].
+    pub(crate) fn empty(file: GsymFile<'a>) -> Self {
+        Lookup {
+            address: 0,
+            function: Function::default(),
+            row: None,
+            file,
+            chain: Chain::EMPTY,
+        }
+    }
+
     /// The frames, innermost first: the inlined calls that cover the address, then the
     /// function itself. Without a line table there is one frame, without a position.
     /// The iterator borrows the lookup (whose inline chain is a fixed array), so it copies
@@ -148,10 +183,7 @@ impl<'a> GsymFile<'a> {
     }
 
     /// [`lookup`](Self::lookup) with what a [`LookupIndex`](super::LookupIndex) knows of
-    /// the function's chunks (given the function and the chunk's file offset):
-    /// `resume` where to resume the line program (the opcode offset after a row that
-    /// starts below `addr`, and that row), `subtrees` the inline tree's subtree words
-    /// (see [`inline::chain`]).
+    /// the function's chunks (see [`answer`](Self::answer)).
     pub(crate) fn lookup_indexed<'s>(
         &self,
         addr: u64,
@@ -161,6 +193,15 @@ impl<'a> GsymFile<'a> {
         let Some(function) = self.function_at(addr)? else {
             return Ok(None);
         };
+        let located = self.locate(function)?;
+        let mut lookup = Lookup::empty(*self);
+        self.answer(&located, addr, &mut lookup, resume, subtrees)?;
+        Ok(Some(lookup))
+    }
+
+    /// The chunks of `function` that its lookups read, found by one walk of its chunk
+    /// list. Fails as a lookup does before it reads any chunk: on a name offset of 0.
+    pub(crate) fn locate(&self, function: Function<'a>) -> Result<Located<'a>, Error> {
         if function.name_offset == 0 {
             let at = u64::from(function.info_offset).saturating_add(4);
             return Err(error(
@@ -169,47 +210,96 @@ impl<'a> GsymFile<'a> {
                 ErrorKind::Malformed("function name offset 0"),
             ));
         }
-        let mut row = None;
-        let mut inline_chunk = None;
-        self.chunks(&function, |chunk, data| {
+        let (mut line, mut inline, mut line_tables) = (None, None, 0u32);
+        let walked = self.chunks(&function, |chunk, data| {
             match chunk.kind {
                 info_type::LINE_TABLE => {
-                    let mut program =
-                        LineProgram::new(self.bytes, chunk.offset, data.len(), function.address)?;
-                    let found = match resume(&function, chunk.offset) {
-                        Some((at, after)) => {
-                            program.resume(at, after)?;
-                            program.row_for_from(addr, Some(after))?
-                        }
-                        None => program.row_for(addr)?,
-                    };
-                    let Some(found) = found else {
-                        return Err(error(
-                            section::LINE_TABLE,
-                            chunk.offset,
-                            ErrorKind::Malformed("address not in the function's line table"),
-                        ));
-                    };
-                    row = Some((found, chunk.offset));
+                    line = Some((chunk.offset, data.len()));
+                    line_tables = line_tables.saturating_add(1);
                 }
-                info_type::INLINE_INFO => inline_chunk = Some((chunk.offset, data.len())),
+                info_type::INLINE_INFO => inline = Some((chunk.offset, data.len())),
                 _ => {}
             }
             Ok(())
-        })?;
-        let mut lookup = Lookup {
-            address: addr,
-            function,
-            row: None,
-            file: *self,
-            chain: Chain::EMPTY,
+        });
+        // A lookup decodes each line table as the walk meets it: with a damaged list or
+        // several tables, which error comes first depends on that order, so such a
+        // record is looked up by the walk itself.
+        let chunks = (walked.is_ok() && line_tables <= 1).then_some(LookupChunks { line, inline });
+        Ok(Located { function, chunks })
+    }
+
+    /// Fills `lookup` with the answer for `addr`, which `located`'s function covers: its
+    /// line-table row and inline chain, with the answers and errors of LLVM 14's
+    /// `GsymReader::lookup` (see [`lookup`](Self::lookup)). Returns where the line
+    /// program stopped: after the row answered.
+    ///
+    /// From a [`LookupIndex`](super::LookupIndex) (given the function and the chunk's
+    /// file offset): `resume` where to resume the line program (the opcode offset after a
+    /// row that starts below `addr`, and that row), `subtrees` the inline tree's subtree
+    /// words (see [`inline::chain`]).
+    pub(crate) fn answer<'s>(
+        &self,
+        located: &Located<'a>,
+        addr: u64,
+        lookup: &mut Lookup<'a>,
+        resume: impl Fn(&Function<'a>, u64) -> Option<(u64, LineRow)>,
+        subtrees: impl Fn(&Function<'a>, u64) -> Option<&'s [[u64; 2]]>,
+    ) -> Result<Option<LineStop>, Error> {
+        let function = located.function;
+        lookup.address = addr;
+        lookup.function = function;
+        lookup.row = None;
+        lookup.chain.len = 0;
+        let row_at = |offset: u64, len: usize| -> Result<LineStop, Error> {
+            let mut program = LineProgram::new(self.bytes, offset, len, function.address)?;
+            let found = match resume(&function, offset) {
+                Some((at, after)) => {
+                    program.resume(at, after)?;
+                    program.row_for_from(addr, Some((after, at)))?
+                }
+                None => program.row_for_from(addr, None)?,
+            };
+            let (row, at) = found.ok_or_else(|| {
+                error(
+                    section::LINE_TABLE,
+                    offset,
+                    ErrorKind::Malformed("address not in the function's line table"),
+                )
+            })?;
+            Ok(LineStop {
+                chunk: offset,
+                at,
+                row,
+            })
+        };
+        let (row, inline_chunk) = match located.chunks {
+            Some(chunks) => {
+                let row = chunks
+                    .line
+                    .map(|(offset, len)| row_at(offset, len))
+                    .transpose()?;
+                (row, chunks.inline)
+            }
+            None => {
+                let (mut row, mut inline_chunk) = (None, None);
+                self.chunks(&function, |chunk, data| {
+                    match chunk.kind {
+                        info_type::LINE_TABLE => row = Some(row_at(chunk.offset, data.len())?),
+                        info_type::INLINE_INFO => inline_chunk = Some((chunk.offset, data.len())),
+                        _ => {}
+                    }
+                    Ok(())
+                })?;
+                (row, inline_chunk)
+            }
         };
         // Without a line row LLVM answers the function alone, inline tree or not.
-        let Some((row, row_at)) = row else {
-            return Ok(Some(lookup));
+        let Some(stop) = row else {
+            return Ok(None);
         };
-        self.check_file(row.file, section::LINE_TABLE, row_at)?;
-        lookup.row = Some(row);
+        self.check_file(stop.row.file, section::LINE_TABLE, stop.chunk)?;
+        lookup.row = Some(stop.row);
         if let Some((offset, len)) = inline_chunk {
             let (bytes, endian, start) = (self.bytes, self.endian, function.address);
             let subtrees = subtrees(&function, offset);
@@ -227,7 +317,7 @@ impl<'a> GsymFile<'a> {
                 self.check_file(node.call_file, section::INLINE, offset)?;
             }
         }
-        Ok(Some(lookup))
+        Ok(Some(stop))
     }
 
     /// An error unless `index` is an entry of the file table.

@@ -60,6 +60,9 @@ use crate::{Error, ErrorKind};
 pub struct LookupIndex<'a, 'b> {
     file: GsymFile<'a>,
     words: &'b [u64],
+    /// Whether the address table is sorted, as the batched lookups need to tell the
+    /// function of an address from its neighbours.
+    pub(super) sorted: bool,
 }
 
 /// What one function puts in the index.
@@ -154,6 +157,7 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
         Ok(LookupIndex {
             file,
             words: entries.words.get(..used).unwrap_or_default(),
+            sorted: file.addresses_sorted(),
         })
     }
 
@@ -207,7 +211,7 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
 
     /// The last checkpoint of `function` whose row starts below `addr`, as the opcode
     /// offset to resume at and the row, if the index holds the line table at `chunk`.
-    fn checkpoint_below(
+    pub(super) fn checkpoint_below(
         &self,
         function: &Function<'a>,
         chunk: u64,
@@ -235,9 +239,16 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
         Some((b & 0xffff_ffff, row))
     }
 
+    /// Whether the index holds `function`'s line table at `chunk` (whose rows are then
+    /// known to be in address order).
+    pub(super) fn holds_line_table(&self, function: &Function<'a>, chunk: u64) -> bool {
+        self.entries(function.index)
+            .is_some_and(|([line, _], _, _)| line >> 32 == chunk)
+    }
+
     /// The node words of `function`'s inline tree, if the index holds the tree at
     /// `chunk`: a pair per node in depth-first order (see [`LookupIndex`]).
-    fn subtrees(&self, function: &Function<'a>, chunk: u64) -> Option<&'b [[u64; 2]]> {
+    pub(super) fn subtrees(&self, function: &Function<'a>, chunk: u64) -> Option<&'b [[u64; 2]]> {
         let ([_, inline], first, end) = self.entries(function.index)?;
         if inline >> 32 != chunk {
             return None;

@@ -65,6 +65,7 @@
 //! # }
 //! ```
 
+mod batch;
 mod function;
 mod inline;
 mod line_table;
@@ -419,6 +420,41 @@ impl<'a> GsymFile<'a> {
             return Some(index);
         }
         index.checked_sub(1)
+    }
+
+    /// Whether [`select`](Self::select) answers `index` for `addr`, told from the entries
+    /// next to it in O(1). Exact on a sorted address table only: on another table the
+    /// binary search may answer differently.
+    fn selects(&self, index: usize, addr: u64) -> bool {
+        let Some(key) = addr.checked_sub(self.header.base_address) else {
+            return false;
+        };
+        let Some(at) = self.addresses.get(index) else {
+            return false;
+        };
+        if at == key {
+            // Of several entries equal to the address, the first.
+            return index
+                .checked_sub(1)
+                .is_none_or(|before| self.addresses.get(before).is_some_and(|b| b < key));
+        }
+        // Below it: the last entry below.
+        at < key
+            && self
+                .addresses
+                .get(index.wrapping_add(1))
+                .is_none_or(|next| next > key)
+    }
+
+    /// Whether the address table is sorted (non-decreasing), in O(N).
+    fn addresses_sorted(&self) -> bool {
+        let mut previous = 0u64;
+        (0..self.addresses.len()).all(|i| {
+            let at = self.addresses.get(i).unwrap_or(0);
+            let ordered = previous <= at;
+            previous = at;
+            ordered
+        })
     }
 }
 

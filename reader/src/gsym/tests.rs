@@ -61,6 +61,35 @@ fn both_byte_orders_read_the_same() {
     }
 }
 
+/// On sorted tables with runs of equal entries, the O(1) test of the batched lookups
+/// agrees with the binary search for every entry and address.
+#[test]
+fn selects_agrees_with_select_on_sorted_tables() {
+    let tables: [&[u16]; 4] = [
+        &[0x10, 0x20, 0x20, 0x30],
+        &[0x10, 0x10, 0x10],
+        &[0x10],
+        &[0x10, 0x11, 0x11, 0x12, 0x20, 0x20],
+    ];
+    for table in tables {
+        let bytes = file_bytes(Endian::Little, table);
+        let file = GsymFile::parse(&bytes).unwrap();
+        assert!(file.addresses_sorted());
+        for addr in 0..0x40 {
+            for index in 0..table.len() + 1 {
+                let want = file.select(addr) == Some(index);
+                assert_eq!(
+                    file.selects(index, addr),
+                    want,
+                    "{table:x?} {addr:#x} {index}"
+                );
+            }
+        }
+    }
+    let bytes = file_bytes(Endian::Little, &[0x20, 0x10]);
+    assert!(!GsymFile::parse(&bytes).unwrap().addresses_sorted());
+}
+
 #[test]
 fn header_checks_name_their_field() {
     let mut bytes = file_bytes(Endian::Little, &[0x10]);

@@ -6,7 +6,7 @@ use symblob::{Error, ErrorKind};
 
 use super::oracle::{gsym_fixture, lookups, GSYMUTIL};
 use super::tiny::{gsym, line_table, nested_calls, node, uleb, Func, INL, MAIN};
-use super::{agree, frames, our_answer};
+use super::{agree, batched_answers, frames, our_answer};
 use crate::common::{run_scratch_dir, tool};
 
 fn llvm_file() -> Option<Vec<u8>> {
@@ -56,6 +56,18 @@ fn assert_index_agrees(name: &str, file: &GsymFile<'_>, addrs: &[u64]) {
         let plain = file.lookup(addr).map(|l| l.map(|l| frames(&l)));
         let indexed = index.lookup(addr).map(|l| l.map(|l| frames(&l)));
         assert_eq!(indexed, plain, "{name} {addr:#x}");
+    }
+    // Batched: the addresses backwards and twice over, sorted whole, in pieces, or not.
+    let mixed: Vec<u64> = addrs.iter().rev().chain(addrs).copied().collect();
+    for scratch in [0, 1, 5, mixed.len()] {
+        let batched = batched_answers(&index, &mixed, scratch);
+        for (&addr, answer) in mixed.iter().zip(batched) {
+            assert_eq!(
+                answer,
+                our_answer(file, addr),
+                "{name} {addr:#x} batched ({scratch})"
+            );
+        }
     }
 }
 
@@ -372,5 +384,12 @@ fn gsym_unusual_shapes_match_llvm() {
     assert_eq!(
         (e.section, e.offset, e.kind),
         (section::ADDRESSES, 56, ErrorKind::Unsorted)
+    );
+    // Lookups on it follow the binary search, batched ones too.
+    let every: Vec<u64> = (0xff0..0x1020).chain(0x1ff0..0x2020).collect();
+    assert_index_agrees(
+        "unsorted table",
+        &GsymFile::parse(&unsorted).unwrap(),
+        &every,
     );
 }
