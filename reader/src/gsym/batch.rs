@@ -65,7 +65,15 @@ impl<'a> LookupIndex<'a, '_> {
             keys.sort_unstable();
             for &key in keys.iter() {
                 let i = usize::try_from(key & position_mask).unwrap_or(usize::MAX);
-                if let Some(&addr) = chunk.get(i) {
+                // The address is in the key unless it was cut to 0 or `highest`; reading
+                // it from `chunk` instead would be a cache miss per address.
+                let relative = key >> bits;
+                let addr = match relative {
+                    0 => chunk.get(i).copied(),
+                    r if r == highest => chunk.get(i).copied(),
+                    r => Some(base.wrapping_add(r)),
+                };
+                if let Some(addr) = addr {
                     batch.one(first.wrapping_add(i), addr, &mut each);
                 }
             }

@@ -32,7 +32,9 @@
 //! the covering nodes (the subtrees of calls that do not cover the address are read but
 //! not kept). Nothing is decoded ahead and nothing is cached. [`LookupIndex`], built
 //! once into memory the caller provides, takes a lookup to the line-table rows and the
-//! inline calls near the address, with the same answers. Damage that a lookup meets is
+//! inline calls near the address, with the same answers; its
+//! [`lookup_each`](LookupIndex::lookup_each) answers a batch of addresses in address
+//! order, reading each function's record once for the addresses it covers. Damage that a lookup meets is
 //! an [`Error`] with the offset; damage elsewhere is found by [`validate`](GsymFile::validate), which
 //! decodes every function in O(file size). [`GsymFile::line_rows`] and
 //! [`GsymFile::inline_nodes`] give a function's whole line table and inline tree, decoded
