@@ -119,7 +119,12 @@ impl<'a> Batch<'_, 'a, '_> {
         let located = match last {
             Some(last) => last,
             None => {
-                let Some(position) = file.select(addr) else {
+                // Sorted: the next function is near the last one.
+                let found = match self.last.filter(|_| index.sorted) {
+                    Some(last) => file.select_after(last.function.index, addr),
+                    None => file.select(addr),
+                };
+                let Some(position) = found else {
                     return Ok(false);
                 };
                 match self.last {

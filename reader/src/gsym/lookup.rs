@@ -5,7 +5,7 @@ use core::iter::FusedIterator;
 use super::inline::{self, Chain};
 use super::line_table::{LineProgram, LineRow};
 use super::raw::info_type;
-use super::{error, section, Function, GsymFile, Str};
+use super::{error, section, FileEntry, Function, GsymFile, Str};
 use crate::{Error, ErrorKind};
 
 /// One frame of a lookup: what `llvm-gsymutil --address` prints on one line.
@@ -43,6 +43,9 @@ pub struct Lookup<'a> {
     /// The line-table row of the address, when the function has a line table.
     pub row: Option<LineRow>,
     file: GsymFile<'a>,
+    /// The file-table entry of the row's file and its index, read when the row is found
+    /// (a lookup filled again in place keeps it while the index stays the same).
+    row_file: Option<(u32, FileEntry<'a>)>,
     chain: Chain,
 }
 
@@ -78,6 +81,7 @@ impl<'a> Lookup<'a> {
             function: Function::default(),
             row: None,
             file,
+            row_file: None,
             chain: Chain::EMPTY,
         }
     }
@@ -93,7 +97,10 @@ impl<'a> Lookup<'a> {
             ..Frame::default()
         };
         if let Some(row) = self.row {
-            let entry = self.file.file(row.file).unwrap_or_default();
+            let entry = match self.row_file {
+                Some((index, entry)) if index == row.file => entry,
+                _ => self.file.file(row.file).unwrap_or_default(),
+            };
             first.dir = entry.dir;
             first.base = entry.base;
             first.line = row.line;
@@ -300,6 +307,13 @@ impl<'a> GsymFile<'a> {
         };
         self.check_file(stop.row.file, section::LINE_TABLE, stop.chunk)?;
         lookup.row = Some(stop.row);
+        if lookup
+            .row_file
+            .is_none_or(|(index, _)| index != stop.row.file)
+        {
+            let entry = self.file(stop.row.file).unwrap_or_default();
+            lookup.row_file = Some((stop.row.file, entry));
+        }
         if let Some((offset, len)) = inline_chunk {
             let (bytes, endian, start) = (self.bytes, self.endian, function.address);
             let subtrees = subtrees(&function, offset);

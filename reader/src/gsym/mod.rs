@@ -424,6 +424,21 @@ impl<'a> GsymFile<'a> {
         index.checked_sub(1)
     }
 
+    /// [`select`](Self::select) on a sorted address table, searched from entry `from`
+    /// on when it lies below `addr` (by galloping: cheap when the answer is near), else
+    /// from the start.
+    fn select_after(&self, from: usize, addr: u64) -> Option<usize> {
+        let key = addr.checked_sub(self.header.base_address)?;
+        if self.addresses.get(from).is_none_or(|at| at >= key) {
+            return self.select(addr);
+        }
+        let index = self.addresses.lower_bound_after(from, key);
+        if self.addresses.get(index) == Some(key) {
+            return Some(index);
+        }
+        index.checked_sub(1)
+    }
+
     /// Whether [`select`](Self::select) answers `index` for `addr`, told from the entries
     /// next to it in O(1). Exact on a sorted address table only: on another table the
     /// binary search may answer differently.

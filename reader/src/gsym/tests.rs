@@ -61,11 +61,12 @@ fn both_byte_orders_read_the_same() {
     }
 }
 
-/// On sorted tables with runs of equal entries, the O(1) test of the batched lookups
-/// agrees with the binary search for every entry and address.
+/// On sorted tables with runs of equal entries, the O(1) test and the galloping search
+/// of the batched lookups agree with the binary search for every entry and address.
 #[test]
 fn selects_agrees_with_select_on_sorted_tables() {
-    let tables: [&[u16]; 4] = [
+    let tables: [&[u16]; 5] = [
+        &[0x10, 0x10, 0x11, 0x12, 0x12, 0x12, 0x13, 0x20, 0x21, 0x21],
         &[0x10, 0x20, 0x20, 0x30],
         &[0x10, 0x10, 0x10],
         &[0x10],
@@ -82,6 +83,12 @@ fn selects_agrees_with_select_on_sorted_tables() {
                     file.selects(index, addr),
                     want,
                     "{table:x?} {addr:#x} {index}"
+                );
+                let after = file.select_after(index, addr);
+                assert_eq!(
+                    after,
+                    file.select(addr),
+                    "{table:x?} {addr:#x} after {index}"
                 );
             }
         }

@@ -113,6 +113,23 @@ impl<'a> Words<'a> {
     pub(crate) fn lower_bound(&self, key: u64) -> usize {
         each_width!(self, s => partition_point(s, |w| w.value() < key))
     }
+
+    /// [`lower_bound`](Self::lower_bound) on a sorted table whose word `from` is below
+    /// `key`, found by galloping from `from`: O(log d) steps for an answer d words on.
+    pub(crate) fn lower_bound_after(&self, from: usize, key: u64) -> usize {
+        let first = from.saturating_add(1);
+        each_width!(self, s => {
+            let rest = s.get(first..).unwrap_or_default();
+            // Every word before `end / 2` is below `key`.
+            let mut end = 1usize;
+            while end < rest.len() && rest.get(end.wrapping_sub(1)).is_some_and(|w| w.value() < key) {
+                end = end.saturating_mul(2);
+            }
+            let low = end / 2;
+            let window = rest.get(low..end.min(rest.len())).unwrap_or_default();
+            first.saturating_add(low).saturating_add(partition_point(window, |w| w.value() < key))
+        })
+    }
 }
 
 impl Endian {
