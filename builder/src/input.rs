@@ -4,15 +4,16 @@
 use std::fs::File;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
-use memmap2::Mmap;
+use memmap2::{Mmap, UncheckedAdvice};
 
 use crate::{Error, Result};
 
 /// The bytes of an input file: mapped, or read when mapping is not possible.
 pub enum InputBytes {
     /// A read-only memory map of the file.
-    Mapped(Mmap),
+    Mapped(Mapping),
     /// The file's contents, read into memory (pipes, special files, standard input).
     Read(Vec<u8>),
 }
@@ -27,14 +28,64 @@ impl Deref for InputBytes {
     }
 }
 
+/// A file mapped read-only by [`map_file`]: its bytes, whose pages a build may give back
+/// once it has read them ([`release_pages`]).
+#[derive(Debug)]
+pub struct Mapping(Arc<Mmap>);
+
+impl Deref for Mapping {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Every mapping [`map_file`] made that may still be alive, so that [`release_pages`]
+/// can tell whether bytes lie in one.
+static MAPPINGS: Mutex<Vec<Weak<Mmap>>> = Mutex::new(Vec::new());
+
 /// Maps `path` read-only: the builder's one way of mapping a file.
-pub fn map_file(path: &Path) -> Result<Mmap> {
+pub fn map_file(path: &Path) -> Result<Mapping> {
     let file = File::open(path).map_err(|e| Error::io(path, e))?;
     // SAFETY: the mapping is read-only and private to this process, and its bytes are
     // treated as untrusted input whatever they contain. A file truncated or rewritten by
     // another process while it is mapped is the one case memmap2 cannot protect against;
     // every tool that maps its inputs (linkers, objcopy, llvm-symbolizer) shares it.
-    unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))
+    let map = Arc::new(unsafe { Mmap::map(&file) }.map_err(|e| Error::io(path, e))?);
+    let mut live = MAPPINGS.lock().unwrap_or_else(PoisonError::into_inner);
+    live.retain(|m| m.strong_count() > 0);
+    live.push(Arc::downgrade(&map));
+    Ok(Mapping(map))
+}
+
+/// Gives back the pages that hold `part`, when `part` lies in a file [`map_file`] mapped:
+/// the process stops counting them as resident, the file's page cache keeps them, and a
+/// later read faults them in again, unchanged. Nothing for other bytes (read into memory,
+/// decompressed). Pages of a mapped file count in a process's resident memory once read:
+/// a build that reads a large section front to back gives back what it has finished.
+pub(crate) fn release_pages(part: &[u8]) {
+    if part.is_empty() {
+        return;
+    }
+    let start = part.as_ptr() as usize;
+    let live = MAPPINGS.lock().unwrap_or_else(PoisonError::into_inner);
+    for map in live.iter().filter_map(Weak::upgrade) {
+        let Some(offset) = start.checked_sub(map.as_ptr() as usize) else {
+            continue;
+        };
+        if offset.saturating_add(part.len()) > map.len() {
+            continue;
+        }
+        // SAFETY: `MADV_DONTNEED` on this read-only file mapping (kept alive here by the
+        // upgraded reference) only drops the pages from the process's page tables; the
+        // next access reads the same bytes from the file again, so every slice borrowed
+        // from it keeps its contents. (The one danger of the advice, the loss of written
+        // private pages, cannot arise: nothing writes through a read-only map.) A failure
+        // only leaves the pages mapped.
+        let _ =
+            unsafe { map.unchecked_advise_range(UncheckedAdvice::DontNeed, offset, part.len()) };
+        return;
+    }
 }
 
 /// Maps `path`, or reads it when it cannot be mapped (a pipe, a special file).
@@ -154,5 +205,33 @@ impl FilesRead {
             .iter()
             .find(|f| f.role == role)
             .map(|f| f.path.as_path())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Pages given back read the same bytes again; bytes that are not in a mapping (here
+    /// a vector, whose pages the advice would zero) are left alone.
+    #[test]
+    fn released_pages_read_the_same_bytes_and_other_memory_is_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pages.bin");
+        let contents: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7 % 251) as u8 + 1).collect();
+        std::fs::write(&path, &contents).unwrap();
+        let map = map_file(&path).unwrap();
+        assert_eq!(&*map, &contents[..]);
+        release_pages(&map[4096..900_000]);
+        release_pages(&map[..]);
+        assert_eq!(&*map, &contents[..]);
+        let copy = contents.clone();
+        release_pages(&copy);
+        assert_eq!(copy, contents);
+        // A mapping dropped is forgotten; its successor is released as well.
+        drop(map);
+        let again = map_file(&path).unwrap();
+        release_pages(&again[10..20]);
+        assert_eq!(&*again, &contents[..]);
     }
 }

@@ -257,6 +257,7 @@ fn read_units<'a>(
     };
     let total = headers.len() as u64;
     let done = AtomicU64::new(0);
+    let debug_info = gimli::Section::reader(&dwarf.debug_info).slice();
     let results = schedule::map_largest_first(
         headers,
         |h| h.length_including_self() as u64,
@@ -267,6 +268,12 @@ fn read_units<'a>(
                 .map_or(0, |o| o.0);
             let split = split_units.get(&offset);
             let r = read_unit(dwarf, header, split, request, exec, indexes);
+            // The unit's DIEs are read again only through a reference from another unit:
+            // its mapped pages are given back (the kernel's `.debug_info` is 156 MB).
+            let end = offset.saturating_add(header.length_including_self());
+            if let Some(part) = debug_info.get(offset..end) {
+                crate::input::release_pages(part);
+            }
             let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
             request.progress.report(finished, total);
             (offset, r)

@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
+use crate::input::Mapping;
 
 use super::load::{Naming, SectionStore};
 use super::Slice;
@@ -40,8 +40,8 @@ struct Skeleton {
 #[derive(Default)]
 pub(crate) struct SplitFiles {
     skeletons: Vec<Skeleton>,
-    files: Vec<(PathBuf, Mmap)>,
-    package: Option<(PathBuf, Mmap)>,
+    files: Vec<(PathBuf, Mapping)>,
+    package: Option<(PathBuf, Mapping)>,
 }
 
 /// The skeleton units among `headers` and the files holding their split units. `binary`
@@ -195,7 +195,7 @@ impl SplitFiles {
 }
 
 /// The split DWARF sections of one mapped file.
-fn load((path, map): &(PathBuf, Mmap)) -> Result<SectionStore<'_>> {
+fn load((path, map): &(PathBuf, Mapping)) -> Result<SectionStore<'_>> {
     let obj = object::File::parse(&**map).map_err(|e| {
         Error::malformed(
             path.display().to_string(),

@@ -19,7 +19,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
+use crate::input::Mapping;
 use object::{Object, ObjectSection};
 
 use crate::hex::hex;
@@ -39,7 +39,7 @@ pub(crate) struct SupFile {
     /// Where it was found.
     pub path: PathBuf,
     /// Its bytes.
-    pub map: Mmap,
+    pub map: Mapping,
 }
 
 impl SupFile {

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
+use crate::input::Mapping;
 use object::{Object, ObjectSection, SectionKind};
 
 use crate::hex::hex;
@@ -19,7 +19,7 @@ pub(crate) struct DebugFile {
     /// Where it was found.
     pub path: PathBuf,
     /// Its bytes.
-    pub map: Mmap,
+    pub map: Mapping,
 }
 
 /// True when `obj` holds DWARF of its own (a `.debug_info` with contents).

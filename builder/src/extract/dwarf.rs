@@ -92,7 +92,7 @@ pub(super) fn dwarf_records(
                 .map_or(debug_info.len(), |(start, _, _)| *start);
             let from = chunk.first().map_or(done, |(start, _, _)| *start);
             if let Some(part) = debug_info.get(from..done) {
-                (input.release)(part);
+                crate::input::release_pages(part);
             }
         }
         if let Some(results) = previous {

@@ -29,7 +29,6 @@ mod dwarf;
 mod functree;
 mod lines;
 mod merge;
-mod pages;
 mod unit_out;
 mod walk;
 
@@ -47,7 +46,7 @@ use crate::dwarf::DebugFiles;
 use crate::dwarf::Slice;
 use crate::elf::file::ElfFile;
 use crate::gopclntab::{self, LineSpan};
-use crate::input::{FilesRead, InputBytes};
+use crate::input::FilesRead;
 pub use crate::model::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 use crate::{Error, ErrorKind, Location, Result, Warning};
 
@@ -119,11 +118,6 @@ pub fn ranges_each_checked(
     sink: &mut dyn FnMut(&RangeRecord),
 ) -> Result<ExtractStats> {
     let bytes = crate::input::open(path)?;
-    let release = |part: &[u8]| {
-        if let InputBytes::Mapped(map) = &bytes {
-            pages::release(map, part);
-        }
-    };
     session::open(path, &bytes, &options.debug_files, |s| {
         check(&s.files_read)?;
         let dwarf = DwarfInput {
@@ -131,7 +125,6 @@ pub fn ranges_each_checked(
             headers: &s.headers,
             sup_headers: &s.sup_headers,
             split_units: &s.split_units,
-            release: &release,
         };
         let mut stats =
             extract(&bytes, s.obj, &dwarf, options, sink).map_err(|e| e.with_input(path))?;
@@ -154,7 +147,6 @@ pub fn ranges_from_bytes(elf: &[u8], name: &str, options: &ExtractOptions) -> Re
         headers: &headers,
         sup_headers: &[],
         split_units: &SplitUnits::new(),
-        release: &|_| {},
     };
     let mut records = Vec::new();
     let mut stats = extract(elf, &obj, &input, options, &mut |r| records.push(r.clone()))
@@ -187,8 +179,6 @@ struct DwarfInput<'i, 'a> {
     headers: &'i [gimli::UnitHeader<Slice<'a>>],
     sup_headers: &'i [gimli::UnitHeader<Slice<'a>>],
     split_units: &'i SplitUnits<'a>,
-    /// Gives back the mapped pages of DWARF bytes read for the last time (see [`pages`]).
-    release: &'i dyn Fn(&[u8]),
 }
 
 /// The records of every source, merged; an error is about the ELF as a whole, unnamed.
