@@ -203,6 +203,9 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
         .zip(&ids)
         .map(|((r, p), ids)| encode_info(r, p, ids, &tables))
         .collect();
+    // The plans' rows and uses are encoded: freed before the file is laid out, where
+    // the build's memory peaks.
+    drop((plans, ids));
     let mut infos: Vec<Vec<u8>> = Vec::with_capacity(records.len());
     for e in encoded {
         let e = e?;
@@ -211,7 +214,7 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
         infos.push(e.bytes);
     }
     written.functions = records.len();
-    written.bytes = layout(&records, &infos, &tables, &options.uuid)?;
+    written.bytes = layout(&records, infos, &tables, &options.uuid)?;
     Ok(written)
 }
 
@@ -415,10 +418,11 @@ fn align(out: &mut Vec<u8>, align: usize) {
     out.resize(out.len().next_multiple_of(align), 0);
 }
 
-/// The whole file, in `GsymCreator::encode`'s order.
+/// The whole file, in `GsymCreator::encode`'s order, in one allocation of its size;
+/// each FunctionInfo's bytes are freed once copied.
 fn layout(
     records: &[Record<'_, '_>],
-    infos: &[Vec<u8>],
+    infos: Vec<Vec<u8>>,
     tables: &Tables<'_>,
     uuid: &[u8],
 ) -> Result<Vec<u8>> {
@@ -430,7 +434,15 @@ fn layout(
         0x1_0000..=0xffff_ffff => 4,
         _ => 8,
     };
-    let mut out = vec![0u8; HEADER_SIZE];
+    // Each record's alignment adds at most 3 bytes.
+    let size = HEADER_SIZE
+        + (addr_size + 4 + 3) * records.len()
+        + 4
+        + 8 * tables.files.len()
+        + tables.strings.len()
+        + infos.iter().map(|i| i.len() + 3).sum::<usize>();
+    let mut out = Vec::with_capacity(size);
+    out.resize(HEADER_SIZE, 0);
     for r in records {
         let offset = r.range().0 - base;
         out.extend_from_slice(&offset.to_le_bytes()[..addr_size]);
@@ -445,11 +457,11 @@ fn layout(
     }
     let strtab_offset = u32_field("GSYM string table offset", out.len() as u64)?;
     out.extend_from_slice(&tables.strings);
-    for (i, info) in infos.iter().enumerate() {
+    for (i, info) in infos.into_iter().enumerate() {
         align(&mut out, 4);
         let at = u32_field("GSYM function offset", out.len() as u64)?;
         out[offsets_at + 4 * i..offsets_at + 4 * i + 4].copy_from_slice(&at.to_le_bytes());
-        out.extend_from_slice(info);
+        out.extend_from_slice(&info);
     }
     let mut header_uuid = [0u8; MAX_UUID_SIZE];
     header_uuid[..uuid.len()].copy_from_slice(uuid);
