@@ -29,7 +29,7 @@ impl Deref for InputBytes {
 }
 
 /// A file mapped read-only by [`map_file`]: its bytes, whose pages a build may give back
-/// once it has read them ([`release_pages`]).
+/// once it has read them.
 #[derive(Debug)]
 pub struct Mapping(Arc<Mmap>);
 
