@@ -44,14 +44,13 @@ impl<'a> LookupIndex<'a, '_> {
         };
         let piece = order.len().clamp(1, MAX_PIECE);
         let base = self.file().header.base_address;
-        let mut first = 0usize;
-        for chunk in addrs.chunks(piece) {
+        for (n, chunk) in addrs.chunks(piece).enumerate() {
+            let first = n.wrapping_mul(piece);
             let keys = order.get_mut(..chunk.len()).filter(|keys| keys.len() >= 2);
             let Some(keys) = keys else {
                 for (i, &addr) in chunk.iter().enumerate() {
                     batch.one(first.wrapping_add(i), addr, &mut each);
                 }
-                first = first.wrapping_add(chunk.len());
                 continue;
             };
             // Positions below `keys.len()` fit in `bits` bits.
@@ -67,17 +66,14 @@ impl<'a> LookupIndex<'a, '_> {
                 let i = usize::try_from(key & position_mask).unwrap_or(usize::MAX);
                 // The address is in the key unless it was cut to 0 or `highest`; reading
                 // it from `chunk` instead would be a cache miss per address.
-                let relative = key >> bits;
-                let addr = match relative {
-                    0 => chunk.get(i).copied(),
-                    r if r == highest => chunk.get(i).copied(),
+                let addr = match key >> bits {
+                    r if r == 0 || r == highest => chunk.get(i).copied(),
                     r => Some(base.wrapping_add(r)),
                 };
                 if let Some(addr) = addr {
                     batch.one(first.wrapping_add(i), addr, &mut each);
                 }
             }
-            first = first.wrapping_add(chunk.len());
         }
     }
 }
@@ -113,32 +109,25 @@ impl<'a> Batch<'_, 'a, '_> {
         let (index, file) = (self.index, self.index.file());
         // The same steps and checks as `GsymFile::lookup`, in the same order; a function
         // found again is not read again.
-        let last = self
-            .last
-            .filter(|last| index.sorted && file.selects(last.function.index, addr));
-        let located = match last {
-            Some(last) => last,
-            None => {
-                // Sorted: the next function is near the last one.
-                let found = match self.last.filter(|_| index.sorted) {
-                    Some(last) => file.select_after(last.function.index, addr),
-                    None => file.select(addr),
-                };
-                let Some(position) = found else {
+        // On a sorted table the function is searched from the last one: the same
+        // function, or one a few entries on.
+        let found = match self.last.filter(|_| index.sorted) {
+            Some(last) => file.select_after(last.function.index, addr),
+            None => file.select(addr),
+        };
+        let Some(position) = found else {
+            return Ok(false);
+        };
+        let located = match self.last {
+            Some(last) if last.function.index == position => last,
+            _ => {
+                let function = file.function(position)?;
+                if !function.covers(addr) {
                     return Ok(false);
-                };
-                match self.last {
-                    Some(last) if last.function.index == position => last,
-                    _ => {
-                        let function = file.function(position)?;
-                        if !function.covers(addr) {
-                            return Ok(false);
-                        }
-                        let located = file.locate(function)?;
-                        self.last = Some(located);
-                        located
-                    }
                 }
+                let located = file.locate(function)?;
+                self.last = Some(located);
+                located
             }
         };
         if !located.function.covers(addr) {

@@ -43,8 +43,7 @@ pub struct Lookup<'a> {
     /// The line-table row of the address, when the function has a line table.
     pub row: Option<LineRow>,
     file: GsymFile<'a>,
-    /// The file-table entry of the row's file and its index, read when the row is found
-    /// (a lookup filled again in place keeps it while the index stays the same).
+    /// The file-table entry of the row's file, with its index: set with the row.
     row_file: Option<(u32, FileEntry<'a>)>,
     chain: Chain,
 }
@@ -97,10 +96,8 @@ impl<'a> Lookup<'a> {
             ..Frame::default()
         };
         if let Some(row) = self.row {
-            let entry = match self.row_file {
-                Some((index, entry)) if index == row.file => entry,
-                _ => self.file.file(row.file).unwrap_or_default(),
-            };
+            // Set with the row (see `GsymFile::answer`).
+            let entry = self.row_file.map(|(_, entry)| entry).unwrap_or_default();
             first.dir = entry.dir;
             first.base = entry.base;
             first.line = row.line;
@@ -305,15 +302,16 @@ impl<'a> GsymFile<'a> {
         let Some(stop) = row else {
             return Ok(None);
         };
-        self.check_file(stop.row.file, section::LINE_TABLE, stop.chunk)?;
-        lookup.row = Some(stop.row);
+        // A lookup filled again in place keeps the entry while its rows share the file.
         if lookup
             .row_file
             .is_none_or(|(index, _)| index != stop.row.file)
         {
+            self.check_file(stop.row.file, section::LINE_TABLE, stop.chunk)?;
             let entry = self.file(stop.row.file).unwrap_or_default();
             lookup.row_file = Some((stop.row.file, entry));
         }
+        lookup.row = Some(stop.row);
         if let Some((offset, len)) = inline_chunk {
             let (bytes, endian, start) = (self.bytes, self.endian, function.address);
             let subtrees = subtrees(&function, offset);

@@ -60,8 +60,8 @@ use crate::{Error, ErrorKind};
 pub struct LookupIndex<'a, 'b> {
     file: GsymFile<'a>,
     words: &'b [u64],
-    /// Whether the address table is sorted, as the batched lookups need to tell the
-    /// function of an address from its neighbours.
+    /// Whether the address table is sorted, as the batched lookups need to search for
+    /// the function of an address from the previous one.
     pub(super) sorted: bool,
 }
 
@@ -157,7 +157,7 @@ impl<'a, 'b> LookupIndex<'a, 'b> {
         Ok(LookupIndex {
             file,
             words: entries.words.get(..used).unwrap_or_default(),
-            sorted: file.addresses_sorted(),
+            sorted: file.first_unsorted_address().is_none(),
         })
     }
 

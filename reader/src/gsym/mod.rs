@@ -417,11 +417,16 @@ impl<'a> GsymFile<'a> {
     /// `None` below the base address or the first entry.
     fn select(&self, addr: u64) -> Option<usize> {
         let key = addr.checked_sub(self.header.base_address)?;
-        let index = self.addresses.lower_bound(key);
-        if self.addresses.get(index) == Some(key) {
-            return Some(index);
+        self.selected(self.addresses.lower_bound(key), key)
+    }
+
+    /// LLVM 14's choice given the number of entries below `key`: the entry equal to it
+    /// (the first of equal ones), else the last one below.
+    fn selected(&self, below: usize, key: u64) -> Option<usize> {
+        if self.addresses.get(below) == Some(key) {
+            return Some(below);
         }
-        index.checked_sub(1)
+        below.checked_sub(1)
     }
 
     /// [`select`](Self::select) on a sorted address table, searched from entry `from`
@@ -432,45 +437,18 @@ impl<'a> GsymFile<'a> {
         if self.addresses.get(from).is_none_or(|at| at >= key) {
             return self.select(addr);
         }
-        let index = self.addresses.lower_bound_after(from, key);
-        if self.addresses.get(index) == Some(key) {
-            return Some(index);
-        }
-        index.checked_sub(1)
+        self.selected(self.addresses.lower_bound_after(from, key), key)
     }
 
-    /// Whether [`select`](Self::select) answers `index` for `addr`, told from the entries
-    /// next to it in O(1). Exact on a sorted address table only: on another table the
-    /// binary search may answer differently.
-    fn selects(&self, index: usize, addr: u64) -> bool {
-        let Some(key) = addr.checked_sub(self.header.base_address) else {
-            return false;
-        };
-        let Some(at) = self.addresses.get(index) else {
-            return false;
-        };
-        if at == key {
-            // Of several entries equal to the address, the first.
-            return index
-                .checked_sub(1)
-                .is_none_or(|before| self.addresses.get(before).is_some_and(|b| b < key));
-        }
-        // Below it: the last entry below.
-        at < key
-            && self
-                .addresses
-                .get(index.wrapping_add(1))
-                .is_none_or(|next| next > key)
-    }
-
-    /// Whether the address table is sorted (non-decreasing), in O(N).
-    fn addresses_sorted(&self) -> bool {
-        let mut previous = 0u64;
-        (0..self.addresses.len()).all(|i| {
-            let at = self.addresses.get(i).unwrap_or(0);
-            let ordered = previous <= at;
-            previous = at;
-            ordered
+    /// The position of the first address-table entry below the one before it, if any
+    /// (O(N)).
+    fn first_unsorted_address(&self) -> Option<usize> {
+        let mut previous = 0;
+        (0..self.len()).find(|&index| {
+            let offset = self.addresses.get(index).unwrap_or(u64::MAX);
+            let unsorted = offset < previous;
+            previous = offset;
+            unsorted
         })
     }
 }

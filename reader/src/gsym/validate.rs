@@ -26,14 +26,9 @@ impl GsymFile<'_> {
     /// for an address its function's line table does not cover.
     pub fn validate(&self) -> Result<(), Error> {
         let size = u64::from(self.header.addr_off_size);
-        let mut previous = 0;
-        for index in 0..self.len() {
-            let offset = self.addresses.get(index).unwrap_or(u64::MAX);
-            if offset < previous {
-                let at = to_u64(HEADER_SIZE).saturating_add(to_u64(index).saturating_mul(size));
-                return Err(error(section::ADDRESSES, at, ErrorKind::Unsorted));
-            }
-            previous = offset;
+        if let Some(index) = self.first_unsorted_address() {
+            let at = to_u64(HEADER_SIZE).saturating_add(to_u64(index).saturating_mul(size));
+            return Err(error(section::ADDRESSES, at, ErrorKind::Unsorted));
         }
         for index in 0..self.file_count() {
             let at = self
