@@ -209,6 +209,8 @@ pub(crate) fn build_groups(
             .map(|g| g.spans.len())
             .sum::<usize>()
             .saturating_sub(stats.fallback_ranges);
+        // The walk is done: what the groups still borrow is names, in `.debug_str`.
+        session::release_walked_sections(&[s.obj, s.dwarf_obj]);
         finish(groups, &stats.files_read);
         Ok(stats)
     })

@@ -191,31 +191,51 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
     records.sort_by_key(|r| (r.range(), r.has_inlines, r.has_lines));
     let records = finalize(records, &mut written);
 
-    // Records are planned and encoded in parallel; strings and files are interned in
-    // between, serially in record order, so that the bytes do not depend on the number
-    // of threads.
-    let plans: Vec<Plan<'_>> = records.par_iter().map(plan).collect();
+    // Records are planned and encoded in parallel, a window at a time, so that only one
+    // window's plans and encodings are held beside the model; strings and files are
+    // interned in between, serially in record order, so that the bytes do not depend on
+    // the number of threads.
     let mut tables = Tables::new();
-    let ids: Vec<Vec<u32>> = plans.iter().map(|p| p.intern(&mut tables)).collect();
-    let encoded: Vec<Result<Encoded>> = records
-        .par_iter()
-        .zip(&plans)
-        .zip(&ids)
-        .map(|((r, p), ids)| encode_info(r, p, ids, &tables))
-        .collect();
-    // The plans' rows and uses are encoded: freed before the file is laid out, where
-    // the build's memory peaks.
-    drop((plans, ids));
-    let mut infos: Vec<Vec<u8>> = Vec::with_capacity(records.len());
-    for e in encoded {
-        let e = e?;
-        written.with_lines += usize::from(e.lines);
-        written.with_inlines += usize::from(e.inlines);
-        infos.push(e.bytes);
+    let mut infos = Infos::default();
+    for window in records.chunks(RECORDS_PER_WINDOW) {
+        let plans: Vec<Plan<'_>> = window.par_iter().map(plan).collect();
+        let ids: Vec<Vec<u32>> = plans.iter().map(|p| p.intern(&mut tables)).collect();
+        let encoded: Vec<Result<Encoded>> = window
+            .par_iter()
+            .zip(&plans)
+            .zip(&ids)
+            .map(|((r, p), ids)| encode_info(r, p, ids, &tables))
+            .collect();
+        for e in encoded {
+            let e = e?;
+            written.with_lines += usize::from(e.lines);
+            written.with_inlines += usize::from(e.inlines);
+            infos.push(&e.bytes);
+        }
     }
     written.functions = records.len();
     written.bytes = layout(&records, infos, &tables, &options.uuid)?;
     Ok(written)
+}
+
+/// Records planned and encoded together: enough to keep both cores busy, few enough
+/// that their plans (line rows, the strings they intern) stay small beside the model.
+const RECORDS_PER_WINDOW: usize = 256;
+
+/// The encoded `FunctionInfo`s, one after the other as the file holds them (each at a
+/// multiple of 4 from the first), with where each starts.
+#[derive(Default)]
+struct Infos {
+    bytes: Vec<u8>,
+    offsets: Vec<usize>,
+}
+
+impl Infos {
+    fn push(&mut self, info: &[u8]) {
+        align(&mut self.bytes, 4);
+        self.offsets.push(self.bytes.len());
+        self.bytes.extend_from_slice(info);
+    }
 }
 
 /// LLVM 14's `GsymCreator::finalize` on sorted records: of two with the same range, the
@@ -418,11 +438,12 @@ fn align(out: &mut Vec<u8>, align: usize) {
     out.resize(out.len().next_multiple_of(align), 0);
 }
 
-/// The whole file, in `GsymCreator::encode`'s order, in one allocation of its size;
-/// each FunctionInfo's bytes are freed once copied.
+/// The whole file, in `GsymCreator::encode`'s order: the tables before the function
+/// records are laid out, then moved in front of the records in the records' own
+/// allocation, so that the file is never held twice.
 fn layout(
     records: &[Record<'_, '_>],
-    infos: Vec<Vec<u8>>,
+    infos: Infos,
     tables: &Tables<'_>,
     uuid: &[u8],
 ) -> Result<Vec<u8>> {
@@ -434,34 +455,38 @@ fn layout(
         0x1_0000..=0xffff_ffff => 4,
         _ => 8,
     };
-    // Each record's alignment adds at most 3 bytes.
     let size = HEADER_SIZE
-        + (addr_size + 4 + 3) * records.len()
+        + addr_size * records.len()
+        + 3
+        + 4 * records.len()
         + 4
         + 8 * tables.files.len()
         + tables.strings.len()
-        + infos.iter().map(|i| i.len() + 3).sum::<usize>();
-    let mut out = Vec::with_capacity(size);
-    out.resize(HEADER_SIZE, 0);
+        + 3;
+    let mut head = Vec::with_capacity(size);
+    head.resize(HEADER_SIZE, 0);
     for r in records {
         let offset = r.range().0 - base;
-        out.extend_from_slice(&offset.to_le_bytes()[..addr_size]);
+        head.extend_from_slice(&offset.to_le_bytes()[..addr_size]);
     }
-    align(&mut out, 4);
-    let offsets_at = out.len();
-    out.resize(offsets_at + 4 * records.len(), 0);
-    out.extend_from_slice(&u32_field("GSYM files", tables.files.len() as u64)?.to_le_bytes());
+    align(&mut head, 4);
+    let offsets_at = head.len();
+    head.resize(offsets_at + 4 * records.len(), 0);
+    head.extend_from_slice(&u32_field("GSYM files", tables.files.len() as u64)?.to_le_bytes());
     for &(dir, base_name) in &tables.files {
-        out.extend_from_slice(&dir.to_le_bytes());
-        out.extend_from_slice(&base_name.to_le_bytes());
+        head.extend_from_slice(&dir.to_le_bytes());
+        head.extend_from_slice(&base_name.to_le_bytes());
     }
-    let strtab_offset = u32_field("GSYM string table offset", out.len() as u64)?;
-    out.extend_from_slice(&tables.strings);
-    for (i, info) in infos.into_iter().enumerate() {
-        align(&mut out, 4);
-        let at = u32_field("GSYM function offset", out.len() as u64)?;
-        out[offsets_at + 4 * i..offsets_at + 4 * i + 4].copy_from_slice(&at.to_le_bytes());
-        out.extend_from_slice(&info);
+    let strtab_offset = u32_field("GSYM string table offset", head.len() as u64)?;
+    head.extend_from_slice(&tables.strings);
+    // The records start at a multiple of 4, as each record does.
+    if !infos.offsets.is_empty() {
+        align(&mut head, 4);
+    }
+    let infos_at = head.len();
+    for (i, &offset) in infos.offsets.iter().enumerate() {
+        let at = u32_field("GSYM function offset", (infos_at + offset) as u64)?;
+        head[offsets_at + 4 * i..offsets_at + 4 * i + 4].copy_from_slice(&at.to_le_bytes());
     }
     let mut header_uuid = [0u8; MAX_UUID_SIZE];
     header_uuid[..uuid.len()].copy_from_slice(uuid);
@@ -479,6 +504,12 @@ fn layout(
         )?),
         uuid: header_uuid,
     };
-    out[..HEADER_SIZE].copy_from_slice(header.as_bytes());
+    head[..HEADER_SIZE].copy_from_slice(header.as_bytes());
+    let mut out = infos.bytes;
+    let records_len = out.len();
+    out.reserve_exact(head.len());
+    out.resize(records_len + head.len(), 0);
+    out.copy_within(..records_len, head.len());
+    out[..head.len()].copy_from_slice(&head);
     Ok(out)
 }
