@@ -220,7 +220,7 @@ pub fn write_model(model: &Model<'_>, options: &GsymOptions) -> Result<Written> 
 
 /// Records planned and encoded together: enough to keep both cores busy, few enough
 /// that their plans (line rows, the strings they intern) stay small beside the model.
-const RECORDS_PER_WINDOW: usize = 256;
+const RECORDS_PER_WINDOW: usize = 1024;
 
 /// The encoded `FunctionInfo`s, one after the other as the file holds them (each at a
 /// multiple of 4 from the first), with where each starts.
