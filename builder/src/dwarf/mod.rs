@@ -209,8 +209,11 @@ pub(crate) fn build_groups(
             .map(|g| g.spans.len())
             .sum::<usize>()
             .saturating_sub(stats.fallback_ranges);
-        // The walk is done: what the groups still borrow is names, in `.debug_str`.
-        session::release_walked_sections(&[s.obj, s.dwarf_obj]);
+        // The walk is done: what the groups still borrow is names.
+        session::release_walked_sections(s.obj);
+        if s.separate {
+            session::release_walked_sections(s.dwarf_obj);
+        }
         finish(groups, &stats.files_read);
         Ok(stats)
     })

@@ -152,15 +152,15 @@ pub(crate) fn open<R>(
     })
 }
 
-/// Gives back the mapped pages of the DWARF sections of `files` (the ELF and its debug
+/// Gives back the mapped pages of the DWARF sections of `file` (the ELF, or its debug
 /// file: [`crate::input::release_pages`]), but for the string sections, whose names the
 /// groups borrow, and `.debug_frame`, which the Breakpad build's unwind rules read beside
 /// the walk. Called when the walk is done: a writer that reads a released byte again
-/// only faults it back in. (ripgrep's line programs, range lists and abbreviations kept
-/// 16 MB resident through the GSYM writer.)
-pub(crate) fn release_walked_sections(files: &[&object::File<'_>]) {
+/// (a name kept in `.debug_info`) only faults it back in. (ripgrep's line programs,
+/// range lists and abbreviations kept 16 MB resident through the GSYM writer.)
+pub(crate) fn release_walked_sections(file: &object::File<'_>) {
     use object::{Object, ObjectSection};
-    for section in files.iter().flat_map(|f| f.sections()) {
+    for section in file.sections() {
         let walked = section.name().is_ok_and(|name| {
             name.starts_with(".debug_")
                 && !matches!(name, ".debug_str" | ".debug_str.dwo" | ".debug_frame")
