@@ -25,6 +25,7 @@ CHILDREN=${CHILDREN:-3}
 COUNT=${COUNT:-100000}
 SCALES=${SCALES:-"1000 4000 16000 64000"}
 GSYMUTIL=${GSYMUTIL:-llvm-gsymutil-14}
+DUMP_SYMS=${DUMP_SYMS:-dump_syms}
 mkdir -p "$WORK"
 TABLES=$WORK/tables.md
 TSV=$WORK/results.tsv
@@ -100,7 +101,8 @@ compare() {
   echo "== $label: $elf" >&2
   functions=$("$PEERS" functions "$elf")
   "$PEERS" builds --elf "$elf" --label "$label" --symblob "$SYMBLOB" --gsymutil "$GSYMUTIL" \
-    --out-dir "$WORK/out" --repeat "$repeat" --functions "$functions" --tsv "$TSV" | tee -a "$TABLES"
+    --dump-syms "$DUMP_SYMS" --out-dir "$WORK/out" --repeat "$repeat" --functions "$functions" \
+    --tsv "$TSV" | tee -a "$TABLES"
   local o=$WORK/out/$label
   # Its Breakpad symbol file read into Lidia, beside the two Rust parsers of `.sym` files.
   rm -f "$o.sym"

@@ -3,10 +3,8 @@
 //! laminar, sorted by (start, depth), inside its depth-0 span), and [`frames`] answers an
 //! address the obvious way from the spans.
 
-use std::sync::Arc;
-
 use arbitrary::Arbitrary;
-use symblob_build::model::{sort_spans, Bytes, Group, Row, Span};
+use symblob_build::model::{sort_spans, Bytes, Group, Row, SharedBytes, Span, ThinVec};
 
 /// Function and inlined-call names: few, so that names repeat.
 const NAMES: [&str; 6] = ["f", "g", "inl", "très_long_name", "_ZN3foo3barE", "h"];
@@ -52,14 +50,14 @@ pub struct GenFunction {
 }
 
 /// A path, shared as the sources share them.
-fn path(prefix: &str, choice: u8) -> Arc<[u8]> {
-    format!("{prefix}/f{}.c", choice % 4).into_bytes().into()
+fn path(prefix: &str, choice: u8) -> SharedBytes {
+    format!("{prefix}/f{}.c", choice % 4).into()
 }
 
 /// Rows inside `start..end`, ascending, one per address.
-fn rows(start: u64, end: u64, gen: &[(u16, u16)]) -> Vec<Row> {
+fn rows(start: u64, end: u64, gen: &[(u16, u16)]) -> ThinVec<Row> {
     let len = end - start;
-    let mut rows: Vec<Row> = gen
+    let mut rows: ThinVec<Row> = gen
         .iter()
         .take(8)
         .map(|&(offset, line)| Row {

@@ -9,15 +9,23 @@ use crate::lookups::human_duration;
 use crate::measure::{run_measured, ProcessCost};
 use crate::Args;
 
-/// One builder: a name, the output's extension and the command that writes it.
+/// One builder: a name, the output's extension, the command that writes it and the
+/// extension of the peer its ratios are taken to.
 struct Builder {
     name: &'static str,
     extension: &'static str,
     command: Command,
+    peer: &'static str,
 }
 
+/// The extension of `llvm-gsymutil`'s output: the peer of most rows.
+const GSYMUTIL: &str = "gsym";
+/// The extension of `dump_syms`'s output: the Breakpad build's peer.
+const DUMP_SYMS: &str = "dump_syms.sym";
+
 /// `builds`: runs every builder `--repeat` times (default 3), prints the table with each
-/// one's ratios to `llvm-gsymutil`, appends rows to `--tsv`.
+/// one's ratios to its peer (`llvm-gsymutil`, or `dump_syms` for the Breakpad build),
+/// appends rows to `--tsv`.
 pub fn run(args: &Args) -> Result<(), String> {
     let elf = args.path("elf").ok_or("--elf is required")?;
     let symblob = args
@@ -29,6 +37,7 @@ pub fn run(args: &Args) -> Result<(), String> {
         .get("gsymutil")
         .unwrap_or("llvm-gsymutil-14")
         .to_owned();
+    let dump_syms = args.get("dump-syms").unwrap_or("dump_syms").to_owned();
     let repeat: usize = args.number("repeat").unwrap_or(3).max(1);
     std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
     let out = |ext: &str| out_dir.join(format!("{label}.{ext}"));
@@ -45,6 +54,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             .arg("-o")
             .arg(out("lidia"))
             .to_owned_command(),
+            peer: GSYMUTIL,
         },
         Builder {
             name: "symblob gsym build",
@@ -53,6 +63,7 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .arg("-o")
                 .arg(out("symblob.gsym"))
                 .to_owned_command(),
+            peer: GSYMUTIL,
         },
         Builder {
             name: "llvm-gsymutil --convert",
@@ -61,6 +72,7 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .arg("--out-file")
                 .arg(out("gsym"))
                 .to_owned_command(),
+            peer: GSYMUTIL,
         },
         Builder {
             name: "symbolic-symcache SymCacheConverter",
@@ -72,6 +84,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             )
             .arg(out("symcache"))
             .to_owned_command(),
+            peer: GSYMUTIL,
         },
         Builder {
             name: "symblob ksym build (symbols only)",
@@ -80,10 +93,33 @@ pub fn run(args: &Args) -> Result<(), String> {
                 .arg("-o")
                 .arg(out("ksym"))
                 .to_owned_command(),
+            peer: GSYMUTIL,
+        },
+        Builder {
+            name: "symblob breakpad build",
+            extension: "symblob.sym",
+            command: cmd(&symblob, &["breakpad", "build", "--quiet"], &elf)
+                .arg("-o")
+                .arg(out("symblob.sym"))
+                .to_owned_command(),
+            peer: DUMP_SYMS,
+        },
+        Builder {
+            name: "dump_syms --inlines",
+            extension: DUMP_SYMS,
+            command: cmd(
+                Path::new(&dump_syms),
+                &["--inlines", "--no-generator"],
+                &elf,
+            )
+            .arg("-o")
+            .arg(out(DUMP_SYMS))
+            .to_owned_command(),
+            peer: DUMP_SYMS,
         },
     ];
 
-    let mut results: Vec<(&str, &str, ProcessCost, u64)> = Vec::new();
+    let mut results: Vec<(&str, &str, &str, ProcessCost, u64)> = Vec::new();
     for b in &mut builders {
         let mut runs = Vec::new();
         for _ in 0..repeat {
@@ -101,23 +137,28 @@ pub fn run(args: &Args) -> Result<(), String> {
         runs.sort_by_key(|c| c.wall);
         let median = runs[runs.len() / 2];
         let size = std::fs::metadata(out(b.extension)).map_or(0, |m| m.len());
-        results.push((b.name, b.extension, median, size));
+        results.push((b.name, b.extension, b.peer, median, size));
     }
 
-    let gsym = results.iter().find(|r| r.1 == "gsym").map(|r| r.2);
+    let cost_of = |extension: &str| results.iter().find(|r| r.1 == extension).map(|r| r.3);
     println!("### builds: {label} (median of {repeat})\n");
-    println!("| builder | wall | CPU | peak RSS MiB | output MB | wall ÷ gsymutil | peak RSS ÷ gsymutil |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
-    for (name, _, cost, size) in &results {
-        let (wall_ratio, mem_ratio) = match gsym {
-            Some(g) => (
-                format!("{:.2}", cost.wall.as_secs_f64() / g.wall.as_secs_f64()),
-                format!("{:.2}", cost.peak_kib as f64 / g.peak_kib.max(1) as f64),
+    println!("| builder | wall | CPU | peak RSS MiB | output MB | peer | wall ÷ peer | peak RSS ÷ peer |");
+    println!("|---|---:|---:|---:|---:|---|---:|---:|");
+    for (name, _, peer, cost, size) in &results {
+        let (wall_ratio, mem_ratio) = match cost_of(peer) {
+            Some(p) => (
+                format!("{:.2}", cost.wall.as_secs_f64() / p.wall.as_secs_f64()),
+                format!("{:.2}", cost.peak_kib as f64 / p.peak_kib.max(1) as f64),
             ),
             None => ("–".into(), "–".into()),
         };
+        let peer_name = if *peer == DUMP_SYMS {
+            "dump_syms"
+        } else {
+            "llvm-gsymutil"
+        };
         println!(
-            "| {name} | {} | {} | {:.0} | {:.2} | {wall_ratio} | {mem_ratio} |",
+            "| {name} | {} | {} | {:.0} | {:.2} | {peer_name} | {wall_ratio} | {mem_ratio} |",
             human_duration(cost.wall),
             human_duration(cost.cpu),
             cost.peak_kib as f64 / 1024.0,
@@ -133,7 +174,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             .append(true)
             .open(&tsv)
             .map_err(|e| format!("{}: {e}", tsv.display()))?;
-        for (_, ext, cost, size) in &results {
+        for (_, ext, _, cost, size) in &results {
             writeln!(
                 f,
                 "build\t{label}\t{functions}\t{ext}\t{}\t{}\t{}\t{size}",

@@ -75,6 +75,8 @@ fn builder_name(ext: &str) -> &str {
         "lidia" => "symblob lidia build",
         "gsym" => "llvm-gsymutil --convert",
         "symcache" => "SymCacheConverter",
+        "symblob.sym" => "symblob breakpad build",
+        "dump_syms.sym" => "dump_syms --inlines",
         other => other,
     }
 }

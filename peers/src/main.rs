@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! symblob-peers builds  --elf BIN --symblob CLI --out-dir DIR [--label L] [--repeat N] [--tsv F]
+//!                       [--gsymutil PATH] [--dump-syms PATH]
 //! symblob-peers lookups --elf BIN [--lidia F] [--ksym F] [--gsym F] [--symcache F]
 //!                       [--label L] [--count N] [--seconds S] [--tools a,b] [--work DIR] [--tsv F]
 //! symblob-peers symcache-build BIN OUT

@@ -10,10 +10,8 @@
 //!   is the row's file, as in `llvm-symbolizer`). Such a split point is an address where
 //!   the span is innermost, so no deeper span crosses it and nesting is preserved.
 
-use std::sync::Arc;
-
 use super::lines::{LineRow, UnitLines};
-use crate::model::{innermost_into, sort_spans, Group, Row, Span};
+use crate::model::{innermost_into, sort_spans, Group, Row, SharedBytes, Span, ThinVec};
 
 /// What the walk over a group's segments knows about one of its original spans.
 #[derive(Clone, Copy)]
@@ -173,7 +171,7 @@ fn split_at<'a>(span: &mut Span<'a>, at: u64) -> Span<'a> {
         call_file: span.call_file.clone(),
         call_line: span.call_line,
         instance: span.instance,
-        rows: Vec::new(),
+        rows: ThinVec::new(),
     };
     span.end = at;
     tail
@@ -195,8 +193,8 @@ fn regroup<'a>(mut spans: Vec<Span<'a>>, groups: &mut Vec<Group<'a>>) {
 
 /// The shared file path used by tests and callers that need one without a unit.
 #[allow(dead_code)]
-pub(crate) fn path(p: &str) -> Arc<[u8]> {
-    Arc::from(p.as_bytes())
+pub(crate) fn path(p: &str) -> SharedBytes {
+    SharedBytes::from(p.as_bytes())
 }
 
 #[cfg(test)]

@@ -10,11 +10,9 @@
 //!   so a span never crosses a piece boundary and the walk back from any address reaches
 //!   the covering inline spans, innermost first, before its own depth-0 span.
 
-use std::sync::Arc;
-
 use super::lines::UnitLines;
 use super::units::{FuncTree, ROOT};
-use crate::model::{sort_spans, Group, Span};
+use crate::model::{sort_spans, Group, SharedBytes, Span, ThinVec};
 
 /// Sorts and merges overlapping or touching intervals; drops empty ones.
 pub(crate) fn normalize(mut v: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
@@ -194,7 +192,7 @@ pub(crate) fn tree_to_groups<'a>(
             // Which function range the later cuts (where rows change file) come from,
             // so that two functions of one name that touch stay apart.
             instance: if touching_apart { range_id(s) } else { 0 },
-            rows: Vec::new(),
+            rows: ThinVec::new(),
         });
         groups.push(Group { spans });
     }
@@ -203,7 +201,7 @@ pub(crate) fn tree_to_groups<'a>(
         if s0 == e0 {
             continue;
         }
-        let call_file: Option<Arc<[u8]>> = node.call_file.and_then(|f| lines.file(f));
+        let call_file: Option<SharedBytes> = node.call_file.and_then(|f| lines.file(f));
         for &(s, e) in &flat[s0..e0] {
             let g = pieces.partition_point(|p| p.1 <= s);
             let Some(group) = mine.get_mut(g) else {
@@ -218,7 +216,7 @@ pub(crate) fn tree_to_groups<'a>(
                 call_file: call_file.clone(),
                 call_line: node.call_line,
                 instance: u32::try_from(instance).unwrap_or(u32::MAX),
-                rows: Vec::new(),
+                rows: ThinVec::new(),
             });
         }
     }

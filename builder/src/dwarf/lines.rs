@@ -2,9 +2,8 @@
 //! as full paths the way `llvm-symbolizer` prints them (comp_dir + include directory +
 //! file name, joined without normalisation).
 
-use std::sync::Arc;
-
 use super::UnitRef;
+use crate::model::SharedBytes;
 
 /// One line row turned into the interval of addresses it describes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,14 +22,14 @@ pub(crate) struct LineRow {
 #[derive(Debug, Default)]
 pub(crate) struct UnitLines {
     /// Full path of each file index (`None` for an index the header does not define).
-    pub files: Vec<Option<Arc<[u8]>>>,
+    pub files: Vec<Option<SharedBytes>>,
     /// Rows sorted by address, non-overlapping.
     pub rows: Vec<LineRow>,
 }
 
 impl UnitLines {
     /// The path of file `index`.
-    pub fn file(&self, index: u64) -> Option<Arc<[u8]>> {
+    pub fn file(&self, index: u64) -> Option<SharedBytes> {
         self.files.get(usize::try_from(index).ok()?)?.clone()
     }
 }
@@ -68,7 +67,7 @@ pub(crate) fn read_lines(u: &UnitRef<'_, '_>) -> gimli::Result<UnitLines> {
                 };
                 Some(full_path(comp_dir, dir, name))
             })
-            .map(Arc::from);
+            .map(SharedBytes::from);
         files.push(path);
     }
 

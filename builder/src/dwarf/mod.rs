@@ -139,22 +139,22 @@ pub struct DwarfStats {
 
 /// Steps 1–4 of the pipeline, then `finish` with the final groups in address order
 /// (they borrow from the DWARF sections, which live only as long as this call) and
-/// every file the build read (so that a caller streaming its output can refuse to
-/// write over one of them before its first byte).
+/// what else the walk leaves ([`Walked`]: every file the build read, so that a caller
+/// streaming its output can refuse to write over one of them before its first byte).
 pub(crate) fn build_groups(
     path: &Path,
     data: &[u8],
     options: &DwarfOptions,
     contents: GroupContents,
     progress: &Progress,
-    finish: impl for<'g> FnOnce(Vec<Group<'g>>, &FilesRead),
+    finish: impl for<'g> FnOnce(Vec<Group<'g>>, &Walked<'g>),
 ) -> Result<DwarfStats> {
     let request = Request {
         options,
         contents,
         progress,
     };
-    session::open(path, data, &options.debug_files, |s| {
+    session::open(path, data, &options.debug_files, |mut s| {
         let mut stats = DwarfStats {
             warnings: s.warnings,
             files_read: s.files_read,
@@ -165,6 +165,10 @@ pub(crate) fn build_groups(
         if exec.is_empty() {
             exec = section_ranges(s.dwarf_obj);
         }
+        let mut walked = session::walked_sections(s.dwarf_obj);
+        if s.separate {
+            walked.extend(session::walked_sections(s.obj));
+        }
         let groups = read_units(
             &s.dwarf,
             &s.headers,
@@ -173,9 +177,13 @@ pub(crate) fn build_groups(
             request,
             &exec,
             s.dwarf_path,
+            &walked,
             &mut stats,
             &mut orphan_rows,
         );
+        // No DIE is read after the walk: the abbreviation tables parsed for it (4 MB
+        // for ripgrep) are freed before the writer runs.
+        s.dwarf.abbreviations_cache = gimli::AbbreviationsCache::new();
         let mut groups = shadowing::remove_overlaps(groups);
         if contents.symtab {
             let fallback = if contents.gsym_rules {
@@ -209,14 +217,35 @@ pub(crate) fn build_groups(
             .map(|g| g.spans.len())
             .sum::<usize>()
             .saturating_sub(stats.fallback_ranges);
-        // The walk is done: what the groups still borrow is names.
-        session::release_walked_sections(s.obj);
-        if s.separate {
-            session::release_walked_sections(s.dwarf_obj);
-        }
-        finish(groups, &stats.files_read);
+        // The walk is done: what the groups still borrow is names, which a writer
+        // faults back in as it reads them.
+        session::release(&walked);
+        finish(
+            groups,
+            &Walked {
+                files_read: &stats.files_read,
+                sections: &walked,
+            },
+        );
         Ok(stats)
     })
+}
+
+/// What a DWARF walk leaves to its writer beside the groups.
+pub(crate) struct Walked<'w> {
+    /// Every file the walk read, the ELF first.
+    pub files_read: &'w FilesRead,
+    /// The mapped sections it read ([`session::walked_sections`]).
+    sections: &'w [&'w [u8]],
+}
+
+impl Walked<'_> {
+    /// Gives back the pages of the sections the walk read, the string sections
+    /// included: for a writer that no longer reads names from them (the Breakpad
+    /// build, once every function and inlined call has its name in dump_syms's form).
+    pub(crate) fn release_sections(&self) {
+        session::release(self.sections);
+    }
 }
 
 /// The symbol-table groups `fallback` with the line rows no DWARF function covers, and a
@@ -240,7 +269,13 @@ fn with_orphan_rows<'a>(
     attached
 }
 
-/// Reads every unit in parallel; the groups come back in unit order.
+/// How many times the walk gives back the pages of the sections it read, once per share
+/// of the bytes and once per share of the units ([`read_units`]): each costs the faults
+/// of reading the shared sections again.
+const RELEASES_PER_WALK: u64 = 32;
+
+/// Reads every unit in parallel; the groups come back in unit order. `walked` are the
+/// sections whose pages are given back as the walk goes.
 #[allow(clippy::too_many_arguments)]
 fn read_units<'a>(
     dwarf: &gimli::Dwarf<Slice<'a>>,
@@ -250,6 +285,7 @@ fn read_units<'a>(
     request: Request<'_>,
     exec: &[(u64, u64)],
     path: &Path,
+    walked: &[&[u8]],
     stats: &mut DwarfStats,
     orphan_rows: &mut Vec<orphans::OrphanRow>,
 ) -> Vec<Group<'a>> {
@@ -263,6 +299,12 @@ fn read_units<'a>(
     let total = headers.len() as u64;
     let done = AtomicU64::new(0);
     let debug_info = gimli::Section::reader(&dwarf.debug_info).slice();
+    // Listing the units read every unit's first DIE (and, through the kernel's fault-around,
+    // most of ripgrep's `.debug_info`): given back before the walk reads them again.
+    session::release(walked);
+    let walked_bytes = AtomicU64::new(0);
+    let release_bytes = (debug_info.len() as u64 / RELEASES_PER_WALK).max(1);
+    let release_units = (total / RELEASES_PER_WALK).max(1);
     let results = schedule::map_largest_first(
         headers,
         |h| h.length_including_self() as u64,
@@ -275,11 +317,24 @@ fn read_units<'a>(
             let r = read_unit(dwarf, header, split, request, exec, indexes);
             // The unit's DIEs are read again only through a reference from another unit:
             // its mapped pages are given back (the kernel's `.debug_info` is 156 MB).
-            let end = offset.saturating_add(header.length_including_self());
+            let size = header.length_including_self();
+            let end = offset.saturating_add(size);
             if let Some(part) = debug_info.get(offset..end) {
                 crate::input::release_pages(part);
             }
+            // Line programs, range lists, names and the DIEs other units referred to
+            // stay mapped once read: all of them are given back each time another share
+            // of `.debug_info`, or of the units, is walked, so what stays resident is
+            // what the units since the last time read. (By bytes alone, the many small
+            // units at the end of the walk, which refer across the whole section, would
+            // map most of it again.)
+            let before = walked_bytes.fetch_add(size as u64, Ordering::Relaxed);
             let finished = done.fetch_add(1, Ordering::Relaxed).saturating_add(1);
+            if before / release_bytes != before.saturating_add(size as u64) / release_bytes
+                || finished.is_multiple_of(release_units)
+            {
+                session::release(walked);
+            }
             request.progress.report(finished, total);
             (offset, r)
         },

@@ -4,14 +4,13 @@
 //! end; optionally demangled.
 
 use std::collections::hash_map::Entry as MapEntry;
-use std::sync::Arc;
 
 use gimli::{AttributeValue, UnitOffset};
 
 use super::{Slice, UnitRef};
 use crate::demangle::{demangle_bytes, Language};
 use crate::fast_hash::{fast_map, FastMap};
-use crate::model::Bytes;
+use crate::model::{Bytes, SharedBytes};
 
 /// A DIE as the unit walk holds it.
 pub(crate) type Entry<'e, 'a> = gimli::DebuggingInformationEntry<Slice<'a>>;
@@ -120,7 +119,7 @@ impl<'u, 'a> Names<'u, 'a> {
         self.demangled
             .entry(raw.as_ptr() as usize)
             .or_insert_with(|| match demangle_bytes(raw, language) {
-                Some(d) => Bytes::Shared(Arc::from(d.into_bytes())),
+                Some(d) => Bytes::Shared(SharedBytes::from(d.into_bytes())),
                 None => Bytes::Borrowed(raw),
             })
             .clone()

@@ -7,19 +7,18 @@
 //! [`nameless_groups`] gives these addresses a depth-0 range with an empty name.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use super::attach::Attacher;
 use super::inlines::{normalize, subtract};
 use super::lines::{LineRow, UnitLines};
-use crate::model::{Bytes, Group, Span};
+use crate::model::{Bytes, Group, SharedBytes, Span, ThinVec};
 
 /// One row, its file resolved (rows from different units meet here).
 #[derive(Clone, Debug)]
 pub(crate) struct OrphanRow {
     start: u64,
     end: u64,
-    file: Option<Arc<[u8]>>,
+    file: Option<SharedBytes>,
     line: u32,
 }
 
@@ -47,8 +46,8 @@ pub(crate) fn uncovered_rows(lines: &UnitLines, groups: &[Group<'_>]) -> Vec<Orp
 /// one file index so that a file change is a change of path).
 pub(crate) fn as_unit_lines(mut rows: Vec<OrphanRow>) -> UnitLines {
     rows.sort_by_key(|r| (r.start, r.end));
-    let mut files: Vec<Option<Arc<[u8]>>> = vec![None];
-    let mut index: HashMap<Arc<[u8]>, u64> = HashMap::new();
+    let mut files: Vec<Option<SharedBytes>> = vec![None];
+    let mut index: HashMap<SharedBytes, u64> = HashMap::new();
     let mut out = Vec::with_capacity(rows.len());
     let mut end = 0u64;
     for r in rows {
@@ -102,7 +101,7 @@ pub(crate) fn nameless_groups<'a>(
                     call_file: None,
                     call_line: 0,
                     instance: 0,
-                    rows: Vec::new(),
+                    rows: ThinVec::new(),
                 }],
             };
             attacher.attach(group, rows, files, &mut out);

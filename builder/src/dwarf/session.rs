@@ -152,22 +152,30 @@ pub(crate) fn open<R>(
     })
 }
 
-/// Gives back the mapped pages of the DWARF sections of `file` (the ELF, or its debug
-/// file: [`crate::input::release_pages`]), but for the string sections, whose names the
-/// groups borrow, and `.debug_frame`, which the Breakpad build's unwind rules read beside
-/// the walk. Called when the walk is done: a writer that reads a released byte again
-/// (a name kept in `.debug_info`) only faults it back in. (ripgrep's line programs,
-/// range lists and abbreviations kept 16 MB resident through the GSYM writer.)
-pub(crate) fn release_walked_sections(file: &object::File<'_>) {
+/// The mapped DWARF sections of `file` (the ELF, or its debug file) that the unit walk
+/// reads: every `.debug_*` section but `.debug_frame`, which the Breakpad build's
+/// unwind rules read beside the walk. Their pages can be given back ([`release`])
+/// during and after the walk, the string sections included: the names the groups
+/// borrow from them stay valid, and are faulted back in when read.
+pub(crate) fn walked_sections<'f>(file: &object::File<'f>) -> Vec<&'f [u8]> {
     use object::{Object, ObjectSection};
-    for section in file.sections() {
-        let walked = section.name().is_ok_and(|name| {
-            name.starts_with(".debug_")
-                && !matches!(name, ".debug_str" | ".debug_str.dwo" | ".debug_frame")
-        });
-        if let (true, Ok(bytes)) = (walked, section.data()) {
-            crate::input::release_pages(bytes);
-        }
+    file.sections()
+        .filter(|section| {
+            section
+                .name()
+                .is_ok_and(|name| name.starts_with(".debug_") && name != ".debug_frame")
+        })
+        .filter_map(|section| section.data().ok())
+        .collect()
+}
+
+/// Gives back the mapped pages of `sections` ([`crate::input::release_pages`]): a later
+/// read of a released byte (a name kept in `.debug_info`, a range list two units share)
+/// only faults it back in. (ripgrep's line programs, range lists and abbreviations kept
+/// 16 MB resident through the GSYM writer.)
+pub(crate) fn release(sections: &[&[u8]]) {
+    for bytes in sections {
+        crate::input::release_pages(bytes);
     }
 }
 

@@ -168,7 +168,7 @@ pub(crate) fn resolve_overlaps<'a>(groups: Vec<Group<'a>>, exec: &[(u64, u64)]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Bytes, Span};
+    use crate::model::{Bytes, Span, ThinVec};
 
     fn group(start: u64, end: u64, name: &'static [u8]) -> Group<'static> {
         Group {
@@ -181,7 +181,7 @@ mod tests {
                 call_file: None,
                 call_line: 0,
                 instance: 0,
-                rows: Vec::new(),
+                rows: ThinVec::new(),
             }],
         }
     }

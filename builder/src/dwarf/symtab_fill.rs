@@ -17,13 +17,11 @@
 //!   relocation of the GOT slot they jump through, as `objdump -d` and perf name them
 //!   (LLVM 14 names them after the zero-size symbol before, usually `_init`).
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
 use crate::demangle::demangle_bytes;
 use crate::elf::symbols_llvm::{Symbol, SymbolMap};
-use crate::model::{Bytes, Group, Span};
+use crate::model::{Bytes, Group, SharedBytes, Span};
 
 /// The name a symbol gives a frame, demangled if asked.
 fn symbol_name<'a>(sym: &Symbol<'a>, want_demangled: bool) -> Bytes<'a> {
@@ -31,9 +29,9 @@ fn symbol_name<'a>(sym: &Symbol<'a>, want_demangled: bool) -> Bytes<'a> {
         .then(|| demangle_bytes(sym.name, None))
         .flatten();
     match (demangled, sym.plt) {
-        (Some(d), false) => Bytes::Shared(Arc::from(d.into_bytes())),
-        (Some(d), true) => Bytes::Shared(Arc::from(format!("{d}@plt").into_bytes())),
-        (None, true) => Bytes::Shared(Arc::from([sym.name, b"@plt"].concat())),
+        (Some(d), false) => Bytes::Shared(SharedBytes::from(d.into_bytes())),
+        (Some(d), true) => Bytes::Shared(SharedBytes::from(format!("{d}@plt").into_bytes())),
+        (None, true) => Bytes::Shared(SharedBytes::from([sym.name, b"@plt"].concat())),
         (None, false) => Bytes::Borrowed(sym.name),
     }
 }
@@ -116,7 +114,7 @@ pub(crate) fn fallback_groups<'a>(
                 if pos < gap_end {
                     out.push(Group {
                         spans: vec![Span {
-                            file: (!sym.file.is_empty()).then(|| Arc::from(sym.file)),
+                            file: (!sym.file.is_empty()).then(|| SharedBytes::from(sym.file)),
                             ..Span::function(pos, gap_end, symbol_name(sym, want_demangled))
                         }],
                     });

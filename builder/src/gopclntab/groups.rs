@@ -5,11 +5,10 @@
 //! the position Go records for it (the callee's file and line) under the caller's name.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use super::{for_each_function, Position};
 use crate::elf::file::ElfFile;
-use crate::model::{Bytes, Group, Row, Span};
+use crate::model::{Bytes, Group, Row, SharedBytes, Span, ThinVec};
 
 /// The groups of the Go functions of the ELF file `bytes`, in address order; none when
 /// it has no readable `.gopclntab`. A function whose line table cannot be read keeps its
@@ -20,10 +19,10 @@ pub(crate) fn groups(bytes: &[u8]) -> Vec<Group<'static>> {
     };
     // The table may be a decompressed copy that does not outlive the walk: the names and
     // files are shared copies.
-    let mut files: HashMap<Vec<u8>, Arc<[u8]>> = HashMap::new();
+    let mut files: HashMap<Vec<u8>, SharedBytes> = HashMap::new();
     let mut out: Vec<Group<'static>> = Vec::new();
     let _ = for_each_function(&elf, |f| {
-        let name: Arc<[u8]> = Arc::from(f.name);
+        let name: SharedBytes = SharedBytes::from(f.name);
         let positions = f.positions().unwrap_or_default();
         if positions.is_empty() {
             if f.entry < f.end {
@@ -39,9 +38,11 @@ pub(crate) fn groups(bytes: &[u8]) -> Vec<Group<'static>> {
             };
             let file = first.file.map(|f| {
                 let shared = files.entry(f.as_bytes().to_vec());
-                shared.or_insert_with(|| Arc::from(f.as_bytes())).clone()
+                shared
+                    .or_insert_with(|| SharedBytes::from(f.as_bytes()))
+                    .clone()
             });
-            let mut rows: Vec<Row> = Vec::new();
+            let mut rows: ThinVec<Row> = ThinVec::new();
             for p in run {
                 if rows.last().is_none_or(|r| r.line != p.line) {
                     rows.push(Row {

@@ -187,17 +187,15 @@ fn fill(part: &[Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSlots<
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::lidia::Flags;
-    use crate::model::{Bytes, Row};
+    use crate::model::{Bytes, Row, SharedBytes};
 
     /// Groups whose names, files and call files repeat across and within parts (so that
     /// first occurrences fall in different parts), with inline spans and line rows.
     fn groups() -> Vec<Group<'static>> {
-        let files: Vec<Arc<[u8]>> = (0..7)
-            .map(|i| Arc::from(format!("src/f{i}.rs").into_bytes()))
+        let files: Vec<SharedBytes> = (0..7)
+            .map(|i| SharedBytes::from(format!("src/f{i}.rs")))
             .collect();
         (0..500u64)
             .map(|g| {
@@ -206,7 +204,7 @@ mod tests {
                     start,
                     end: start + 0x80,
                     depth: 0,
-                    name: Bytes::Shared(Arc::from(format!("fn{}", (g * 37) % 101).into_bytes())),
+                    name: Bytes::Shared(format!("fn{}", (g * 37) % 101).into()),
                     file: Some(files[(g % 7) as usize].clone()),
                     call_file: None,
                     call_line: 0,
@@ -228,7 +226,7 @@ mod tests {
                         call_file: Some(files[(g % 7) as usize].clone()),
                         call_line: 70_000 + g as u32,
                         instance: 0,
-                        rows: vec![Row {
+                        rows: thin_vec::thin_vec![Row {
                             addr: start + 0x10,
                             line: 9,
                         }],

@@ -8,17 +8,66 @@
 //! shape in which the Lidia lookup walk (spec 11.2) meets the innermost covering span
 //! first and stops at the depth-0 one.
 
+use std::borrow::Borrow;
 use std::ops::Deref;
 use std::sync::Arc;
 
+use thin_vec::ThinVec;
+
+/// A byte string built by the builder (a path, a demangled name) and shared between the
+/// spans that use it.
+///
+/// A thin pointer (8 bytes, where `SharedBytes` takes 16): every span holds a name and two
+/// paths, and the spans are most of a build's memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SharedBytes(Arc<Box<[u8]>>);
+
+impl Deref for SharedBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl Borrow<[u8]> for SharedBytes {
+    fn borrow(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl From<Vec<u8>> for SharedBytes {
+    fn from(bytes: Vec<u8>) -> Self {
+        SharedBytes(Arc::new(bytes.into_boxed_slice()))
+    }
+}
+
+impl From<&[u8]> for SharedBytes {
+    fn from(bytes: &[u8]) -> Self {
+        SharedBytes(Arc::new(bytes.into()))
+    }
+}
+
+impl From<&str> for SharedBytes {
+    fn from(text: &str) -> Self {
+        text.as_bytes().into()
+    }
+}
+
+impl From<String> for SharedBytes {
+    fn from(text: String) -> Self {
+        text.into_bytes().into()
+    }
+}
+
 /// A byte string either borrowed from the input (a DWARF or ELF string table) or shared
-/// (built here: a path, a demangled name).
+/// (built here: a path, a demangled name). 16 bytes: the borrowed slice's non-null
+/// pointer leaves room for the thin shared one.
 #[derive(Clone, Debug)]
 pub enum Bytes<'a> {
     /// Borrowed from the input.
     Borrowed(&'a [u8]),
     /// Built by the builder, shared between the spans that use it.
-    Shared(Arc<[u8]>),
+    Shared(SharedBytes),
 }
 
 impl Deref for Bytes<'_> {
@@ -58,9 +107,9 @@ pub struct Span<'a> {
     /// Function name.
     pub name: Bytes<'a>,
     /// The source file of the rows attached to this span (for the innermost frame).
-    pub file: Option<Arc<[u8]>>,
+    pub file: Option<SharedBytes>,
     /// File of the call site (inline spans only).
-    pub call_file: Option<Arc<[u8]>>,
+    pub call_file: Option<SharedBytes>,
     /// Line of the call site (inline spans only).
     pub call_line: u32,
     /// Which inlined call of its function this span is a piece of, when the source
@@ -71,8 +120,14 @@ pub struct Span<'a> {
     /// records keep touching functions of one name apart). 0 when unknown.
     pub instance: u32,
     /// Line rows in ascending address order, absolute addresses.
-    pub rows: Vec<Row>,
+    pub rows: ThinVec<Row>,
 }
+
+// A build holds every span of the input at once (ripgrep: 370,000): they are most of its
+// memory, so their size is kept in check here (it was 112 bytes with `Arc<[u8]>` names
+// and paths and a `Vec` of rows).
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Span<'static>>() == 72);
 
 impl<'a> Span<'a> {
     /// A function's span `[start, end)` named `name`, without file, call site or rows
@@ -87,7 +142,7 @@ impl<'a> Span<'a> {
             call_file: None,
             call_line: 0,
             instance: 0,
-            rows: Vec::new(),
+            rows: ThinVec::new(),
         }
     }
 
@@ -280,7 +335,7 @@ impl Span<'static> {
             call_file: None,
             call_line: 0,
             instance: 0,
-            rows: Vec::new(),
+            rows: ThinVec::new(),
         }
     }
 }

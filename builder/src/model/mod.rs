@@ -36,7 +36,7 @@ mod symbols;
 mod unwind;
 
 pub use contents::{functions_of_symbols, Contents, Model, PadFrame, ReturnPad};
-pub use function::{function_runs, sort_spans, Bytes, Group, Row, Span};
+pub use function::{function_runs, sort_spans, Bytes, Group, Row, SharedBytes, Span};
 pub(crate) use function::{innermost, innermost_into};
 #[cfg(feature = "cif")]
 pub use image_map::{ImageMap, MapImage};
@@ -50,4 +50,5 @@ pub use records::{LineRow, PadEntry, RangeRecord, ReturnPadRecord};
 pub use source_paths::{DeclPaths, SourceMapper};
 pub(crate) use symbols::accept;
 pub use symbols::{InputOptions, Symbol, SymbolList, TypeFilter};
+pub use thin_vec::ThinVec;
 pub use unwind::{CfiRecord, CfiRow};

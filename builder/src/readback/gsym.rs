@@ -6,13 +6,12 @@
 mod inline;
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use symblob::gsym::{Function, GsymFile, LineRow};
 
 use super::reader_error;
 use super::rows::{self, Answer};
-use crate::model::{Bytes, Group, Model, Span};
+use crate::model::{Bytes, Group, Model, SharedBytes, Span};
 use crate::Result;
 
 /// Reads the GSYM file `bytes` (named `input` in errors) into the model.
@@ -87,13 +86,13 @@ fn ends(file: &GsymFile<'_>) -> std::result::Result<Vec<u64>, symblob::Error> {
 /// File paths by file-table index, each built once and shared by content.
 #[derive(Default)]
 struct Paths {
-    by_index: HashMap<u32, Option<Arc<[u8]>>>,
-    by_path: HashMap<Vec<u8>, Arc<[u8]>>,
+    by_index: HashMap<u32, Option<SharedBytes>>,
+    by_path: HashMap<Vec<u8>, SharedBytes>,
 }
 
 impl Paths {
     /// The path of file-table entry `index`; `None` for an entry that names no file.
-    fn get(&mut self, file: &GsymFile<'_>, index: u32) -> Option<Arc<[u8]>> {
+    fn get(&mut self, file: &GsymFile<'_>, index: u32) -> Option<SharedBytes> {
         if let Some(path) = self.by_index.get(&index) {
             return path.clone();
         }

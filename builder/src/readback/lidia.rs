@@ -2,12 +2,11 @@
 //! span, each depth-0 range starting a function, names borrowed from the file.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use symblob::lidia::LidiaFile;
 
 use super::reader_error;
-use crate::model::{sort_spans, Bytes, Group, Model, Row, Span};
+use crate::model::{sort_spans, Bytes, Group, Model, Row, SharedBytes, Span, ThinVec};
 use crate::{Error, ErrorKind, Location, Result};
 
 /// Reads the Lidia file `bytes` (named `input` in errors) into the model.
@@ -18,8 +17,8 @@ use crate::{Error, ErrorKind, Location, Result};
 /// numbers beyond `u32` (which no compiler writes) are refused with the range's index.
 pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
     let file = LidiaFile::parse(bytes).map_err(|e| reader_error(input, e))?;
-    let mut files: HashMap<&'a [u8], Arc<[u8]>> = HashMap::new();
-    let mut shared = |s: &'a [u8]| -> Option<Arc<[u8]>> {
+    let mut files: HashMap<&'a [u8], SharedBytes> = HashMap::new();
+    let mut shared = |s: &'a [u8]| -> Option<SharedBytes> {
         (!s.is_empty()).then(|| files.entry(s).or_insert_with(|| s.into()).clone())
     };
     let mut functions: Vec<Group<'a>> = Vec::new();
@@ -35,7 +34,7 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
         };
         let depth = u32::try_from(range.depth).map_err(|_| too_large("inline depth"))?;
         let call_line = u32::try_from(range.call_line).map_err(|_| too_large("call line"))?;
-        let mut rows = Vec::new();
+        let mut rows = ThinVec::new();
         for entry in range.lines.iter() {
             rows.push(Row {
                 addr: range.va.wrapping_add(entry.offset),

@@ -3,9 +3,7 @@
 //! model has one file per span, so each span takes the rows of the addresses where it is
 //! the innermost span and is cut where their file changes.
 
-use std::sync::Arc;
-
-use crate::model::{innermost_into, sort_spans, Group, Row, Span};
+use crate::model::{innermost_into, sort_spans, Group, Row, SharedBytes, Span, ThinVec};
 
 /// What a lookup answers from `addr` on: a file number of the source (one that `path`
 /// of [`groups`] maps to no file where the lookup fails or names no file) and a line
@@ -61,7 +59,7 @@ pub(super) fn groups<'a>(
     mut spans: Vec<Span<'a>>,
     answers: &[Answer],
     exact: bool,
-    path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
+    path: &mut dyn FnMut(u32) -> Option<SharedBytes>,
     scratch: &mut Scratch<'a>,
 ) -> Vec<Group<'a>> {
     sort_spans(&mut spans);
@@ -144,12 +142,12 @@ fn cut<'a>(
     span: Span<'a>,
     entries: &[Answer],
     exact: bool,
-    path: &mut dyn FnMut(u32) -> Option<Arc<[u8]>>,
+    path: &mut dyn FnMut(u32) -> Option<SharedBytes>,
     out: &mut dyn FnMut(Span<'a>),
 ) {
     let end = span.end;
     let mut piece = Span {
-        rows: Vec::with_capacity(entries.len()),
+        rows: ThinVec::with_capacity(entries.len()),
         ..span
     };
     // The file number of the entry before: an entry of the same number changes nothing
@@ -172,7 +170,7 @@ fn cut<'a>(
                             call_file: piece.call_file.clone(),
                             call_line: piece.call_line,
                             instance: piece.instance,
-                            rows: Vec::new(),
+                            rows: ThinVec::new(),
                         };
                         let mut head = std::mem::replace(&mut piece, tail);
                         head.end = entry.addr;

@@ -3,13 +3,12 @@
 //! names are borrowed from the file.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use symblob::symbfile::{Record, SymbFile};
 
 use super::reader_error;
 use crate::model::SCRATCH_SLOTS;
-use crate::model::{sort_spans, Bytes, Group, Model, PadFrame, ReturnPad, Row, Span};
+use crate::model::{sort_spans, Bytes, Group, Model, PadFrame, ReturnPad, Row, SharedBytes, Span};
 use crate::{Error, Location, Result};
 
 /// Reads the symbfile `bytes` (named `input` in errors) into the model.
@@ -21,8 +20,8 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
     let file = SymbFile::parse(bytes).map_err(|e| reader_error(input, e))?;
     let mut scratch = vec![""; SCRATCH_SLOTS];
     let mut records = file.records(&mut scratch);
-    let mut files: HashMap<&'a str, Arc<[u8]>> = HashMap::new();
-    let mut shared = |s: Option<&'a str>| -> Option<Arc<[u8]>> {
+    let mut files: HashMap<&'a str, SharedBytes> = HashMap::new();
+    let mut shared = |s: Option<&'a str>| -> Option<SharedBytes> {
         s.map(|s| {
             files
                 .entry(s)

@@ -82,6 +82,8 @@ pub fn from_elf_into(
     let table = symbols::function_symbols(&obj, module.base);
     let names = symbols::as_function_names(&table);
     let publics = symbols::as_public_names(&table);
+    // The build's peak is at the end of the walk: nothing it does not need waits there.
+    drop(table);
     let markers = section_markers(&obj, &module.name);
     let contents = GroupContents {
         symtab: false,
@@ -104,10 +106,14 @@ pub fn from_elf_into(
             &options,
             contents,
             progress,
-            |functions, files_read| {
+            |functions, walked| {
                 let mut functions = crate::gopclntab::with_go_lines(bytes, functions);
                 name_functions(&mut functions, &names);
+                drop(names);
                 normalise_paths(&mut functions);
+                // Every name is now the model's own: the 8 MB of ripgrep's `.debug_str`
+                // the naming read are not needed again.
+                walked.release_sections();
                 let unwind = match unwind.join() {
                     Ok(unwind) => unwind,
                     Err(panic) => std::panic::resume_unwind(panic),
@@ -123,7 +129,7 @@ pub fn from_elf_into(
                     for (rva, name) in &markers {
                         entries.add_marker(*rva, name);
                     }
-                    sink.files_read(files_read)?;
+                    sink.files_read(walked.files_read)?;
                     write_entries(&entries, &model, &module, sink)
                 }));
             },

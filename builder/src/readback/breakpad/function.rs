@@ -1,10 +1,8 @@
 //! One `FUNC` record with its line and `INLINE` records, into groups of the model that
 //! answer every address as rust-minidump's `breakpad-symbols` answers it.
 
-use std::sync::Arc;
-
 use super::super::rows::{self, Answer};
-use crate::model::{Bytes, Group, Span};
+use crate::model::{Bytes, Group, SharedBytes, Span, ThinVec};
 
 /// A line record: from `start` to `end`, line `line` of file `file` (a dense number of
 /// the reader's file table, from 1).
@@ -82,7 +80,7 @@ impl<'a> Function<'a> {
     /// number.
     pub(super) fn groups(
         &mut self,
-        path: &dyn Fn(u32) -> Option<Arc<[u8]>>,
+        path: &dyn Fn(u32) -> Option<SharedBytes>,
     ) -> Result<Vec<Group<'a>>, Ambiguous> {
         let mut spans = vec![Span {
             instance: self.number,
@@ -147,7 +145,7 @@ impl<'a> Function<'a> {
     /// becomes a span one deeper than that (model depth = record depth + 1).
     fn inline_spans(
         &mut self,
-        path: &dyn Fn(u32) -> Option<Arc<[u8]>>,
+        path: &dyn Fn(u32) -> Option<SharedBytes>,
         out: &mut Vec<Span<'a>>,
     ) -> Result<(), Ambiguous> {
         self.inlines.retain(|r| r.start < r.end);
@@ -214,7 +212,7 @@ impl<'a> Function<'a> {
                             call_file: path(r.call_file),
                             call_line: r.call_line,
                             instance: r.instance,
-                            rows: Vec::new(),
+                            rows: ThinVec::new(),
                         });
                     }
                     m += 1;

@@ -3,7 +3,8 @@
 //! the file's head defined (see `chunks`).
 
 use std::collections::HashMap;
-use std::sync::Arc;
+
+use crate::model::SharedBytes;
 
 /// Numbers below this are kept in a vector, larger ones in a map (a file may use any
 /// 32-bit number; dump_syms numbers from 0).
@@ -64,7 +65,7 @@ pub(super) enum Refused {
 pub(super) struct Tables<'a> {
     /// `FILE` numbers to dense numbers (from 1, the index in `paths` plus one).
     files: Table<u32>,
-    paths: Vec<Arc<[u8]>>,
+    paths: Vec<SharedBytes>,
     /// Paths by content, so that numbers naming one path share it.
     by_path: HashMap<&'a [u8], u32>,
     origins: Table<&'a [u8]>,
@@ -87,7 +88,7 @@ impl<'a> Tables<'a> {
     }
 
     /// The path of a dense file number (0: none).
-    pub(super) fn path(&self, dense: u32) -> Option<Arc<[u8]>> {
+    pub(super) fn path(&self, dense: u32) -> Option<SharedBytes> {
         dense
             .checked_sub(1)
             .and_then(|i| self.paths.get(i as usize))

@@ -4,7 +4,7 @@
 use symblob::gsym::{Function, GsymFile};
 
 use super::Paths;
-use crate::model::{Bytes, Span};
+use crate::model::{Bytes, Span, ThinVec};
 
 /// Address intervals `[start, end)`, sorted, disjoint and apart.
 type Intervals = Vec<(u64, u64)>;
@@ -74,7 +74,7 @@ pub(super) fn spans<'a>(
                 call_file: call_file.clone(),
                 call_line: node.call_line,
                 instance,
-                rows: Vec::new(),
+                rows: ThinVec::new(),
             }));
         }
         levels.push(Level {
