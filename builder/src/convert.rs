@@ -11,8 +11,6 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::Path;
 
-use rayon::prelude::*;
-
 use symblob::ksym::LayoutKind;
 use symblob::Detected;
 
@@ -300,7 +298,7 @@ pub fn convert(
         Target::Symbfile => model.return_pads.len(),
         Target::Ksym | Target::Lidia | Target::Gsym | Target::Breakpad => 0,
     };
-    drop_in_parallel(model);
+    model.drop_in_parallel();
     Ok(Converted {
         bytes,
         from,
@@ -311,26 +309,6 @@ pub fn convert(
         return_pads,
         files_read: FilesRead::default(),
     })
-}
-
-/// Frees `model` on the rayon pool: a kernel's model is hundreds of thousands of
-/// allocations (spans, their rows, unwind rows), which one thread takes tens of
-/// milliseconds to free at the end of a conversion.
-fn drop_in_parallel(model: Model<'_>) {
-    /// Items freed by one task.
-    const PER_TASK: usize = 1 << 12;
-    let Model {
-        functions, unwind, ..
-    } = model;
-    rayon::join(
-        || {
-            functions
-                .into_par_iter()
-                .with_min_len(PER_TASK)
-                .for_each(drop)
-        },
-        || unwind.into_par_iter().with_min_len(PER_TASK).for_each(drop),
-    );
 }
 
 /// The bytes of an even number of hexadecimal digits; `None` for anything else.

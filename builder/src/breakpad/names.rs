@@ -1,9 +1,6 @@
 //! dump_syms's names and paths on the model: which name a function's record gives, and
 //! the lexical form of its files.
 
-use std::borrow::Borrow;
-use std::hash::{Hash, Hasher};
-
 use rayon::prelude::*;
 
 use crate::fast_hash::{fast_map, FastMap};
@@ -31,16 +28,17 @@ pub(crate) fn name_functions<'a>(functions: &mut [Group<'a>], symbols: &[Symbol]
     };
     // Names repeat (inlined calls above all, and the pieces of one function): each
     // distinct DWARF name that is not a symbol's is converted once, in parallel. The
-    // first pass lists the distinct names, keyed by copies of the spans' own `Bytes`, so
-    // that the second pass can look them up again while it renames the spans (a list of
-    // numbers per span instead cost ripgrep's build 1.5 MB at its peak).
-    let mut distinct: FastMap<NameKey<'a>, usize> = fast_map();
+    // first pass lists the distinct names by their place ([`place`]), so that the second
+    // pass can find them again while it renames the spans (a list of numbers per span
+    // instead cost ripgrep's build 1.5 MB at its peak). `sources` keeps every listed
+    // name alive to the end, so that no place is reused for another name meanwhile.
+    let mut distinct: FastMap<(usize, usize), usize> = fast_map();
     let mut sources: Vec<Bytes<'a>> = Vec::new();
     let mut note = |name: &Bytes<'a>| {
-        if !distinct.contains_key(&**name) {
-            distinct.insert(NameKey(name.clone()), sources.len());
+        distinct.entry(place(name)).or_insert_with(|| {
             sources.push(name.clone());
-        }
+            sources.len() - 1
+        });
     };
     let mut previous: Option<&Span<'a>> = None;
     for group in functions.iter() {
@@ -60,12 +58,16 @@ pub(crate) fn name_functions<'a>(functions: &mut [Group<'a>], symbols: &[Symbol]
         .par_iter()
         .map(|name| breakpad_form(name).into())
         .collect();
-    drop(sources);
-    let form_of = |name: &[u8]| distinct.get(name).and_then(|&n| forms.get(n)).cloned();
+    let form_of = |name: &[u8]| {
+        distinct
+            .get(&place(name))
+            .and_then(|&n| forms.get(n))
+            .cloned()
+    };
     // (end, DWARF name, name given) of the previous function piece.
     let mut previous: Option<(u64, Bytes<'a>, SharedBytes)> = None;
     for group in functions.iter_mut() {
-        let Some((head, inlined)) = group.spans.split_first_mut() else {
+        let Some(head) = group.spans.first_mut() else {
             continue;
         };
         let given: SharedBytes = match &previous {
@@ -77,36 +79,23 @@ pub(crate) fn name_functions<'a>(functions: &mut [Group<'a>], symbols: &[Symbol]
         };
         let dwarf_name = std::mem::replace(&mut head.name, Bytes::Shared(given.clone()));
         previous = Some((head.end, dwarf_name, given));
-        for span in inlined {
+    }
+    // The inlined calls depend on no other span: renamed in parallel.
+    functions.par_iter_mut().for_each(|group| {
+        for span in group.spans.iter_mut().skip(1) {
             if let Some(form) = form_of(&span.name) {
                 span.name = Bytes::Shared(form);
             }
         }
-    }
+    });
 }
 
-/// A name as a map key: hashed and compared by its bytes, as `[u8]` is, so that a map of
-/// them is searched with a `&[u8]`.
-struct NameKey<'a>(Bytes<'a>);
-
-impl Hash for NameKey<'_> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        (*self.0).hash(state);
-    }
-}
-
-impl PartialEq for NameKey<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        *self.0 == *other.0
-    }
-}
-
-impl Eq for NameKey<'_> {}
-
-impl Borrow<[u8]> for NameKey<'_> {
-    fn borrow(&self) -> &[u8] {
-        &self.0
-    }
+/// Where `bytes` are: the sources share a name's or a path's bytes between the spans
+/// that use it (one `.debug_str` string, one shared allocation), so bytes are converted
+/// once per place rather than once per content, and finding them again needs no hashing
+/// of the bytes. (Two places with the same bytes get the same form, converted twice.)
+fn place(bytes: &[u8]) -> (usize, usize) {
+    (bytes.as_ptr() as usize, bytes.len())
 }
 
 /// Gives every file path dump_syms's lexical form: `.` components and repeated `/`
@@ -114,19 +103,29 @@ impl Borrow<[u8]> for NameKey<'_> {
 /// machine it runs on and resolves symbolic links when the file exists there; symblob's
 /// output does not depend on the machine, so it stops at the lexical form.)
 pub(crate) fn normalise_paths(functions: &mut [Group<'_>]) {
-    let mut done: FastMap<SharedBytes, SharedBytes> = fast_map();
-    let mut normalise = |path: &mut Option<SharedBytes>| {
-        if let Some(p) = path {
-            let normal = done
-                .entry(p.clone())
-                .or_insert_with(|| lexical_path(p).into())
-                .clone();
-            *p = normal;
-        }
-    };
-    for span in functions.iter_mut().flat_map(|g| &mut g.spans) {
-        normalise(&mut span.file);
-        normalise(&mut span.call_file);
+    // In parallel, each task with its own map of the paths it has normalised, by place
+    // ([`place`]); each entry keeps the path it was made from alive, so that no place
+    // is reused for another path meanwhile.
+    functions
+        .par_iter_mut()
+        .for_each_init(fast_map, |done, group| {
+            for span in group.spans.iter_mut() {
+                normalise(done, &mut span.file);
+                normalise(done, &mut span.call_file);
+            }
+        });
+}
+
+/// Replaces `path` with its lexical form, made once per place in `done`.
+fn normalise(
+    done: &mut FastMap<(usize, usize), (SharedBytes, SharedBytes)>,
+    path: &mut Option<SharedBytes>,
+) {
+    if let Some(p) = path {
+        let (_, normal) = done
+            .entry(place(p))
+            .or_insert_with(|| (p.clone(), lexical_path(p).into()));
+        *p = normal.clone();
     }
 }
 

@@ -109,6 +109,31 @@ impl fmt::Display for Contents {
     }
 }
 
+// The builds and conversions that free a large model at their end.
+#[cfg(feature = "breakpad")]
+impl Model<'_> {
+    /// Frees the model on the rayon pool: a kernel's model is hundreds of thousands of
+    /// allocations (spans, their rows, unwind rows), which one thread takes tens of
+    /// milliseconds to free at the end of a conversion.
+    pub(crate) fn drop_in_parallel(self) {
+        use rayon::prelude::*;
+        /// Items freed by one task.
+        const PER_TASK: usize = 1 << 12;
+        let Model {
+            functions, unwind, ..
+        } = self;
+        rayon::join(
+            || {
+                functions
+                    .into_par_iter()
+                    .with_min_len(PER_TASK)
+                    .for_each(drop)
+            },
+            || unwind.into_par_iter().with_min_len(PER_TASK).for_each(drop),
+        );
+    }
+}
+
 impl Model<'_> {
     /// The kinds of facts this model holds.
     pub fn contents(&self) -> Contents {

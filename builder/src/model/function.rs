@@ -9,41 +9,79 @@
 //! first and stops at the depth-0 one.
 
 use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::ops::Deref;
-use std::sync::Arc;
+
+use triomphe::ThinArc;
 
 use thin_vec::ThinVec;
 
 /// A byte string built by the builder (a path, a demangled name) and shared between the
 /// spans that use it.
 ///
-/// A thin pointer (8 bytes, where `SharedBytes` takes 16): every span holds a name and two
-/// paths, and the spans are most of a build's memory.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SharedBytes(Arc<Box<[u8]>>);
+/// A thin pointer (8 bytes, where `Arc<[u8]>` takes 16): every span holds a name and two
+/// paths, and the spans are most of a build's memory. The count, the length and the
+/// bytes share one allocation, so reading them costs no more than an `Arc<[u8]>`.
+#[derive(Clone)]
+pub struct SharedBytes(ThinArc<(), u8>);
 
 impl Deref for SharedBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        &self.0
+        &self.0.slice
     }
 }
 
 impl Borrow<[u8]> for SharedBytes {
     fn borrow(&self) -> &[u8] {
-        &self.0
+        self
     }
 }
 
-impl From<Vec<u8>> for SharedBytes {
-    fn from(bytes: Vec<u8>) -> Self {
-        SharedBytes(Arc::new(bytes.into_boxed_slice()))
+impl fmt::Debug for SharedBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+// Compared and hashed as the bytes are, as `Borrow<[u8]>` requires.
+impl PartialEq for SharedBytes {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for SharedBytes {}
+
+impl Hash for SharedBytes {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl PartialOrd for SharedBytes {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for SharedBytes {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (**self).cmp(&**other)
     }
 }
 
 impl From<&[u8]> for SharedBytes {
     fn from(bytes: &[u8]) -> Self {
-        SharedBytes(Arc::new(bytes.into()))
+        SharedBytes(ThinArc::from_header_and_slice((), bytes))
+    }
+}
+
+impl From<Vec<u8>> for SharedBytes {
+    fn from(bytes: Vec<u8>) -> Self {
+        bytes.as_slice().into()
     }
 }
 
@@ -55,7 +93,7 @@ impl From<&str> for SharedBytes {
 
 impl From<String> for SharedBytes {
     fn from(text: String) -> Self {
-        text.into_bytes().into()
+        text.as_bytes().into()
     }
 }
 

@@ -130,7 +130,10 @@ pub fn from_elf_into(
                         entries.add_marker(*rva, name);
                     }
                     sink.files_read(walked.files_read)?;
-                    write_entries(&entries, &model, &module, sink)
+                    let written = write_entries(&entries, &model, &module, sink);
+                    drop(entries);
+                    model.drop_in_parallel();
+                    written
                 }));
             },
         )?;

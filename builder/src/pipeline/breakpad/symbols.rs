@@ -2,6 +2,7 @@
 //! dump_syms) reads them, and the two forms their names take.
 
 use object::{Object, ObjectSection, ObjectSymbol, SectionIndex, SymbolFlags, SymbolSection};
+use rayon::prelude::*;
 
 use crate::model::Symbol;
 
@@ -36,7 +37,7 @@ pub(crate) fn function_symbols(obj: &object::File<'_>, base: u64) -> Vec<(u64, S
 /// demangled; [`crate::demangle::breakpad_name`]).
 pub(crate) fn as_function_names(symbols: &[(u64, String)]) -> Vec<Symbol> {
     symbols
-        .iter()
+        .par_iter()
         .map(|(address, name)| symbol(*address, crate::demangle::breakpad_name(name)))
         .collect()
 }
@@ -46,7 +47,7 @@ pub(crate) fn as_function_names(symbols: &[(u64, String)]) -> Vec<Symbol> {
 /// language it recognises, so a C function's `.cold` copy keeps its suffix).
 pub(crate) fn as_public_names(symbols: &[(u64, String)]) -> Vec<Symbol> {
     symbols
-        .iter()
+        .par_iter()
         .map(|(address, name)| {
             let mangled = name.starts_with("_Z") || rustc_demangle::try_demangle(name).is_ok();
             let name = if mangled {
