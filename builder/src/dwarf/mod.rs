@@ -299,8 +299,9 @@ fn read_units<'a>(
     let total = headers.len() as u64;
     let done = AtomicU64::new(0);
     let debug_info = gimli::Section::reader(&dwarf.debug_info).slice();
-    // Listing the units read every unit's first DIE (and, through the kernel's fault-around,
-    // most of ripgrep's `.debug_info`): given back before the walk reads them again.
+    // Listing the units read every unit's first DIE (and, through the operating system's
+    // fault-around, most of ripgrep's `.debug_info`): given back before the walk reads
+    // them again.
     session::release(walked);
     let walked_bytes = AtomicU64::new(0);
     let release_bytes = (debug_info.len() as u64 / RELEASES_PER_WALK).max(1);
