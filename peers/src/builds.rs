@@ -140,22 +140,19 @@ pub fn run(args: &Args) -> Result<(), String> {
         results.push((b.name, b.extension, b.peer, median, size));
     }
 
-    let cost_of = |extension: &str| results.iter().find(|r| r.1 == extension).map(|r| r.3);
+    // The peer's row, by its output's extension: its name and its cost.
+    let peer_of = |extension: &str| results.iter().find(|r| r.1 == extension);
     println!("### builds: {label} (median of {repeat})\n");
     println!("| builder | wall | CPU | peak RSS MiB | output MB | peer | wall ÷ peer | peak RSS ÷ peer |");
     println!("|---|---:|---:|---:|---:|---|---:|---:|");
     for (name, _, peer, cost, size) in &results {
-        let (wall_ratio, mem_ratio) = match cost_of(peer) {
-            Some(p) => (
+        let (peer_name, wall_ratio, mem_ratio) = match peer_of(peer) {
+            Some((peer_name, _, _, p, _)) => (
+                *peer_name,
                 format!("{:.2}", cost.wall.as_secs_f64() / p.wall.as_secs_f64()),
                 format!("{:.2}", cost.peak_kib as f64 / p.peak_kib.max(1) as f64),
             ),
-            None => ("–".into(), "–".into()),
-        };
-        let peer_name = if *peer == DUMP_SYMS {
-            "dump_syms"
-        } else {
-            "llvm-gsymutil"
+            None => ("–", "–".into(), "–".into()),
         };
         println!(
             "| {name} | {} | {} | {:.0} | {:.2} | {peer_name} | {wall_ratio} | {mem_ratio} |",

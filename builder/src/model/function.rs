@@ -8,15 +8,13 @@
 //! shape in which the Lidia lookup walk (spec 11.2) meets the innermost covering span
 //! first and stops at the depth-0 one.
 
-use std::borrow::Borrow;
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::ops::Deref;
 
-use triomphe::ThinArc;
-
 use thin_vec::ThinVec;
+use triomphe::ThinArc;
 
 /// A byte string built by the builder (a path, a demangled name) and shared between the
 /// spans that use it.
@@ -34,19 +32,13 @@ impl Deref for SharedBytes {
     }
 }
 
-impl Borrow<[u8]> for SharedBytes {
-    fn borrow(&self) -> &[u8] {
-        self
-    }
-}
-
 impl fmt::Debug for SharedBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&**self, f)
     }
 }
 
-// Compared and hashed as the bytes are, as `Borrow<[u8]>` requires.
+// Compared, ordered and hashed by the bytes, as `Arc<[u8]>` was.
 impl PartialEq for SharedBytes {
     fn eq(&self, other: &Self) -> bool {
         **self == **other
