@@ -30,6 +30,7 @@
 //! deterministic for a given model.
 
 mod cfi;
+mod fields;
 mod stretch;
 mod text;
 

@@ -401,19 +401,8 @@ impl Json<'_> {
     /// `"0x…"`: an address in lower-case hex, as `{:#x}` writes it (formatting through
     /// `core::fmt` costs more than the lookup of a frame).
     fn hex_string(&mut self, value: u64) {
-        let mut digits = [0u8; 16];
-        let mut at = digits.len();
-        let mut rest = value;
-        loop {
-            at -= 1;
-            digits[at] = b"0123456789abcdef"[(rest & 0xf) as usize];
-            rest >>= 4;
-            if rest == 0 {
-                break;
-            }
-        }
         self.raw("\"0x");
-        self.0.extend_from_slice(&digits[at..]);
+        self.raw(crate::hex::LowerHex::new(value).as_str());
         self.0.push(b'"');
     }
 

@@ -1,7 +1,6 @@
 //! `STACK CFI` records: the model's unwind rows as Breakpad text.
 
-use std::fmt::Write as _;
-
+use super::fields::push_hex;
 use crate::model::CfiRecord;
 
 /// Writes `records` as `STACK CFI INIT` / `STACK CFI` lines (each ending in "\n"),
@@ -11,23 +10,21 @@ use crate::model::CfiRecord;
 /// output when the first row's rules cannot be expressed).
 pub fn write(out: &mut String, records: &[CfiRecord], base: u64) {
     for record in records {
-        // `write!` to a `String` cannot fail.
         if !record.init.is_empty() {
-            let _ = writeln!(
-                out,
-                "STACK CFI INIT {:x} {:x} {}",
-                record.start.wrapping_sub(base),
-                record.size,
-                record.init
-            );
+            out.push_str("STACK CFI INIT ");
+            push_hex(out, record.start.wrapping_sub(base));
+            out.push(' ');
+            push_hex(out, record.size);
+            out.push(' ');
+            out.push_str(&record.init);
+            out.push('\n');
         }
         for row in &record.rows {
-            let _ = writeln!(
-                out,
-                "STACK CFI {:x} {}",
-                row.address.wrapping_sub(base),
-                row.rules
-            );
+            out.push_str("STACK CFI ");
+            push_hex(out, row.address.wrapping_sub(base));
+            out.push(' ');
+            out.push_str(&row.rules);
+            out.push('\n');
         }
     }
 }

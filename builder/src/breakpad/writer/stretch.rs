@@ -11,8 +11,8 @@
 //! time.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
+use super::fields::{push_dec, push_hex};
 use super::{run_len, Entry};
 use crate::fast_hash::{fast_map, FastMap};
 use crate::model::{innermost, Group, Row, Span};
@@ -138,13 +138,19 @@ pub(super) fn format(
     let mut out = String::new();
     let mut counts = Counts::default();
     let m = |multiple: bool| if multiple { "m " } else { "" };
-    // `write!` to a `String` cannot fail.
     for &(rva, entry) in entries {
         match entry {
             Entry::Func { pieces, multiple } => {
                 let name = String::from_utf8_lossy(&pieces[0].spans[0].name);
                 let len = run_len(pieces);
-                let _ = writeln!(out, "FUNC {}{rva:x} {len:x} 0 {name}", m(*multiple));
+                out.push_str("FUNC ");
+                out.push_str(m(*multiple));
+                push_hex(&mut out, rva);
+                out.push(' ');
+                push_hex(&mut out, len);
+                out.push_str(" 0 ");
+                out.push_str(&name);
+                out.push('\n');
                 counts.functions += 1;
                 counts.inlines += write_inlines(&mut out, pieces, base, numbers);
                 let end = rva.saturating_add(len);
@@ -156,7 +162,12 @@ pub(super) fn format(
                 } else {
                     name
                 };
-                let _ = writeln!(out, "PUBLIC {}{rva:x} 0 {name}", m(*multiple));
+                out.push_str("PUBLIC ");
+                out.push_str(m(*multiple));
+                push_hex(&mut out, rva);
+                out.push_str(" 0 ");
+                out.push_str(name);
+                out.push('\n');
                 counts.publics += 1;
             }
         }
@@ -217,9 +228,19 @@ fn write_inlines(
         .collect();
     records.sort_by_key(|((_, depth, ..), ranges)| (ranges[0].0, *depth));
     for ((origin, depth, line, file), ranges) in &records {
-        let _ = write!(out, "INLINE {depth} {line} {file} {origin}");
+        out.push_str("INLINE ");
+        push_dec(out, *depth);
+        out.push(' ');
+        push_dec(out, *line);
+        out.push(' ');
+        push_dec(out, *file);
+        out.push(' ');
+        push_dec(out, *origin);
         for (start, end) in ranges {
-            let _ = write!(out, " {start:x} {:x}", end - start);
+            out.push(' ');
+            push_hex(out, *start);
+            out.push(' ');
+            push_hex(out, end - start);
         }
         out.push('\n');
     }
@@ -261,7 +282,14 @@ fn write_lines(
     for (i, &(addr, line, file)) in records.iter().enumerate() {
         let next = records.get(i + 1).map_or(end, |r| r.0);
         let len = next.saturating_sub(addr);
-        let _ = writeln!(out, "{addr:x} {len:x} {line} {file}");
+        push_hex(out, addr);
+        out.push(' ');
+        push_hex(out, len);
+        out.push(' ');
+        push_dec(out, line);
+        out.push(' ');
+        push_dec(out, file);
+        out.push('\n');
     }
     records.len()
 }
