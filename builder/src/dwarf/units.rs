@@ -43,6 +43,11 @@ pub(crate) struct FuncTree<'a> {
 }
 
 /// Walks the DIEs of `u` and returns its functions in DIE order.
+///
+/// Only the unit DIE, subprograms, inlined subroutines and the C types the walk steps
+/// over are read whole; every other DIE (parameters, variables, lexical blocks, types:
+/// three quarters of a Rust program's) has its attributes skipped by their forms, not
+/// parsed.
 pub(crate) fn walk_unit<'a>(
     u: &UnitRef<'_, 'a>,
     names: &mut Names<'_, 'a>,
@@ -50,42 +55,69 @@ pub(crate) fn walk_unit<'a>(
     let mut trees: Vec<FuncTree<'a>> = Vec::new();
     // (DIE depth, tree index, node index) of the open subprograms and inlined calls.
     let mut open: Vec<(isize, usize, usize)> = Vec::new();
-    let mut entries = u.unit.entries();
+    let mut raw = u.unit.entries_raw(None)?;
+    // The depth of the cursor's first DIE: it starts again at 0 after a jump.
+    let mut base = 0;
+    // The depth of the DIE whose subtree is being stepped over.
+    let mut skipping: Option<isize> = None;
+    let mut entry = gimli::DebuggingInformationEntry::null();
     let mut c_unit = false;
-    let mut skip_children = false;
-    loop {
-        let next = if skip_children {
-            // `next_sibling` jumps over the subtree by `DW_AT_sibling` where the producer
-            // wrote one (GCC does), without parsing it; past the last child it returns
-            // nothing, and the walk goes on upward.
-            match entries.next_sibling()? {
-                Some(entry) => Some(entry),
-                None => entries.next_dfs()?,
-            }
-        } else {
-            entries.next_dfs()?
+    while !raw.is_empty() {
+        let depth = base + raw.next_depth();
+        let offset = raw.next_offset();
+        let Some(abbrev) = raw.read_abbreviation()? else {
+            continue;
         };
-        let Some(entry) = next else {
-            break;
-        };
-        let depth = entry.depth();
-        if depth == 0 {
-            c_unit = is_c(entry);
+        if skipping.is_some_and(|d| depth > d) {
+            raw.skip_attributes(abbrev.attributes())?;
+            continue;
         }
-        skip_children = c_unit && entry.has_children() && holds_no_code_in_c(entry.tag());
+        skipping = None;
         while open.last().is_some_and(|o| o.0 >= depth) {
             open.pop();
         }
-        match entry.tag() {
+        let tag = abbrev.tag();
+        let steps_over = c_unit && abbrev.has_children() && holds_no_code_in_c(tag);
+        let wanted = depth == 0
+            || steps_over
+            || matches!(
+                tag,
+                gimli::DW_TAG_subprogram | gimli::DW_TAG_inlined_subroutine
+            );
+        if !wanted {
+            raw.skip_attributes(abbrev.attributes())?;
+            continue;
+        }
+        entry.tag = tag;
+        entry.has_children = abbrev.has_children();
+        entry.offset = offset;
+        entry.depth = depth;
+        raw.read_attributes(abbrev.attributes(), &mut entry.attrs)?;
+        if depth == 0 {
+            c_unit = is_c(&entry);
+        }
+        if steps_over {
+            // Jump over the subtree by `DW_AT_sibling` where the producer wrote one (GCC
+            // does), without reading it; else step over its DIEs one by one.
+            match sibling(&entry).and_then(|to| u.unit.entries_raw(Some(to)).ok()) {
+                Some(at_sibling) => {
+                    raw = at_sibling;
+                    base = depth;
+                }
+                None => skipping = Some(depth),
+            }
+            continue;
+        }
+        match tag {
             gimli::DW_TAG_subprogram => {
-                let mut die = read_die(u, entry, gimli::DW_AT_decl_file)?;
+                let mut die = read_die(u, &entry, gimli::DW_AT_decl_file)?;
                 if die.ranges.is_empty() {
                     continue;
                 }
                 let node = Node {
                     parent: ROOT,
                     depth: 0,
-                    name: die.name(u, names, entry),
+                    name: die.name(u, names, &entry),
                     call_file: None,
                     call_line: 0,
                     decl_file: die.file,
@@ -102,11 +134,11 @@ pub(crate) fn walk_unit<'a>(
                     continue;
                 };
                 let parent_depth = tree.nodes.get(parent).map_or(0, |n| n.depth);
-                let mut die = read_die(u, entry, gimli::DW_AT_call_file)?;
+                let mut die = read_die(u, &entry, gimli::DW_AT_call_file)?;
                 let node = Node {
                     parent,
                     depth: parent_depth.saturating_add(1),
-                    name: die.name(u, names, entry),
+                    name: die.name(u, names, &entry),
                     call_file: die.file,
                     call_line: die.call_line,
                     decl_file: None,
@@ -119,6 +151,15 @@ pub(crate) fn walk_unit<'a>(
         }
     }
     Ok(trees)
+}
+
+/// Where `entry`'s `DW_AT_sibling` points, when it points forward (as gimli's
+/// `next_sibling` follows it).
+fn sibling(entry: &gimli::DebuggingInformationEntry<Slice<'_>>) -> Option<gimli::UnitOffset> {
+    match entry.attr_value(gimli::DW_AT_sibling)? {
+        AttributeValue::UnitRef(to) if to.0 > entry.offset.0 => Some(to),
+        _ => None,
+    }
 }
 
 /// Whether a unit DIE's `DW_AT_language` is C, whose types cannot hold a function.
