@@ -43,7 +43,7 @@ pub use self::cfi::write as write_cfi;
 use self::stretch::{Counts, Numbers};
 pub use self::text::{SymSink, SymText};
 use super::Module;
-use crate::model::{function_runs, Group, Model, Symbol};
+use crate::model::{function_runs, CfiRecord, Group, Model, Symbol};
 use crate::Result;
 
 /// What the writer wrote, counted.
@@ -212,14 +212,18 @@ pub fn write_model(
 
 /// Stretches per thread: enough that threads finish together when functions differ in
 /// size.
-const STRETCHES_PER_THREAD: usize = 8;
+const STRETCHES_PER_THREAD: usize = 32;
+
+/// Stretches per thread in one window of the text: a window is formatted while the one
+/// before is handed to the sink, and its stretches are shared out among the threads.
+const WINDOW_STRETCHES_PER_THREAD: usize = 4;
 
 /// Writes the `.sym` text of `entries` (made from `model`) for `module` to `sink`.
 ///
 /// The records are taken in stretches, twice, each pass in parallel: first the files and
 /// inline origins each stretch uses, which the `FILE` and `INLINE_ORIGIN` records at the
 /// start number; then the text, a window of stretches at a time, each window handed to
-/// `sink` before the next is formatted, so that little of the text is held at once. The
+/// `sink` while the next is formatted, so that little of the text is held at once. The
 /// text is the same as one pass in address order would write.
 ///
 /// # Errors
@@ -249,34 +253,69 @@ pub fn write_entries(
         sink.part(text)
     };
     send(header(module, &numbers), &mut written)?;
-    for window in all.chunks(per_stretch.saturating_mul(threads)) {
-        let formatted: Vec<(String, Counts)> = window
+    let window = per_stretch.saturating_mul(threads.saturating_mul(WINDOW_STRETCHES_PER_THREAD));
+    let format = |window: &[(u64, &Entry<'_, '_>)]| -> Vec<(String, Counts)> {
+        window
             .par_chunks(per_stretch)
             .map(|stretch| stretch::format(stretch, entries.base, &numbers))
-            .collect();
-        for (text, counts) in formatted {
-            written.functions += counts.functions;
-            written.publics += counts.publics;
-            written.lines += counts.lines;
-            written.inlines += counts.inlines;
-            send(text, &mut written)?;
-        }
-    }
+            .collect()
+    };
     let per_part = model.unwind.len().div_ceil(stretches).max(1);
-    for window in model.unwind.chunks(per_part.saturating_mul(threads)) {
-        let texts: Vec<String> = window
+    let format_cfi = |window: &[CfiRecord<'_>]| -> Vec<(String, Counts)> {
+        window
             .par_chunks(per_part)
             .map(|records| {
                 let mut text = String::new();
                 cfi::write(&mut text, records, module.base);
-                text
+                (text, Counts::default())
             })
-            .collect();
-        for text in texts {
-            send(text, &mut written)?;
-        }
+            .collect()
+    };
+    let windows = all.chunks(window).map(Window::Records).chain(
+        model
+            .unwind
+            .chunks(per_part.saturating_mul(threads))
+            .map(Window::Unwind),
+    );
+    let mut pending: Vec<(String, Counts)> = Vec::new();
+    for window in windows {
+        let mut formatted = Vec::new();
+        let sent = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| {
+                formatted = match window {
+                    Window::Records(w) => format(w),
+                    Window::Unwind(w) => format_cfi(w),
+                }
+            });
+            send_all(std::mem::take(&mut pending), &mut written, &mut send)
+        });
+        sent?;
+        pending = formatted;
     }
+    send_all(pending, &mut written, &mut send)?;
     Ok(written)
+}
+
+/// A window of the text: function and public records, or unwind records.
+enum Window<'w, 'e, 'g, 'a> {
+    Records(&'w [(u64, &'e Entry<'g, 'a>)]),
+    Unwind(&'w [CfiRecord<'a>]),
+}
+
+/// Hands a formatted window's parts to the sink in order, counting their records.
+fn send_all(
+    parts: Vec<(String, Counts)>,
+    written: &mut Written,
+    send: &mut impl FnMut(String, &mut Written) -> Result<()>,
+) -> Result<()> {
+    for (text, counts) in parts {
+        written.functions += counts.functions;
+        written.publics += counts.publics;
+        written.lines += counts.lines;
+        written.inlines += counts.inlines;
+        send(text, written)?;
+    }
+    Ok(())
 }
 
 /// The `MODULE`, `INFO CODE_ID`, `FILE` and `INLINE_ORIGIN` records.

@@ -110,7 +110,7 @@ impl fmt::Display for Contents {
 }
 
 // The builds and conversions that free a large model at their end.
-#[cfg(feature = "breakpad")]
+#[cfg(any(feature = "breakpad", feature = "gsym"))]
 impl Model<'_> {
     /// Frees the model on the rayon pool: a kernel's model is hundreds of thousands of
     /// allocations (spans, their rows, unwind rows), which one thread takes tens of

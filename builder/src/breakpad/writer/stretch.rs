@@ -10,8 +10,6 @@
 //! the names is kept between the passes, so the text can be written a few stretches at a
 //! time.
 
-use std::collections::BTreeMap;
-
 use super::fields::{push_dec, push_hex};
 use super::{run_len, Entry};
 use crate::fast_hash::{fast_map, FastMap};
@@ -137,6 +135,7 @@ pub(super) fn format(
 ) -> (String, Counts) {
     let mut out = String::new();
     let mut counts = Counts::default();
+    let mut scratch = InlineScratch::default();
     let m = |multiple: bool| if multiple { "m " } else { "" };
     for &(rva, entry) in entries {
         match entry {
@@ -152,7 +151,7 @@ pub(super) fn format(
                 out.push_str(&name);
                 out.push('\n');
                 counts.functions += 1;
-                counts.inlines += write_inlines(&mut out, pieces, base, numbers);
+                counts.inlines += write_inlines(&mut out, pieces, base, numbers, &mut scratch);
                 let end = rva.saturating_add(len);
                 counts.lines += write_lines(&mut out, pieces, base, end, numbers);
             }
@@ -194,6 +193,18 @@ fn call_file<'s>(span: &'s Span<'_>) -> &'s [u8] {
 /// file number).
 type Site = (usize, u32, u32, usize);
 
+/// The lists [`write_inlines`] sorts, kept from one function to the next so that a
+/// function does not allocate its own.
+#[derive(Default)]
+struct InlineScratch {
+    /// (site, start, end) of every inlined span.
+    spans: Vec<(Site, u64, u64)>,
+    /// Each site's ranges, sorted and adjacent ones merged, one site after the other.
+    merged: Vec<(u64, u64)>,
+    /// Each site and where its ranges lie in `merged`.
+    records: Vec<(Site, usize, usize)>,
+}
+
 /// The `INLINE` records of one function: one per site, with the address ranges of its
 /// spans sorted and adjacent ones merged, in order of first address, then depth (sites
 /// that tie in the order of their keys); returns how many.
@@ -202,43 +213,55 @@ fn write_inlines(
     pieces: &[Group<'_>],
     base: u64,
     numbers: &Numbers<'_>,
+    scratch: &mut InlineScratch,
 ) -> usize {
-    let mut sites: BTreeMap<Site, Vec<(u64, u64)>> = BTreeMap::new();
+    let InlineScratch {
+        spans,
+        merged,
+        records,
+    } = scratch;
+    spans.clear();
+    merged.clear();
+    records.clear();
     for span in inlined(pieces) {
         let origin = numbers.origins.of(&span.name);
         let file = numbers.files.of(call_file(span));
-        sites
-            .entry((origin, span.depth - 1, span.call_line, file))
-            .or_default()
-            .push((span.start.wrapping_sub(base), span.end.wrapping_sub(base)));
+        spans.push((
+            (origin, span.depth - 1, span.call_line, file),
+            span.start.wrapping_sub(base),
+            span.end.wrapping_sub(base),
+        ));
     }
-    let mut records: Vec<_> = sites
-        .into_iter()
-        .map(|(key, mut ranges)| {
-            ranges.sort_unstable();
-            let mut merged: Vec<(u64, u64)> = Vec::with_capacity(ranges.len());
-            for (start, end) in ranges {
-                match merged.last_mut() {
-                    Some(last) if last.1 == start => last.1 = end,
-                    _ => merged.push((start, end)),
+    // By site, then by range: the sites come out in the order of their keys.
+    spans.sort_unstable();
+    for &(site, start, end) in spans.iter() {
+        match records.last_mut() {
+            Some((last, _, to)) if *last == site => match merged.last_mut() {
+                Some(range) if range.1 == start => range.1 = end,
+                _ => {
+                    merged.push((start, end));
+                    *to += 1;
                 }
+            },
+            _ => {
+                records.push((site, merged.len(), merged.len() + 1));
+                merged.push((start, end));
             }
-            (key, merged)
-        })
-        .collect();
-    records.sort_by_key(|((_, depth, ..), ranges)| (ranges[0].0, *depth));
-    for ((origin, depth, line, file), ranges) in &records {
+        }
+    }
+    records.sort_by_key(|&((_, depth, ..), from, _)| (merged[from].0, depth));
+    for &((origin, depth, line, file), from, to) in records.iter() {
         out.push_str("INLINE ");
-        push_dec(out, *depth);
+        push_dec(out, depth);
         out.push(' ');
-        push_dec(out, *line);
+        push_dec(out, line);
         out.push(' ');
-        push_dec(out, *file);
+        push_dec(out, file);
         out.push(' ');
-        push_dec(out, *origin);
-        for (start, end) in ranges {
+        push_dec(out, origin);
+        for &(start, end) in &merged[from..to] {
             out.push(' ');
-            push_hex(out, *start);
+            push_hex(out, start);
             out.push(' ');
             push_hex(out, end - start);
         }
