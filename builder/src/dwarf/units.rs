@@ -77,9 +77,9 @@ pub(crate) fn walk_unit<'a>(
             open.pop();
         }
         let tag = abbrev.tag();
-        let steps_over = c_unit && abbrev.has_children() && holds_no_code_in_c(tag);
+        let steps_over = |c_unit: bool| c_unit && abbrev.has_children() && holds_no_code_in_c(tag);
         let wanted = depth == 0
-            || steps_over
+            || steps_over(c_unit)
             || matches!(
                 tag,
                 gimli::DW_TAG_subprogram | gimli::DW_TAG_inlined_subroutine
@@ -96,10 +96,11 @@ pub(crate) fn walk_unit<'a>(
         if depth == 0 {
             c_unit = is_c(&entry);
         }
-        if steps_over {
+        if steps_over(c_unit) {
             // Jump over the subtree by `DW_AT_sibling` where the producer wrote one (GCC
             // does), without reading it; else step over its DIEs one by one.
-            match sibling(&entry).and_then(|to| u.unit.entries_raw(Some(to)).ok()) {
+            let after = raw.next_offset();
+            match sibling(&entry, after).and_then(|to| u.unit.entries_raw(Some(to)).ok()) {
                 Some(at_sibling) => {
                     raw = at_sibling;
                     base = depth;
@@ -153,11 +154,14 @@ pub(crate) fn walk_unit<'a>(
     Ok(trees)
 }
 
-/// Where `entry`'s `DW_AT_sibling` points, when it points forward (as gimli's
-/// `next_sibling` follows it).
-fn sibling(entry: &gimli::DebuggingInformationEntry<Slice<'_>>) -> Option<gimli::UnitOffset> {
+/// Where `entry`'s `DW_AT_sibling` points, when it points past the entry's attributes,
+/// which end at `after` (as gimli's `next_sibling` follows it).
+fn sibling(
+    entry: &gimli::DebuggingInformationEntry<Slice<'_>>,
+    after: gimli::UnitOffset,
+) -> Option<gimli::UnitOffset> {
     match entry.attr_value(gimli::DW_AT_sibling)? {
-        AttributeValue::UnitRef(to) if to.0 > entry.offset.0 => Some(to),
+        AttributeValue::UnitRef(to) if to.0 > entry.offset.0 && to.0 >= after.0 => Some(to),
         _ => None,
     }
 }
