@@ -33,6 +33,7 @@ mod attach;
 mod debug_files;
 #[cfg(feature = "size")]
 mod decl_paths;
+pub(crate) mod dies;
 mod inlines;
 mod lines;
 pub(crate) mod load;

@@ -5,6 +5,7 @@
 use gimli::AttributeValue;
 use smallvec::SmallVec;
 
+use super::dies::Dies;
 use super::names::{Names, RawNameAttrs};
 use super::{Slice, UnitRef};
 use crate::model::Bytes;
@@ -55,29 +56,22 @@ pub(crate) fn walk_unit<'a>(
     let mut trees: Vec<FuncTree<'a>> = Vec::new();
     // (DIE depth, tree index, node index) of the open subprograms and inlined calls.
     let mut open: Vec<(isize, usize, usize)> = Vec::new();
-    let mut raw = u.unit.entries_raw(None)?;
-    // The depth of the cursor's first DIE: it starts again at 0 after a jump.
-    let mut base = 0;
+    let mut dies = Dies::new(u.unit)?;
     // The depth of the DIE whose subtree is being stepped over.
     let mut skipping: Option<isize> = None;
-    let mut entry = gimli::DebuggingInformationEntry::null();
     let mut c_unit = false;
-    while !raw.is_empty() {
-        let depth = base + raw.next_depth();
-        let offset = raw.next_offset();
-        let Some(abbrev) = raw.read_abbreviation()? else {
-            continue;
-        };
+    while let Some(head) = dies.next()? {
+        let depth = head.depth;
         if skipping.is_some_and(|d| depth > d) {
-            raw.skip_attributes(abbrev.attributes())?;
+            dies.skip(head)?;
             continue;
         }
         skipping = None;
         while open.last().is_some_and(|o| o.0 >= depth) {
             open.pop();
         }
-        let tag = abbrev.tag();
-        let steps_over = |c_unit: bool| c_unit && abbrev.has_children() && holds_no_code_in_c(tag);
+        let tag = head.tag();
+        let steps_over = |c_unit: bool| c_unit && head.has_children() && holds_no_code_in_c(tag);
         let wanted = depth == 0
             || steps_over(c_unit)
             || matches!(
@@ -85,40 +79,29 @@ pub(crate) fn walk_unit<'a>(
                 gimli::DW_TAG_subprogram | gimli::DW_TAG_inlined_subroutine
             );
         if !wanted {
-            raw.skip_attributes(abbrev.attributes())?;
+            dies.skip(head)?;
             continue;
         }
-        entry.tag = tag;
-        entry.has_children = abbrev.has_children();
-        entry.offset = offset;
-        entry.depth = depth;
-        raw.read_attributes(abbrev.attributes(), &mut entry.attrs)?;
+        let entry = dies.read(head)?;
         if depth == 0 {
-            c_unit = is_c(&entry);
+            c_unit = is_c(entry);
         }
         if steps_over(c_unit) {
-            // Jump over the subtree by `DW_AT_sibling` where the producer wrote one (GCC
-            // does), without reading it; else step over its DIEs one by one.
-            let after = raw.next_offset();
-            match sibling(&entry, after).and_then(|to| u.unit.entries_raw(Some(to)).ok()) {
-                Some(at_sibling) => {
-                    raw = at_sibling;
-                    base = depth;
-                }
-                None => skipping = Some(depth),
+            if !dies.jump_over_children(head) {
+                skipping = Some(depth);
             }
             continue;
         }
         match tag {
             gimli::DW_TAG_subprogram => {
-                let mut die = read_die(u, &entry, gimli::DW_AT_decl_file)?;
+                let mut die = read_die(u, entry, gimli::DW_AT_decl_file)?;
                 if die.ranges.is_empty() {
                     continue;
                 }
                 let node = Node {
                     parent: ROOT,
                     depth: 0,
-                    name: die.name(u, names, &entry),
+                    name: die.name(u, names, entry),
                     call_file: None,
                     call_line: 0,
                     decl_file: die.file,
@@ -135,11 +118,11 @@ pub(crate) fn walk_unit<'a>(
                     continue;
                 };
                 let parent_depth = tree.nodes.get(parent).map_or(0, |n| n.depth);
-                let mut die = read_die(u, &entry, gimli::DW_AT_call_file)?;
+                let mut die = read_die(u, entry, gimli::DW_AT_call_file)?;
                 let node = Node {
                     parent,
                     depth: parent_depth.saturating_add(1),
-                    name: die.name(u, names, &entry),
+                    name: die.name(u, names, entry),
                     call_file: die.file,
                     call_line: die.call_line,
                     decl_file: None,
@@ -152,18 +135,6 @@ pub(crate) fn walk_unit<'a>(
         }
     }
     Ok(trees)
-}
-
-/// Where `entry`'s `DW_AT_sibling` points, when it points past the entry's attributes,
-/// which end at `after` (as gimli's `next_sibling` follows it).
-fn sibling(
-    entry: &gimli::DebuggingInformationEntry<Slice<'_>>,
-    after: gimli::UnitOffset,
-) -> Option<gimli::UnitOffset> {
-    match entry.attr_value(gimli::DW_AT_sibling)? {
-        AttributeValue::UnitRef(to) if to.0 > entry.offset.0 && to.0 >= after.0 => Some(to),
-        _ => None,
-    }
 }
 
 /// Whether a unit DIE's `DW_AT_language` is C, whose types cannot hold a function.

@@ -13,6 +13,7 @@ use gimli::constants::*;
 use gimli::AttributeValue as AV;
 
 use super::lines::UnitError;
+use crate::dwarf::dies::Dies;
 use crate::dwarf::Slice;
 use crate::fast_hash::{fast_map, FastMap};
 
@@ -131,8 +132,10 @@ impl<'d, 'a> Walker<'d, 'a> {
         unit: &Unit<'a>,
         mut function: impl FnMut(&Function<'a>) -> Result<(), UnitError>,
     ) -> Result<(), UnitError> {
-        let mut cursor = unit.entries();
-        let mut depth: isize;
+        // Only subprograms, inlined calls and entry points are read; the other DIEs'
+        // attributes are stepped over.
+        let at = |e: gimli::Error| format!(".debug_info: {e}");
+        let mut dies = Dies::new(unit).map_err(at)?;
         // Inside a function: its DIE depth (its instances in `func`), and the DIE stack
         // below it as (depth, counts).
         let mut current: Option<isize> = None;
@@ -140,12 +143,11 @@ impl<'d, 'a> Walker<'d, 'a> {
         let mut stack: Vec<(isize, bool)> = Vec::new();
         // Skipping the subtree of an abstract subprogram at this depth.
         let mut skip_below: Option<isize> = None;
-        loop {
-            let next = cursor.next_dfs().map_err(|e| format!(".debug_info: {e}"))?;
-            let Some(die) = next else { break };
-            depth = die.depth();
+        while let Some(head) = dies.next().map_err(at)? {
+            let depth = head.depth;
             if let Some(d) = skip_below {
                 if depth > d {
+                    dies.skip(head).map_err(at)?;
                     continue;
                 }
                 skip_below = None;
@@ -159,10 +161,15 @@ impl<'d, 'a> Walker<'d, 'a> {
                         return Err("inline tree too deep".into());
                     }
                     let affects =
-                        matches!(die.tag(), DW_TAG_subprogram | DW_TAG_inlined_subroutine);
+                        matches!(head.tag(), DW_TAG_subprogram | DW_TAG_inlined_subroutine);
                     let level = 1 + stack.iter().filter(|&&(_, a)| a).count() as u64;
                     stack.push((depth, affects));
-                    if affects && !is_abstract(die) {
+                    if !affects {
+                        dies.skip(head).map_err(at)?;
+                        continue;
+                    }
+                    let die = dies.read(head).map_err(at)?;
+                    if !is_abstract(die) {
                         let inst = self.instance(unit, die, level, &mut func.ranges)?;
                         func.instances.push(inst);
                     }
@@ -172,9 +179,11 @@ impl<'d, 'a> Walker<'d, 'a> {
                 function(&func)?;
                 func.clear();
             }
-            if !matches!(die.tag(), DW_TAG_subprogram | DW_TAG_entry_point) {
+            if !matches!(head.tag(), DW_TAG_subprogram | DW_TAG_entry_point) {
+                dies.skip(head).map_err(at)?;
                 continue;
             }
+            let die = dies.read(head).map_err(at)?;
             if is_abstract(die) {
                 skip_below = Some(depth);
                 continue;
