@@ -324,11 +324,14 @@ impl LidiaWriter {
         }
     }
 
-    /// Sorts the ranges and returns the whole file.
-    pub fn finish(self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(usize::try_from(self.layout().file_size).unwrap_or(0));
-        self.write_to(&mut out)
-            .expect("writing into a Vec<u8> cannot fail");
+    /// Sorts the ranges and returns the whole file, encoded in place in one pass (its
+    /// sections on the rayon pool, their CRCs as they are written).
+    pub fn finish(mut self) -> Vec<u8> {
+        let layout = self.sort();
+        let mut out = vec![0; usize::try_from(layout.file_size).unwrap_or(0)];
+        let (head, body) = out.split_at_mut(HEADER_SIZE);
+        let crcs = self.sections(&layout).encode_into(body);
+        head.copy_from_slice(header(&layout, crcs).as_bytes());
         out
     }
 
@@ -336,20 +339,29 @@ impl LidiaWriter {
     /// building the whole file in memory (pieces of the sections are encoded and
     /// checksummed on the rayon pool).
     pub fn write_to<W: Write + ?Sized>(mut self, w: &mut W) -> io::Result<()> {
-        // Stable: ranges with equal (VA, depth) keep their insertion order (spec 10).
-        self.records.sort_by_key(|r| (r.va, r.depth));
-        let layout = self.layout();
-
-        let sections = Sections {
-            layout: &layout,
-            records: &self.records,
-            strings: self.strings.bytes(),
-            lines: &self.lines,
-        };
+        let layout = self.sort();
+        let sections = self.sections(&layout);
         let crcs = sections.crcs();
         w.write_all(header(&layout, crcs).as_bytes())?;
         sections.write_to(w)?;
         Ok(())
+    }
+
+    /// Sorts the ranges by (VA, depth), stably: ranges with equal (VA, depth) keep their
+    /// insertion order (spec 10). Returns the layout.
+    fn sort(&mut self) -> Layout {
+        self.records.sort_by_key(|r| (r.va, r.depth));
+        self.layout()
+    }
+
+    /// The sections of the sorted ranges.
+    fn sections<'w>(&'w self, layout: &'w Layout) -> Sections<'w> {
+        Sections {
+            layout,
+            records: &self.records,
+            strings: self.strings.bytes(),
+            lines: &self.lines,
+        }
     }
 }
 

@@ -174,7 +174,7 @@ fn groups<'a>(
     }
     let answers = answers(rows.as_deref().unwrap_or_default());
     Ok(rows::groups(
-        spans,
+        &mut spans,
         &answers,
         false,
         &mut |index| paths.get(file, index),

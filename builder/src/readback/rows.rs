@@ -40,7 +40,12 @@ pub(super) struct Scratch<'a> {
     /// Where each span's entries start in `entries` (one more than spans: the end).
     first: Vec<usize>,
     entries: Vec<Answer>,
-    inlined: Vec<Span<'a>>,
+    /// The depth-0 pieces, in address order.
+    tops: Vec<Span<'a>>,
+    /// The deeper pieces, each with the index in `tops` of the piece that holds it.
+    inlined: Vec<(usize, Span<'a>)>,
+    /// Per depth-0 piece: how many deeper pieces it holds.
+    held: Vec<usize>,
 }
 
 /// The groups of one function whose spans are `spans` (`spans[0]` its depth-0 span, the
@@ -55,26 +60,30 @@ pub(super) struct Scratch<'a> {
 /// With `exact` (Breakpad, whose every line record becomes a row so that a file written
 /// from the model has the same records), an answer that repeats the line before it is a
 /// row of its own, and where no answer is in force the span has no row.
+///
+/// `spans` is left empty (its buffer is the caller's to reuse for the next function).
 pub(super) fn groups<'a>(
-    mut spans: Vec<Span<'a>>,
+    spans: &mut Vec<Span<'a>>,
     answers: &[Answer],
     exact: bool,
     path: &mut dyn FnMut(u32) -> Option<SharedBytes>,
     scratch: &mut Scratch<'a>,
 ) -> Vec<Group<'a>> {
-    sort_spans(&mut spans);
+    sort_spans(spans);
     let Scratch {
         segments,
         stack,
         reach,
         first,
         entries,
+        tops,
         inlined,
+        held,
     } = scratch;
     // The answers in force in each innermost segment, placed by span (each span's in
     // address order, as its segments are): counted first, so that one vector holds
     // the function's entries without a sort.
-    innermost_into(&spans, segments, stack);
+    innermost_into(spans, segments, stack);
     reach.clear();
     first.clear();
     first.resize(spans.len() + 1, 0);
@@ -107,24 +116,44 @@ pub(super) fn groups<'a>(
     }
 
     // Each span cut where the file of its entries changes.
-    let mut out: Vec<Group<'a>> = Vec::new();
+    tops.clear();
     inlined.clear();
     let mut from = 0;
-    for (span, &to) in spans.into_iter().zip(first.iter()) {
+    for (span, &to) in spans.drain(..).zip(first.iter()) {
         cut(span, &entries[from..to], exact, path, &mut |piece| {
             if piece.depth == 0 {
-                out.push(Group { spans: vec![piece] });
+                tops.push(piece);
             } else {
-                inlined.push(piece);
+                inlined.push((0, piece));
             }
         });
         from = to;
     }
     // Every inlined piece lies inside one depth-0 piece (cuts fall where no deeper span
-    // is): the last that starts at or before it.
-    for piece in inlined.drain(..) {
-        let at = out.partition_point(|g| g.start() <= piece.start);
-        if let Some(group) = at.checked_sub(1).and_then(|i| out.get_mut(i)) {
+    // is): the last that starts at or before it. Each group's vector is made once, at
+    // its size.
+    held.clear();
+    held.resize(tops.len(), 0);
+    inlined.retain_mut(|(group, piece)| {
+        let at = tops.partition_point(|top| top.start <= piece.start);
+        let Some(at) = at.checked_sub(1) else {
+            return false;
+        };
+        *group = at;
+        held[at] += 1;
+        true
+    });
+    let mut out: Vec<Group<'a>> = tops
+        .drain(..)
+        .zip(held.iter())
+        .map(|(top, &n)| {
+            let mut spans = Vec::with_capacity(1 + n);
+            spans.push(top);
+            Group { spans }
+        })
+        .collect();
+    for (group, piece) in inlined.drain(..) {
+        if let Some(group) = out.get_mut(group) {
             group.spans.push(piece);
         }
     }

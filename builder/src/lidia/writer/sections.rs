@@ -9,6 +9,8 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use symblob::lidia::raw::RANGE_FIELDS;
+
 use super::{Layout, LineEntry, Record};
 
 /// Ranges per piece of the VA and range tables (up to 1 MiB of range table).
@@ -65,11 +67,7 @@ impl Sections<'_> {
                 (p.section(), crc32c::crc32c(&bytes), bytes.len())
             })
             .collect();
-        let mut crcs = [0u32; 4];
-        for (section, crc, len) in parts {
-            crcs[section] = crc32c::crc32c_combine(crcs[section], crc, len);
-        }
-        crcs
+        combine(parts)
     }
 
     /// Writes the four sections to `w`, in file order.
@@ -81,6 +79,27 @@ impl Sections<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Encodes the four sections into `out`, which is exactly their size, in one pass on
+    /// the rayon pool, and returns their CRC32Cs (as [`Self::crcs`]): for a file built in
+    /// memory, where the CRCs need no pass of their own.
+    pub(super) fn encode_into(&self, out: &mut [u8]) -> [u32; 4] {
+        let mut slots = Vec::new();
+        let mut rest = out;
+        for piece in self.pieces() {
+            let (slot, tail) = std::mem::take(&mut rest).split_at_mut(self.len(&piece));
+            rest = tail;
+            slots.push((piece, slot));
+        }
+        let parts: Vec<(usize, u32, usize)> = slots
+            .into_par_iter()
+            .map(|(piece, slot)| {
+                self.fill(&piece, slot);
+                (piece.section(), crc32c::crc32c(slot), slot.len())
+            })
+            .collect();
+        combine(parts)
     }
 
     /// Every piece of the four sections, in file order.
@@ -99,23 +118,45 @@ impl Sections<'_> {
             .collect()
     }
 
+    /// The byte length of one piece.
+    fn len(&self, piece: &Piece) -> usize {
+        let layout = self.layout;
+        match piece {
+            Piece::Va(r) => r.len() * layout.va_size as usize,
+            Piece::Ranges(r) => r.len() * RANGE_FIELDS * layout.field_size as usize,
+            Piece::Strings(r) => r.len(),
+            Piece::Lines(r) => r.len() * 2 * layout.line_field_size as usize,
+        }
+    }
+
     /// The bytes of one piece.
     fn encode(&self, piece: &Piece) -> Cow<'_, [u8]> {
+        if let Piece::Strings(r) = piece {
+            return Cow::Borrowed(&self.strings[r.clone()]);
+        }
+        let mut out = vec![0; self.len(piece)];
+        self.fill(piece, &mut out);
+        Cow::Owned(out)
+    }
+
+    /// Encodes one piece into `out`, which is exactly its length.
+    fn fill(&self, piece: &Piece, out: &mut [u8]) {
         let layout = self.layout;
         match piece {
             Piece::Va(r) => {
                 let size = layout.va_size as usize;
-                let mut out = Vec::with_capacity(r.len() * size);
-                for rec in &self.records[r.clone()] {
-                    push_le(&mut out, rec.va, size);
+                for (rec, out) in self.records[r.clone()]
+                    .iter()
+                    .zip(out.chunks_exact_mut(size))
+                {
+                    put_le(out, rec.va);
                 }
-                Cow::Owned(out)
             }
             Piece::Ranges(r) => {
                 let size = layout.field_size as usize;
-                let mut out = Vec::with_capacity(r.len() * 8 * size);
-                for rec in &self.records[r.clone()] {
-                    for v in [
+                let entries = out.chunks_exact_mut(RANGE_FIELDS * size);
+                for (rec, out) in self.records[r.clone()].iter().zip(entries) {
+                    let fields = [
                         rec.length,
                         rec.depth,
                         rec.func,
@@ -125,37 +166,48 @@ impl Sections<'_> {
                         // Not size-checked by Go: truncated to the field size like it does.
                         rec.call_file,
                         rec.call_line,
-                    ] {
-                        push_le(&mut out, v, size);
+                    ];
+                    for (v, out) in fields.into_iter().zip(out.chunks_exact_mut(size)) {
+                        put_le(out, v);
                     }
                 }
-                Cow::Owned(out)
             }
-            Piece::Strings(r) => Cow::Borrowed(&self.strings[r.clone()]),
+            Piece::Strings(r) => out.copy_from_slice(&self.strings[r.clone()]),
             Piece::Lines(r) => {
                 let size = layout.line_field_size as usize;
-                let mut out = Vec::with_capacity(r.len() * 2 * size);
-                for l in &self.lines[r.clone()] {
-                    push_le(&mut out, l.offset, size);
-                    push_le(&mut out, l.line, size);
+                for (l, out) in self.lines[r.clone()]
+                    .iter()
+                    .zip(out.chunks_exact_mut(2 * size))
+                {
+                    let (offset, line) = out.split_at_mut(size);
+                    put_le(offset, l.offset);
+                    put_le(line, l.line);
                 }
-                Cow::Owned(out)
             }
         }
     }
 }
 
-/// Appends the low `size` bytes of `v`, little-endian. The field sizes the layout picks
-/// (2, 4, 8) get a copy of a fixed length, which compiles to one store: a slice of a
-/// length known only at run time is a `memmove` call per field, which cost more than the
-/// rest of the encoding.
+/// The section CRCs of `(section, CRC, length)` of every piece, in file order.
+fn combine(parts: Vec<(usize, u32, usize)>) -> [u32; 4] {
+    let mut crcs = [0u32; 4];
+    for (section, crc, len) in parts {
+        crcs[section] = crc32c::crc32c_combine(crcs[section], crc, len);
+    }
+    crcs
+}
+
+/// Stores the low `out.len()` bytes of `v`, little-endian. The field sizes the layout
+/// picks (2, 4, 8) get a copy of a fixed length, which compiles to one store: a slice of
+/// a length known only at run time is a `memmove` call per field, which cost more than
+/// the rest of the encoding.
 #[inline(always)]
-fn push_le(out: &mut Vec<u8>, v: u64, size: usize) {
-    match size {
-        2 => out.extend_from_slice(&(v as u16).to_le_bytes()),
-        4 => out.extend_from_slice(&(v as u32).to_le_bytes()),
-        8 => out.extend_from_slice(&v.to_le_bytes()),
-        _ => out.extend_from_slice(&v.to_le_bytes()[..size]),
+fn put_le(out: &mut [u8], v: u64) {
+    match out.len() {
+        2 => out.copy_from_slice(&(v as u16).to_le_bytes()),
+        4 => out.copy_from_slice(&(v as u32).to_le_bytes()),
+        8 => out.copy_from_slice(&v.to_le_bytes()),
+        size => out.copy_from_slice(&v.to_le_bytes()[..size]),
     }
 }
 
@@ -166,18 +218,8 @@ mod tests {
     use super::super::{Flags, LidiaWriter, RangeSpec};
     use super::*;
 
-    /// A file of many pieces per section, read back by the reader: every CRC verifies
-    /// (the reader computes them over whole sections) and every value is where it belongs.
-    #[test]
-    fn many_pieces_read_back() {
-        let n = 3 * RECORDS_PER_PIECE + 17;
-        let names: Vec<String> = (0..n).map(|i| format!("function_{i:0>60}")).collect();
-        let lines: Vec<LineEntry> = (0..7)
-            .map(|k| LineEntry {
-                offset: k * 3,
-                line: 70_000 + k,
-            })
-            .collect();
+    /// A writer of `n` ranges that fill many pieces of every section.
+    fn writer(names: &[String], lines: &[LineEntry]) -> LidiaWriter {
         let mut w = LidiaWriter::new(Flags {
             files: true,
             lines: true,
@@ -195,10 +237,32 @@ mod tests {
                 lines: &lines[..(i % 8) as usize],
             });
         }
+        w
+    }
+
+    /// A file of many pieces per section, read back by the reader: every CRC verifies
+    /// (the reader computes them over whole sections) and every value is where it belongs.
+    /// The file built in memory in one pass is the one streamed in two.
+    #[test]
+    fn many_pieces_read_back() {
+        let n = 3 * RECORDS_PER_PIECE + 17;
+        let names: Vec<String> = (0..n).map(|i| format!("function_{i:0>60}")).collect();
+        let lines: Vec<LineEntry> = (0..7)
+            .map(|k| LineEntry {
+                offset: k * 3,
+                line: 70_000 + k,
+            })
+            .collect();
+        let w = writer(&names, &lines);
         let layout = w.layout();
         assert!(layout.strings_size as usize > 2 * STRING_BYTES_PER_PIECE);
         assert!(layout.line_entries as usize > 2 * LINES_PER_PIECE);
         let bytes = w.finish();
+        let mut streamed = Vec::new();
+        writer(&names, &lines)
+            .write_to(&mut streamed)
+            .expect("written");
+        assert!(bytes == streamed, "finish and write_to differ");
         assert_eq!(bytes.len() as u64, layout.file_size);
         let file = LidiaFile::parse(&bytes).expect("parse");
         file.verify_checksums().expect("every section CRC verifies");

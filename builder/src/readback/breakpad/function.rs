@@ -48,6 +48,9 @@ pub(super) struct Function<'a> {
     /// one name apart and joins the pieces of one.
     pub number: u32,
     /// Buffers reused from one function to the next.
+    spans: Vec<Span<'a>>,
+    sorted: Vec<InlineRange<'a>>,
+    per_depth: Vec<usize>,
     answers: Vec<Answer>,
     above: Vec<(u64, u64)>,
     reached: Vec<(u64, u64)>,
@@ -82,19 +85,23 @@ impl<'a> Function<'a> {
         &mut self,
         path: &dyn Fn(u32) -> Option<SharedBytes>,
     ) -> Result<Vec<Group<'a>>, Ambiguous> {
-        let mut spans = vec![Span {
+        let mut spans = std::mem::take(&mut self.spans);
+        spans.clear();
+        spans.push(Span {
             instance: self.number,
             ..Span::function(self.start, self.end, Bytes::Borrowed(self.name))
-        }];
+        });
         self.inline_spans(path, &mut spans)?;
         self.answers();
-        Ok(rows::groups(
-            spans,
+        let groups = rows::groups(
+            &mut spans,
             &self.answers,
             true,
             &mut |file| path(file),
             &mut self.scratch,
-        ))
+        );
+        self.spans = spans;
+        Ok(groups)
     }
 
     /// The line answers: line records of size 0 are dropped, the others sorted by range;
@@ -149,13 +156,7 @@ impl<'a> Function<'a> {
         out: &mut Vec<Span<'a>>,
     ) -> Result<(), Ambiguous> {
         self.inlines.retain(|r| r.start < r.end);
-        // The order of `breakpad-symbols`' sort, by (depth, start, size, call site,
-        // origin), with input order last.
-        self.inlines.sort_by(|a, b| {
-            (a.depth, a.start, a.end, a.call_file, a.call_line)
-                .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
-                .then_with(|| a.name.cmp(b.name))
-        });
+        sort_inlines(&mut self.inlines, &mut self.sorted, &mut self.per_depth);
         let (above, reached) = (&mut self.above, &mut self.reached);
         above.clear();
         if self.start < self.end {
@@ -221,5 +222,115 @@ impl<'a> Function<'a> {
             std::mem::swap(above, reached);
         }
         Ok(())
+    }
+}
+
+/// Sorts `inlines` in the order of `breakpad-symbols`' sort, by (depth, start, size, call
+/// site, origin), with input order last. dump_syms writes a function's `INLINE` records
+/// in tree order, where each depth's ranges come in address order: so they are placed by
+/// depth first (a counting sort, which keeps input order), and a depth is sorted only
+/// when it is out of order. `sorted` and `per_depth` are scratch.
+fn sort_inlines<'a>(
+    inlines: &mut Vec<InlineRange<'a>>,
+    sorted: &mut Vec<InlineRange<'a>>,
+    per_depth: &mut Vec<usize>,
+) {
+    let order = |a: &InlineRange<'_>, b: &InlineRange<'_>| {
+        (a.depth, a.start, a.end, a.call_file, a.call_line)
+            .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
+            .then_with(|| a.name.cmp(b.name))
+    };
+    let depths = inlines
+        .iter()
+        .map(|r| r.depth as usize + 1)
+        .max()
+        .unwrap_or(0);
+    // Depths far beyond the records' count (a file's odd numbers): the plain sort.
+    if depths > inlines.len() {
+        inlines.sort_by(order);
+        return;
+    }
+    per_depth.clear();
+    per_depth.resize(depths + 1, 0);
+    for r in inlines.iter() {
+        per_depth[r.depth as usize + 1] += 1;
+    }
+    for d in 0..depths {
+        per_depth[d + 1] += per_depth[d];
+    }
+    // `per_depth[d]` is where depth d starts; each range is placed at its depth's next slot.
+    sorted.clear();
+    sorted.extend_from_slice(inlines);
+    for r in inlines.iter() {
+        let at = &mut per_depth[r.depth as usize];
+        sorted[*at] = *r;
+        *at += 1;
+    }
+    // Now `per_depth[d]` is where depth d ends.
+    let mut from = 0;
+    for &to in &per_depth[..depths] {
+        let level = &mut sorted[from..to];
+        if !level.is_sorted_by(|a, b| order(a, b).is_le()) {
+            level.sort_by(order);
+        }
+        from = to;
+    }
+    std::mem::swap(inlines, sorted);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn range(
+        depth: u32,
+        start: u64,
+        size: u64,
+        origin: usize,
+        instance: u32,
+    ) -> InlineRange<'static> {
+        const NAMES: [&[u8]; 3] = [b"a", b"b", b"c"];
+        InlineRange {
+            depth,
+            start,
+            end: start + size,
+            call_file: (start % 2) as u32,
+            call_line: (size % 3) as u32,
+            name: NAMES[origin % NAMES.len()],
+            instance,
+            line: u64::from(instance),
+        }
+    }
+
+    proptest! {
+        /// The depth-first placement sorts exactly as the plain stable sort does, ties
+        /// (equal keys of different records) in input order included; depths far
+        /// beyond the count take the plain sort.
+        #[test]
+        fn sort_inlines_is_the_stable_sort(
+            records in proptest::collection::vec(
+                (prop_oneof![0u32..4, Just(u32::MAX)], 0u64..8, 1u64..4, 0usize..3),
+                0..40,
+            ),
+        ) {
+            let mut inlines: Vec<InlineRange<'_>> = records
+                .iter()
+                .zip(1..)
+                .map(|(&(d, s, n, o), i)| range(d, s, n, o, i))
+                .collect();
+            let mut expected = inlines.clone();
+            expected.sort_by(|a, b| {
+                (a.depth, a.start, a.end, a.call_file, a.call_line)
+                    .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
+                    .then_with(|| a.name.cmp(b.name))
+            });
+            sort_inlines(&mut inlines, &mut Vec::new(), &mut Vec::new());
+            let key = |r: &InlineRange<'static>| (r.depth, r.start, r.end, r.name, r.instance);
+            prop_assert_eq!(
+                inlines.iter().map(key).collect::<Vec<_>>(),
+                expected.iter().map(key).collect::<Vec<_>>()
+            );
+        }
     }
 }
