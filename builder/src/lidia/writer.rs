@@ -350,7 +350,10 @@ impl LidiaWriter {
     /// Sorts the ranges by (VA, depth), stably: ranges with equal (VA, depth) keep their
     /// insertion order (spec 10). Returns the layout.
     fn sort(&mut self) -> Layout {
-        self.records.sort_by_key(|r| (r.va, r.depth));
+        // Ranges added in address order (every model source's) are checked, not moved.
+        if !self.records.is_sorted_by_key(|r| (r.va, r.depth)) {
+            self.records.sort_by_key(|r| (r.va, r.depth));
+        }
         self.layout()
     }
 

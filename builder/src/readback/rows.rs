@@ -87,8 +87,13 @@ pub(super) fn groups<'a>(
     reach.clear();
     first.clear();
     first.resize(spans.len() + 1, 0);
+    // The segments come in address order: the first answer after each segment's start
+    // is found by walking on from the previous one (a search per segment cost more).
+    let mut i = 0;
     for &(from, to, k) in segments.iter() {
-        let i = answers.partition_point(|a| a.addr <= from);
+        while answers.get(i).is_some_and(|a| a.addr <= from) {
+            i += 1;
+        }
         let in_force = !(exact && i == 0);
         let n = answers[i..].iter().take_while(|a| a.addr < to).count();
         reach.push((in_force, i, i + n));

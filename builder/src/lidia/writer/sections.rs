@@ -59,15 +59,14 @@ pub(super) struct Sections<'w> {
 impl Sections<'_> {
     /// The CRC32C of each section, in file order (VA, ranges, strings, lines).
     pub(super) fn crcs(&self) -> [u32; 4] {
-        let parts: Vec<(usize, u32, usize)> = self
-            .pieces()
+        let pieces = self.pieces();
+        let after = self.bytes_after(&pieces);
+        let crcs: Vec<(usize, u32)> = pieces
             .par_iter()
-            .map(|p| {
-                let bytes = self.encode(p);
-                (p.section(), crc32c::crc32c(&bytes), bytes.len())
-            })
+            .zip(after)
+            .map(|(p, after)| (p.section(), shifted(crc32c::crc32c(&self.encode(p)), after)))
             .collect();
-        combine(parts)
+        xor_by_section(crcs)
     }
 
     /// Writes the four sections to `w`, in file order.
@@ -85,21 +84,39 @@ impl Sections<'_> {
     /// the rayon pool, and returns their CRC32Cs (as [`Self::crcs`]): for a file built in
     /// memory, where the CRCs need no pass of their own.
     pub(super) fn encode_into(&self, out: &mut [u8]) -> [u32; 4] {
-        let mut slots = Vec::new();
+        let pieces = self.pieces();
+        let after = self.bytes_after(&pieces);
+        let mut slots = Vec::with_capacity(pieces.len());
         let mut rest = out;
-        for piece in self.pieces() {
+        for (piece, after) in pieces.into_iter().zip(after) {
             let (slot, tail) = std::mem::take(&mut rest).split_at_mut(self.len(&piece));
             rest = tail;
-            slots.push((piece, slot));
+            slots.push((piece, slot, after));
         }
-        let parts: Vec<(usize, u32, usize)> = slots
+        let crcs: Vec<(usize, u32)> = slots
             .into_par_iter()
-            .map(|(piece, slot)| {
+            .map(|(piece, slot, after)| {
                 self.fill(&piece, slot);
-                (piece.section(), crc32c::crc32c(slot), slot.len())
+                (piece.section(), shifted(crc32c::crc32c(slot), after))
             })
             .collect();
-        combine(parts)
+        xor_by_section(crcs)
+    }
+
+    /// For each of `pieces` (in file order), the bytes of its section after it.
+    fn bytes_after(&self, pieces: &[Piece]) -> Vec<usize> {
+        let mut total = [0usize; 4];
+        let mut after: Vec<usize> = pieces
+            .iter()
+            .rev()
+            .map(|p| {
+                let n = total[p.section()];
+                total[p.section()] += self.len(p);
+                n
+            })
+            .collect();
+        after.reverse();
+        after
     }
 
     /// Every piece of the four sections, in file order.
@@ -188,11 +205,20 @@ impl Sections<'_> {
     }
 }
 
-/// The section CRCs of `(section, CRC, length)` of every piece, in file order.
-fn combine(parts: Vec<(usize, u32, usize)>) -> [u32; 4] {
+/// The CRC32C of a piece, `crc`, as a term of its section's CRC: shifted past the
+/// `after` bytes that follow it in the section. A section's CRC is the XOR of its
+/// pieces' terms (what combining the pieces' CRCs in order gives, as zlib's
+/// `crc32_combine(a, b, len(b))` is `a` shifted past `len(b)` bytes XOR `b`), so every
+/// piece's term is computed on the pool, in any order.
+fn shifted(crc: u32, after: usize) -> u32 {
+    crc32c::crc32c_combine(crc, 0, after)
+}
+
+/// The section CRCs: the XOR of the `(section, term)` of every piece.
+fn xor_by_section(terms: Vec<(usize, u32)>) -> [u32; 4] {
     let mut crcs = [0u32; 4];
-    for (section, crc, len) in parts {
-        crcs[section] = crc32c::crc32c_combine(crcs[section], crc, len);
+    for (section, term) in terms {
+        crcs[section] ^= term;
     }
     crcs
 }

@@ -64,6 +64,16 @@ fn read_sized<'a>(
         })
         .collect();
     let mut chunks: Vec<Reader<'_, 'a>> = chunks.into_iter().collect::<Result<_>>().ok()?;
+    // Every vector the chunks are appended to is made once, at its size.
+    head.funcs
+        .reserve(chunks.iter().map(|c| c.funcs.len()).sum());
+    head.publics
+        .reserve(chunks.iter().map(|c| c.publics.len()).sum());
+    let out = &mut head.out.model;
+    out.symbols
+        .reserve(chunks.iter().map(|c| c.out.model.symbols.len()).sum());
+    out.unwind
+        .reserve(chunks.iter().map(|c| c.out.model.unwind.len()).sum());
     for chunk in &mut chunks {
         join(&mut head, chunk);
     }

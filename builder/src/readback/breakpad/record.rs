@@ -574,10 +574,18 @@ impl<'i, 'a> Reader<'i, 'a> {
                 .or_default() += dropped;
         }
         let ranges: Vec<(u64, u64)> = kept.iter().map(|f| (f.start, f.end)).collect();
-        let mut functions: Vec<_> = kept.into_iter().flat_map(|f| f.groups).collect();
-        functions.extend(publics::groups(std::mem::take(&mut self.publics), &ranges));
-        // The keys read once: each is behind a pointer.
-        functions.sort_by_cached_key(|g| g.start());
+        let publics = publics::groups(std::mem::take(&mut self.publics), &ranges);
+        let count = kept.iter().map(|f| f.groups.len()).sum::<usize>() + publics.len();
+        let mut functions = Vec::with_capacity(count);
+        for f in kept {
+            functions.extend(f.groups);
+        }
+        // The FUNC records' groups are in address order: only publics need a place.
+        if !publics.is_empty() {
+            functions.extend(publics);
+            // The keys read once: each is behind a pointer.
+            functions.sort_by_cached_key(|g| g.start());
+        }
         self.out.model.functions = functions;
         Ok(self.out)
     }
