@@ -255,9 +255,12 @@ pub fn convert(
                 .into(),
         );
     }
-    let unnamed = model.function_spans().filter(|s| s.name.is_empty()).count();
-    if to == Target::Ksym && model.symbols.is_empty() && unnamed > 0 {
-        lost.push(format!("{unnamed} functions without a name"));
+    if to == Target::Ksym && model.symbols.is_empty() {
+        // Counted only here: a pass over every function.
+        let unnamed = model.function_spans().filter(|s| s.name.is_empty()).count();
+        if unnamed > 0 {
+            lost.push(format!("{unnamed} functions without a name"));
+        }
     }
     let nothing = match to {
         Target::Ksym | Target::Lidia => !held.functions && !held.symbols,

@@ -4,6 +4,7 @@
 
 use std::fmt;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::{Bytes, CfiRecord, Group, Span, Symbol};
 
@@ -109,14 +110,33 @@ impl fmt::Display for Contents {
     }
 }
 
+/// Whether [`Model::drop_in_parallel`] leaves models to the process's exit
+/// ([`leave_models_to_exit`]).
+static LEFT_TO_EXIT: AtomicBool = AtomicBool::new(false);
+
+/// For a process that exits once its output is written (the `symblob` command line,
+/// but not its service): the models that builds and conversions are done with are no
+/// longer freed piece by piece but left to the process's exit, which gives back all of
+/// its memory at once. A kernel's model is hundreds of thousands of allocations; freeing
+/// them is a tenth of a conversion's CPU time. Compilers do the same (clang's
+/// `-disable-free`). Never for a process that goes on working: their memory stays taken.
+pub fn leave_models_to_exit() {
+    LEFT_TO_EXIT.store(true, Ordering::Relaxed);
+}
+
 // The builds and conversions that free a large model at their end.
 #[cfg(any(feature = "breakpad", feature = "gsym"))]
 impl Model<'_> {
     /// Frees the model on the rayon pool: a kernel's model is hundreds of thousands of
     /// allocations (spans, their rows, unwind rows), which one thread takes tens of
-    /// milliseconds to free at the end of a conversion.
+    /// milliseconds to free at the end of a conversion. Left to the process's exit after
+    /// [`leave_models_to_exit`].
     pub(crate) fn drop_in_parallel(self) {
         use rayon::prelude::*;
+        if LEFT_TO_EXIT.load(Ordering::Relaxed) {
+            std::mem::forget(self);
+            return;
+        }
         /// Items freed by one task.
         const PER_TASK: usize = 1 << 12;
         let Model {

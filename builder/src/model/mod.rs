@@ -35,7 +35,9 @@ mod source_paths;
 mod symbols;
 mod unwind;
 
-pub use contents::{functions_of_symbols, Contents, Model, PadFrame, ReturnPad};
+pub use contents::{
+    functions_of_symbols, leave_models_to_exit, Contents, Model, PadFrame, ReturnPad,
+};
 pub use function::{function_runs, sort_spans, Bytes, Group, Row, SharedBytes, Span};
 pub(crate) use function::{innermost, innermost_into};
 #[cfg(feature = "cif")]

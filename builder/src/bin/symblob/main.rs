@@ -89,6 +89,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Every command but the service exits once its output is written.
+    if !matches!(cli.command, Command::Serve(_)) {
+        symblob_build::model::leave_models_to_exit();
+    }
     let result = match cli.command {
         Command::Lookup(args) => lookup::run(args),
         Command::Convert(args) => convert::run(args),
