@@ -226,7 +226,12 @@ pub fn convert(
             model
         }
         Format::Breakpad => {
-            let source = readback::breakpad::read(bytes, &input)?;
+            // Only a Breakpad file holds the rows of unwind rules: for any other target
+            // they are checked, not kept.
+            let options = readback::breakpad::ReadOptions {
+                unwind_rows: to == Target::Breakpad,
+            };
+            let source = readback::breakpad::read_with(bytes, &input, options)?;
             // The code identifier (the build ID) is what a GSYM file's UUID holds.
             gsym.uuid = source
                 .module

@@ -72,5 +72,36 @@ pub fn looks_like_breakpad(bytes: &[u8]) -> bool {
 /// A large file is read on the rayon pool, in chunks (see `chunks`), with the same
 /// result and the same errors as in one piece.
 pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<BreakpadSource<'a>> {
-    chunks::read(bytes, input).unwrap_or_else(|| record::Reader::new(input).read(bytes))
+    read_with(bytes, input, ReadOptions::default())
+}
+
+/// What [`read_with`] keeps of what it reads.
+#[derive(Clone, Copy, Debug)]
+pub struct ReadOptions {
+    /// Whether the `STACK CFI` rows after each `STACK CFI INIT` record are kept in its
+    /// [`CfiRecord::rows`](crate::model::CfiRecord::rows) (the default). Without them
+    /// they are still read and checked, with the same errors, but the records keep their
+    /// `INIT` rules only: for a conversion to a format that holds no unwind rules, which
+    /// so saves a third of a kernel file's records.
+    pub unwind_rows: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions { unwind_rows: true }
+    }
+}
+
+/// [`read`], keeping what `options` says.
+///
+/// # Errors
+///
+/// Those of [`read`], whatever the options.
+pub fn read_with<'a>(
+    bytes: &'a [u8],
+    input: &str,
+    options: ReadOptions,
+) -> Result<BreakpadSource<'a>> {
+    chunks::read(bytes, input, options)
+        .unwrap_or_else(|| record::Reader::new(input, options).read(bytes))
 }

@@ -15,7 +15,7 @@ use std::collections::btree_map::Entry;
 use rayon::prelude::*;
 
 use super::record::Reader;
-use super::BreakpadSource;
+use super::{BreakpadSource, ReadOptions};
 use crate::Result;
 
 /// Below this size a file is read in one piece: the threads would cost more than they
@@ -30,14 +30,19 @@ const CHUNKS_PER_THREAD: usize = 8;
 /// `bytes` read in parallel, or `None` when it must be read in one piece (too small, one
 /// thread, no record to split at, a head-only record or an error past the head). An
 /// error in the head is the sequential reader's own first error.
-pub(super) fn read<'a>(bytes: &'a [u8], input: &str) -> Option<Result<BreakpadSource<'a>>> {
-    read_sized(bytes, input, MIN_PARALLEL, MIN_CHUNK)
+pub(super) fn read<'a>(
+    bytes: &'a [u8],
+    input: &str,
+    options: ReadOptions,
+) -> Option<Result<BreakpadSource<'a>>> {
+    read_sized(bytes, input, options, MIN_PARALLEL, MIN_CHUNK)
 }
 
 /// [`read`] with the sizes given (the tests split small files).
 fn read_sized<'a>(
     bytes: &'a [u8],
     input: &str,
+    options: ReadOptions,
     min_parallel: usize,
     min_chunk: usize,
 ) -> Option<Result<BreakpadSource<'a>>> {
@@ -46,7 +51,7 @@ fn read_sized<'a>(
         return None;
     }
     let head_end = next_split(bytes, 0)?;
-    let mut head = Reader::new(input);
+    let mut head = Reader::new(input, options);
     // The head is read exactly as the sequential reader reads it: its first error is the
     // file's first error.
     if let Err(e) = head.lines(&bytes[..head_end]).and_then(|()| head.close()) {
@@ -57,7 +62,7 @@ fn read_sized<'a>(
     let chunks: Vec<Result<Reader<'_, 'a>>> = bounds
         .par_windows(2)
         .map(|w| {
-            let mut reader = Reader::chunk(input, tables.clone());
+            let mut reader = Reader::chunk(input, tables.clone(), options);
             reader.lines(&bytes[w[0]..w[1]])?;
             reader.close()?;
             Ok(reader)
@@ -209,12 +214,13 @@ mod tests {
     #[test]
     fn chunks_read_as_one_piece() {
         let text = sample();
-        let whole = Reader::new("t.sym")
+        let whole = Reader::new("t.sym", ReadOptions::default())
             .read(text.as_bytes())
             .expect("one piece");
-        let split = two_threads(|| read_sized(text.as_bytes(), "t.sym", 0, 1))
-            .expect("read in chunks")
-            .expect("no error");
+        let split =
+            two_threads(|| read_sized(text.as_bytes(), "t.sym", ReadOptions::default(), 0, 1))
+                .expect("read in chunks")
+                .expect("no error");
         // The model has no equality: its debug form holds every field.
         assert_eq!(format!("{whole:?}"), format!("{split:?}"));
         assert!(whole.skipped.contains_key("FUNC (overlapping)"));
@@ -227,10 +233,18 @@ mod tests {
         let late_file = format!("{text}FILE 9 z.c\n");
         let bad = format!("{text}FUNC 10\n");
         for text in [late_file, bad] {
-            assert!(two_threads(|| read_sized(text.as_bytes(), "t.sym", 0, 1)).is_none());
+            assert!(two_threads(|| read_sized(
+                text.as_bytes(),
+                "t.sym",
+                ReadOptions::default(),
+                0,
+                1
+            ))
+            .is_none());
         }
         let bad_head = "MODULE a b 0 c\nFILE x y\nFUNC 1 1 0 f\n".repeat(2);
-        let e = two_threads(|| read_sized(bad_head.as_bytes(), "t.sym", 0, 1));
+        let e =
+            two_threads(|| read_sized(bad_head.as_bytes(), "t.sym", ReadOptions::default(), 0, 1));
         let e = e.expect("an error in the head").expect_err("an error");
         assert!(e.to_string().contains("t.sym:2:"), "{e}");
     }

@@ -8,7 +8,7 @@ use super::fields::{hex, is_hex, plain_line_record, Fields, Plain};
 use super::function::{Function, InlineRange, LineRecord};
 use super::publics::{self, FuncGroups, Public};
 use super::tables::{Refused, Tables};
-use super::BreakpadSource;
+use super::{BreakpadSource, ReadOptions};
 use crate::model::{CfiRecord, CfiRow, Symbol};
 use crate::{Error, Location, Result};
 
@@ -33,13 +33,18 @@ pub(super) struct Reader<'i, 'a> {
     /// refused, and the whole file is read again in one piece.
     chunk: bool,
     open: Open,
+    /// Whether `STACK CFI` rows are kept (they are checked either way).
+    keep_cfi_rows: bool,
+    /// The address of the open `STACK CFI INIT` record's last row: the next one must
+    /// not come before it.
+    cfi_last: Option<u64>,
     pub(super) func: Function<'a>,
     pub(super) funcs: Vec<FuncGroups<'a>>,
     pub(super) publics: Vec<Public<'a>>,
 }
 
 impl<'i, 'a> Reader<'i, 'a> {
-    pub(super) fn new(input: &'i str) -> Self {
+    pub(super) fn new(input: &'i str, options: ReadOptions) -> Self {
         Reader {
             input,
             line: 0,
@@ -47,6 +52,8 @@ impl<'i, 'a> Reader<'i, 'a> {
             tables: Arc::new(Tables::new()),
             chunk: false,
             open: Open::None,
+            keep_cfi_rows: options.unwind_rows,
+            cfi_last: None,
             func: Function::default(),
             funcs: Vec::new(),
             publics: Vec::new(),
@@ -55,12 +62,12 @@ impl<'i, 'a> Reader<'i, 'a> {
 
     /// A reader of one chunk of a file whose head defined `tables`; its line numbers
     /// start past the first line, where only `MODULE` may be.
-    pub(super) fn chunk(input: &'i str, tables: Arc<Tables<'a>>) -> Self {
+    pub(super) fn chunk(input: &'i str, tables: Arc<Tables<'a>>, options: ReadOptions) -> Self {
         Reader {
             line: 1,
             tables,
             chunk: true,
-            ..Reader::new(input)
+            ..Reader::new(input, options)
         }
     }
 
@@ -536,6 +543,7 @@ impl<'i, 'a> Reader<'i, 'a> {
                 rows: Vec::new(),
             });
             self.open = Open::Cfi;
+            self.cfi_last = None;
             return Ok(());
         }
         if self.open != Open::Cfi {
@@ -548,17 +556,20 @@ impl<'i, 'a> Reader<'i, 'a> {
             return Err(self.error("a STACK CFI record that follows no STACK CFI INIT record"));
         };
         let (start, end) = (record.start, record.start.saturating_add(record.size));
-        let after = record.rows.last().map_or(start, |r| r.address);
+        let after = self.cfi_last.unwrap_or(start);
         if address < after || address >= end {
             return Err(self.error(format!(
                 "STACK CFI: the address {address:#x} is not in order inside its STACK CFI \
                  INIT range [{start:#x}, {end:#x})"
             )));
         }
-        record.rows.push(CfiRow {
-            address,
-            rules: rules.into(),
-        });
+        self.cfi_last = Some(address);
+        if self.keep_cfi_rows {
+            record.rows.push(CfiRow {
+                address,
+                rules: rules.into(),
+            });
+        }
         Ok(())
     }
 

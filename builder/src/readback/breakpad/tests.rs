@@ -183,6 +183,20 @@ fn unwind_rules_are_kept_verbatim() {
     assert_eq!(u[1].start, 0x10);
     assert_eq!(u[0].init, ".cfa: $rsp 8 + .ra: .cfa -8 + ^");
     assert_eq!(u[0].rows[0].rules, ".cfa: $rsp 16 +");
+    // Without their rows: the records, their INIT rules and everything else as before.
+    let options = ReadOptions { unwind_rows: false };
+    let without = read_with(text.as_bytes(), "t.sym", options).expect("read");
+    let inits = |u: &[crate::model::CfiRecord<'_>]| -> Vec<(u64, u64, String)> {
+        u.iter()
+            .map(|r| (r.start, r.size, r.init.to_string()))
+            .collect()
+    };
+    assert_eq!(inits(&without.model.unwind), inits(u));
+    assert!(without.model.unwind.iter().all(|r| r.rows.is_empty()));
+    assert_eq!(
+        format!("{:?}", without.model.functions),
+        format!("{:?}", s.model.functions)
+    );
 }
 
 #[test]
@@ -212,9 +226,16 @@ fn bad_records_name_their_line() {
         ),
     ];
     for (body, line, what) in cases {
-        let e = err(&format!("{HEAD}{body}"));
+        let text = format!("{HEAD}{body}");
+        let e = err(&text);
         assert!(e.contains(&format!("t.sym:{line}:")), "{body:?}: {e}");
         assert!(e.contains(what), "{body:?}: {e}");
+        // Unwind rows that are not kept are checked all the same.
+        let options = ReadOptions { unwind_rows: false };
+        match read_with(text.as_bytes(), "t.sym", options) {
+            Ok(_) => panic!("read {body:?} without unwind rows"),
+            Err(without) => assert_eq!(without.to_string(), e),
+        }
     }
 }
 
