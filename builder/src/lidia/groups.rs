@@ -71,12 +71,9 @@ fn emit_in_parts(mut groups: Groups<'_, '_>, writer: &mut LidiaWriter, part_len:
         .map(|part| Scan::of(part, files))
         .collect();
     // Step 2.
-    writer.reserve_strings(
-        scanned
-            .iter()
-            .map(|scan| scan.strings.strings().len())
-            .sum(),
-    );
+    let distinct = scanned.iter().flat_map(|scan| scan.strings.strings());
+    let bytes = distinct.clone().map(|(s, _)| 4 + s.len()).sum();
+    writer.reserve_strings(distinct.count(), bytes);
     let mut interned = Vec::with_capacity(scanned.len());
     for scan in scanned {
         let offsets: Vec<u64> = scan

@@ -124,9 +124,11 @@ impl StringTable {
         &self.bytes[at + 4..at + 4 + len]
     }
 
-    /// Makes room for `more` new strings (at most: some may be stored already), so that
-    /// adding them never grows the index, which re-inserts every string each time.
-    pub(crate) fn reserve(&mut self, more: usize) {
+    /// Makes room for `more` new strings of `bytes` table bytes (at most: some may be
+    /// stored already), so that adding them never grows the index, which re-inserts
+    /// every string each time, nor moves the table.
+    pub(crate) fn reserve(&mut self, more: usize, bytes: usize) {
+        self.bytes.reserve(bytes);
         let wanted = self
             .used
             .saturating_add(more)

@@ -126,6 +126,50 @@ pub struct LidiaWriter {
     max_field: u64,
     /// Largest line offset or line number seen.
     max_line_value: u64,
+    /// The (VA, depth) of the last range added, and whether every range so far came in
+    /// (VA, depth) order, so that [`Self::sort`] need not even check them.
+    order: Order,
+}
+
+/// Whether ranges came in (VA, depth) order: the keys of the first and last, and
+/// whether each one's key was at least the one's before.
+#[derive(Clone, Copy, Debug)]
+struct Order {
+    first: Option<(u64, u64)>,
+    last: Option<(u64, u64)>,
+    sorted: bool,
+}
+
+impl Default for Order {
+    fn default() -> Self {
+        Order {
+            first: None,
+            last: None,
+            sorted: true,
+        }
+    }
+}
+
+impl Order {
+    /// After a range of key `key`.
+    fn push(&mut self, key: (u64, u64)) {
+        self.first.get_or_insert(key);
+        self.sorted &= self.last.is_none_or(|last| last <= key);
+        self.last = Some(key);
+    }
+
+    /// After the ranges of `self`, those of `next`.
+    fn then(self, next: Order) -> Order {
+        let meet = match (self.last, next.first) {
+            (Some(last), Some(first)) => last <= first,
+            _ => true,
+        };
+        Order {
+            first: self.first.or(next.first),
+            last: next.last.or(self.last),
+            sorted: self.sorted && next.sorted && meet,
+        }
+    }
 }
 
 impl LidiaWriter {
@@ -139,6 +183,7 @@ impl LidiaWriter {
             max_va: 0,
             max_field: 0,
             max_line_value: 0,
+            order: Order::default(),
         }
     }
 
@@ -186,6 +231,7 @@ impl LidiaWriter {
         };
         self.max_va = self.max_va.max(record.va);
         self.max_field = self.max_field.max(record.widest_field());
+        self.order.push((record.va, record.depth));
         self.records.push(record);
     }
 
@@ -201,9 +247,10 @@ impl LidiaWriter {
         self.strings.add_hashed(s, hash)
     }
 
-    /// Makes room for `more` strings to be interned (see [`Self::intern_hashed`]).
-    pub(crate) fn reserve_strings(&mut self, more: usize) {
-        self.strings.reserve(more);
+    /// Makes room for `more` strings of `bytes` table bytes (length prefixes included)
+    /// to be interned (see [`Self::intern_hashed`]).
+    pub(crate) fn reserve_strings(&mut self, more: usize, bytes: usize) {
+        self.strings.reserve(more, bytes);
     }
 
     /// Appends ranges produced on the rayon pool: part `i` of `parts` is `(input, ranges,
@@ -256,7 +303,7 @@ impl LidiaWriter {
             line_base += m as u64;
         }
         let flags = self.flags;
-        let maxima = jobs
+        let parts: Vec<(Maxima, Order)> = jobs
             .into_par_iter()
             .map(|(input, records, lines, line_base)| {
                 let mut slots = PartSlots {
@@ -267,6 +314,7 @@ impl LidiaWriter {
                     next_record: 0,
                     next_line: 0,
                     max: Maxima::default(),
+                    order: Order::default(),
                 };
                 fill(input, &mut slots);
                 assert!(
@@ -274,9 +322,14 @@ impl LidiaWriter {
                         && slots.next_line == slots.lines.len(),
                     "a part filled fewer ranges or line entries than it announced"
                 );
-                slots.max
+                (slots.max, slots.order)
             })
-            .reduce(Maxima::default, Maxima::merge);
+            .collect();
+        let mut maxima = Maxima::default();
+        for (max, order) in parts {
+            maxima = Maxima::merge(maxima, max);
+            self.order = self.order.then(order);
+        }
         self.max_va = self.max_va.max(maxima.va);
         self.max_field = self.max_field.max(maxima.field);
         self.max_line_value = self.max_line_value.max(maxima.line_value);
@@ -350,8 +403,8 @@ impl LidiaWriter {
     /// Sorts the ranges by (VA, depth), stably: ranges with equal (VA, depth) keep their
     /// insertion order (spec 10). Returns the layout.
     fn sort(&mut self) -> Layout {
-        // Ranges added in address order (every model source's) are checked, not moved.
-        if !self.records.is_sorted_by_key(|r| (r.va, r.depth)) {
+        // Ranges added in order (every model source's) are neither checked nor moved.
+        if !self.order.sorted {
             self.records.sort_by_key(|r| (r.va, r.depth));
         }
         self.layout()
@@ -432,6 +485,7 @@ pub(crate) struct PartSlots<'w> {
     next_record: usize,
     next_line: usize,
     max: Maxima,
+    order: Order,
 }
 
 impl PartSlots<'_> {
@@ -488,6 +542,7 @@ impl PartSlots<'_> {
         };
         self.max.va = self.max.va.max(record.va);
         self.max.field = self.max.field.max(record.widest_field());
+        self.order.push((record.va, record.depth));
         self.records[self.next_record] = record;
         self.next_record += 1;
     }
@@ -524,5 +579,70 @@ fn header(layout: &Layout, crcs: [u32; 4]) -> Header {
             lines_offset,
             crcs[3],
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(va: u64, depth: u64, name: &[u8]) -> RangeSpec<'_> {
+        RangeSpec {
+            va,
+            length: 0x10,
+            depth,
+            function: name,
+            file: b"",
+            call_file: b"",
+            call_line: 0,
+            lines: &[],
+        }
+    }
+
+    /// Ranges added out of (VA, depth) order, one by one or as parts, are sorted as
+    /// Go's writer sorts them (stably); the same ranges added in order are not moved.
+    #[test]
+    fn ranges_out_of_order_are_sorted() {
+        let names: Vec<Vec<u8>> = (0..6).map(|i| format!("f{i}").into_bytes()).collect();
+        let keys = [
+            (0x30, 0),
+            (0x10, 1),
+            (0x10, 0),
+            (0x20, 0),
+            (0x10, 1),
+            (0x40, 2),
+        ];
+        let mut sorted: Vec<usize> = (0..keys.len()).collect();
+        sorted.sort_by_key(|&i| keys[i]);
+        let mut shuffled = LidiaWriter::new(Flags::default());
+        let mut in_order = LidiaWriter::new(Flags::default());
+        // Strings are interned first, in one order, so that both files share offsets.
+        for name in &names {
+            shuffled.strings.add(name);
+            in_order.strings.add(name);
+        }
+        for (i, &(va, depth)) in keys.iter().enumerate() {
+            shuffled.add(&range(va, depth, &names[i]));
+        }
+        for &i in &sorted {
+            let (va, depth) = keys[i];
+            in_order.add(&range(va, depth, &names[i]));
+        }
+        assert!(!shuffled.order.sorted && in_order.order.sorted);
+        assert!(shuffled.finish() == in_order.finish());
+    }
+
+    /// Parts in order whose boundaries are not are out of order as a whole.
+    #[test]
+    fn order_of_parts_meets_at_their_boundaries() {
+        let part = |keys: &[(u64, u64)]| {
+            let mut order = Order::default();
+            keys.iter().for_each(|&k| order.push(k));
+            order
+        };
+        let (a, b) = (part(&[(1, 0), (5, 0)]), part(&[(4, 1), (9, 0)]));
+        assert!(a.sorted && b.sorted && !a.then(b).sorted);
+        assert!(a.then(part(&[])).then(part(&[(5, 0)])).sorted);
+        assert!(part(&[]).then(a).sorted);
     }
 }

@@ -80,27 +80,34 @@ impl Sections<'_> {
         Ok(())
     }
 
-    /// Encodes the four sections into `out`, which is exactly their size, in one pass on
-    /// the rayon pool, and returns their CRC32Cs (as [`Self::crcs`]): for a file built in
-    /// memory, where the CRCs need no pass of their own.
+    /// Encodes the four sections into `out`, which is exactly their size, on the rayon
+    /// pool, and returns their CRC32Cs (as [`Self::crcs`]): for a file built in memory,
+    /// where nothing is encoded twice. Each section's CRC is taken over the whole section
+    /// once it is written: the CPU's CRC instruction reads it faster than combining the
+    /// CRCs of its pieces would take.
     pub(super) fn encode_into(&self, out: &mut [u8]) -> [u32; 4] {
-        let pieces = self.pieces();
-        let after = self.bytes_after(&pieces);
-        let mut slots = Vec::with_capacity(pieces.len());
-        let mut rest = out;
-        for (piece, after) in pieces.into_iter().zip(after) {
-            let (slot, tail) = std::mem::take(&mut rest).split_at_mut(self.len(&piece));
+        let mut slots = Vec::new();
+        let mut sizes = [0usize; 4];
+        let mut rest = &mut *out;
+        for piece in self.pieces() {
+            let len = self.len(&piece);
+            sizes[piece.section()] += len;
+            let (slot, tail) = std::mem::take(&mut rest).split_at_mut(len);
             rest = tail;
-            slots.push((piece, slot, after));
+            slots.push((piece, slot));
         }
-        let crcs: Vec<(usize, u32)> = slots
+        slots
             .into_par_iter()
-            .map(|(piece, slot, after)| {
-                self.fill(&piece, slot);
-                (piece.section(), shifted(crc32c::crc32c(slot), after))
-            })
-            .collect();
-        xor_by_section(crcs)
+            .for_each(|(piece, slot)| self.fill(&piece, slot));
+        let mut sections = Vec::with_capacity(4);
+        let mut rest = &*out;
+        for size in sizes {
+            let (section, tail) = rest.split_at(size);
+            sections.push(section);
+            rest = tail;
+        }
+        let crcs: Vec<u32> = sections.into_par_iter().map(crc32c::crc32c).collect();
+        [crcs[0], crcs[1], crcs[2], crcs[3]]
     }
 
     /// For each of `pieces` (in file order), the bytes of its section after it.
