@@ -223,6 +223,9 @@ pub(crate) struct ChunkStrings<'s> {
     by_slice: Vec<SliceSlot>,
     /// Occupied entries of `by_slice`.
     slices: usize,
+    /// The last slice looked up, which the next one very often is (a file shared by a
+    /// function's spans, an inlined callee's name).
+    last: SliceSlot,
 }
 
 /// One entry of [`ChunkStrings::by_slice`]: a slice's address and length, and its
@@ -242,6 +245,7 @@ impl<'s> ChunkStrings<'s> {
             slots: vec![0; 256],
             by_slice: vec![SliceSlot::default(); 256],
             slices: 0,
+            last: SliceSlot::default(),
         }
     }
 
@@ -249,6 +253,21 @@ impl<'s> ChunkStrings<'s> {
     /// it is new.
     pub(crate) fn id(&mut self, s: &'s [u8]) -> u32 {
         let addr = s.as_ptr() as usize;
+        let last = self.last;
+        if last.id_plus_one != 0 && last.addr == addr && last.len == s.len() {
+            return last.id_plus_one - 1;
+        }
+        let id = self.id_of_slice(s, addr);
+        self.last = SliceSlot {
+            addr,
+            len: s.len(),
+            id_plus_one: id + 1,
+        };
+        id
+    }
+
+    /// [`Self::id`] through the index by slice.
+    fn id_of_slice(&mut self, s: &'s [u8], addr: usize) -> u32 {
         let mask = self.by_slice.len() - 1;
         let mut i = slice_hash(addr, s.len()) & mask;
         loop {
