@@ -377,8 +377,8 @@ impl LidiaWriter {
         }
     }
 
-    /// Sorts the ranges and returns the whole file, encoded in place in one pass (its
-    /// sections on the rayon pool, their CRCs as they are written).
+    /// Sorts the ranges and returns the whole file, encoded in place once (its sections
+    /// on the rayon pool, then each section's CRC over the whole section).
     pub fn finish(mut self) -> Vec<u8> {
         let layout = self.sort();
         let mut out = vec![0; usize::try_from(layout.file_size).unwrap_or(0)];

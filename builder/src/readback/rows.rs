@@ -120,7 +120,10 @@ pub(super) fn groups<'a>(
         *at += end - i;
     }
 
-    // Each span cut where the file of its entries changes.
+    // Each span cut where the file of its entries changes. The depth-0 span is the first
+    // (it starts first and is the shallowest), so all its pieces are in `tops` before
+    // any deeper piece is cut: every deeper piece lies inside one of them (cuts fall
+    // where no deeper span is), the last that starts at or before it.
     tops.clear();
     inlined.clear();
     let mut from = 0;
@@ -128,26 +131,21 @@ pub(super) fn groups<'a>(
         cut(span, &entries[from..to], exact, path, &mut |piece| {
             if piece.depth == 0 {
                 tops.push(piece);
-            } else {
-                inlined.push((0, piece));
+            } else if let Some(at) = tops
+                .partition_point(|top| top.start <= piece.start)
+                .checked_sub(1)
+            {
+                inlined.push((at, piece));
             }
         });
         from = to;
     }
-    // Every inlined piece lies inside one depth-0 piece (cuts fall where no deeper span
-    // is): the last that starts at or before it. Each group's vector is made once, at
-    // its size.
+    // Each group's vector is made once, at its size.
     held.clear();
     held.resize(tops.len(), 0);
-    inlined.retain_mut(|(group, piece)| {
-        let at = tops.partition_point(|top| top.start <= piece.start);
-        let Some(at) = at.checked_sub(1) else {
-            return false;
-        };
-        *group = at;
+    for &(at, _) in inlined.iter() {
         held[at] += 1;
-        true
-    });
+    }
     let mut out: Vec<Group<'a>> = tops
         .drain(..)
         .zip(held.iter())

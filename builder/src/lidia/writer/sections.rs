@@ -106,8 +106,11 @@ impl Sections<'_> {
             sections.push(section);
             rest = tail;
         }
-        let crcs: Vec<u32> = sections.into_par_iter().map(crc32c::crc32c).collect();
-        [crcs[0], crcs[1], crcs[2], crcs[3]]
+        let mut crcs = [0u32; 4];
+        crcs.par_iter_mut()
+            .zip(sections)
+            .for_each(|(crc, section)| *crc = crc32c::crc32c(section));
+        crcs
     }
 
     /// For each of `pieces` (in file order), the bytes of its section after it.

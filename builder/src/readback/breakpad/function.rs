@@ -225,6 +225,14 @@ impl<'a> Function<'a> {
     }
 }
 
+/// The order of `breakpad-symbols`' sort of `INLINE` ranges: by (depth, start, size, call
+/// site, origin).
+fn order(a: &InlineRange<'_>, b: &InlineRange<'_>) -> std::cmp::Ordering {
+    (a.depth, a.start, a.end, a.call_file, a.call_line)
+        .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
+        .then_with(|| a.name.cmp(b.name))
+}
+
 /// Sorts `inlines` in the order of `breakpad-symbols`' sort, by (depth, start, size, call
 /// site, origin), with input order last. dump_syms writes a function's `INLINE` records
 /// in tree order, where each depth's ranges come in address order: so they are placed by
@@ -235,11 +243,6 @@ fn sort_inlines<'a>(
     sorted: &mut Vec<InlineRange<'a>>,
     per_depth: &mut Vec<usize>,
 ) {
-    let order = |a: &InlineRange<'_>, b: &InlineRange<'_>| {
-        (a.depth, a.start, a.end, a.call_file, a.call_line)
-            .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
-            .then_with(|| a.name.cmp(b.name))
-    };
     let depths = inlines
         .iter()
         .map(|r| r.depth as usize + 1)
@@ -320,11 +323,7 @@ mod tests {
                 .map(|(&(d, s, n, o), i)| range(d, s, n, o, i))
                 .collect();
             let mut expected = inlines.clone();
-            expected.sort_by(|a, b| {
-                (a.depth, a.start, a.end, a.call_file, a.call_line)
-                    .cmp(&(b.depth, b.start, b.end, b.call_file, b.call_line))
-                    .then_with(|| a.name.cmp(b.name))
-            });
+            expected.sort_by(order);
             sort_inlines(&mut inlines, &mut Vec::new(), &mut Vec::new());
             let key = |r: &InlineRange<'static>| (r.depth, r.start, r.end, r.name, r.instance);
             prop_assert_eq!(
