@@ -54,9 +54,15 @@ pub fn read<'a>(bytes: &'a [u8], input: &str) -> Result<Model<'a>> {
     let mut scratch = rows::Scratch::default();
     for (index, end) in ends.into_iter().enumerate() {
         let function = file.function(index).map_err(|e| reader_error(input, e))?;
-        let groups = groups(&file, &function, end, &mut paths, &mut scratch)
-            .map_err(|e| reader_error(input, e))?;
-        functions.extend(groups);
+        groups(
+            &file,
+            &function,
+            end,
+            &mut paths,
+            &mut scratch,
+            &mut functions,
+        )
+        .map_err(|e| reader_error(input, e))?;
     }
     Ok(Model {
         functions,
@@ -153,15 +159,16 @@ fn answers(rows: &[LineRow]) -> Vec<Answer> {
     out
 }
 
-/// The groups of one function: its depth-0 span cut where its rows change file, each
-/// with the inlined spans inside it.
+/// The groups of one function, appended to `out`: its depth-0 span cut where its rows
+/// change file, each with the inlined spans inside it.
 fn groups<'a>(
     file: &GsymFile<'a>,
     function: &Function<'a>,
     end: u64,
     paths: &mut Paths,
     scratch: &mut rows::Scratch<'a>,
-) -> std::result::Result<Vec<Group<'a>>, symblob::Error> {
+    out: &mut Vec<Group<'a>>,
+) -> std::result::Result<(), symblob::Error> {
     let start = function.address;
     let name = Bytes::Borrowed(function.name.0);
     let rows = match file.line_rows(function)? {
@@ -173,11 +180,13 @@ fn groups<'a>(
         inline::spans(file, function, end, paths, &mut spans)?;
     }
     let answers = answers(rows.as_deref().unwrap_or_default());
-    Ok(rows::groups(
+    rows::groups(
         &mut spans,
         &answers,
         false,
         &mut |index| paths.get(file, index),
         scratch,
-    ))
+        out,
+    );
+    Ok(())
 }

@@ -61,6 +61,7 @@ pub(super) struct Scratch<'a> {
 /// from the model has the same records), an answer that repeats the line before it is a
 /// row of its own, and where no answer is in force the span has no row.
 ///
+/// The groups are appended to `out` in address order; returns how many there are.
 /// `spans` is left empty (its buffer is the caller's to reuse for the next function).
 pub(super) fn groups<'a>(
     spans: &mut Vec<Span<'a>>,
@@ -68,7 +69,8 @@ pub(super) fn groups<'a>(
     exact: bool,
     path: &mut dyn FnMut(u32) -> Option<SharedBytes>,
     scratch: &mut Scratch<'a>,
-) -> Vec<Group<'a>> {
+    out: &mut Vec<Group<'a>>,
+) -> usize {
     sort_spans(spans);
     let Scratch {
         segments,
@@ -146,24 +148,22 @@ pub(super) fn groups<'a>(
     for &(at, _) in inlined.iter() {
         held[at] += 1;
     }
-    let mut out: Vec<Group<'a>> = tops
-        .drain(..)
-        .zip(held.iter())
-        .map(|(top, &n)| {
-            let mut spans = Vec::with_capacity(1 + n);
-            spans.push(top);
-            Group { spans }
-        })
-        .collect();
+    let before = out.len();
+    out.extend(tops.drain(..).zip(held.iter()).map(|(top, &n)| {
+        let mut spans = Vec::with_capacity(1 + n);
+        spans.push(top);
+        Group { spans }
+    }));
+    let made = &mut out[before..];
     for (group, piece) in inlined.drain(..) {
-        if let Some(group) = out.get_mut(group) {
+        if let Some(group) = made.get_mut(group) {
             group.spans.push(piece);
         }
     }
-    for group in &mut out {
+    for group in made.iter_mut() {
         sort_spans(&mut group.spans);
     }
-    out
+    made.len()
 }
 
 /// `span` with its rows from `entries`, cut into pieces at every entry whose file (one

@@ -69,9 +69,27 @@ fn read_sized<'a>(
         })
         .collect();
     let mut chunks: Vec<Reader<'_, 'a>> = chunks.into_iter().collect::<Result<_>>().ok()?;
+    // The depth-0 instance is the FUNC record's number in the whole file: each chunk
+    // numbered its own from 1.
+    let mut before = head.func.number;
+    let firsts: Vec<u32> = chunks
+        .iter()
+        .map(|chunk| {
+            let first = before;
+            before = before.saturating_add(chunk.func.number);
+            first
+        })
+        .collect();
+    head.func.number = before;
+    chunks
+        .par_iter_mut()
+        .zip(firsts)
+        .for_each(|(chunk, before)| renumber(chunk, before));
     // Every vector the chunks are appended to is made once, at its size.
     head.funcs
         .reserve(chunks.iter().map(|c| c.funcs.len()).sum());
+    head.groups
+        .reserve(chunks.iter().map(|c| c.groups.len()).sum());
     head.publics
         .reserve(chunks.iter().map(|c| c.publics.len()).sum());
     let out = &mut head.out.model;
@@ -86,20 +104,21 @@ fn read_sized<'a>(
     Some(head.finish())
 }
 
-/// Appends what `chunk` read to `head` (everything before it in the file).
-fn join<'a>(head: &mut Reader<'_, 'a>, chunk: &mut Reader<'_, 'a>) {
-    // The depth-0 instance is the FUNC record's number in the whole file: the chunk
-    // numbered its own from 1.
-    let before = head.func.number;
-    for f in &mut chunk.funcs {
-        for group in &mut f.groups {
-            if let Some(span) = group.spans.first_mut() {
-                span.instance = before.saturating_add(span.instance);
-            }
+/// Numbers the depth-0 spans of `chunk` as in the whole file, where `before` `FUNC`
+/// records come before it.
+fn renumber(chunk: &mut Reader<'_, '_>, before: u32) {
+    for group in &mut chunk.groups {
+        if let Some(span) = group.spans.first_mut() {
+            span.instance = before.saturating_add(span.instance);
         }
     }
-    head.func.number = before.saturating_add(chunk.func.number);
+}
+
+/// Appends what `chunk` read to `head` (everything before it in the file; the chunk is
+/// [`renumber`]ed).
+fn join<'a>(head: &mut Reader<'_, 'a>, chunk: &mut Reader<'_, 'a>) {
     head.funcs.append(&mut chunk.funcs);
+    head.groups.append(&mut chunk.groups);
     head.publics.append(&mut chunk.publics);
     let (to, from) = (&mut head.out, &mut chunk.out);
     to.model.symbols.append(&mut from.model.symbols);

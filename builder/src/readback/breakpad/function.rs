@@ -79,12 +79,13 @@ impl<'a> Function<'a> {
         self.records = 0;
     }
 
-    /// The groups of the function (see [`super::read`]); `path` gives the file of a dense
-    /// number.
+    /// The groups of the function (see [`super::read`]), appended to `out`; returns how
+    /// many. `path` gives the file of a dense number.
     pub(super) fn groups(
         &mut self,
         path: &dyn Fn(u32) -> Option<SharedBytes>,
-    ) -> Result<Vec<Group<'a>>, Ambiguous> {
+        out: &mut Vec<Group<'a>>,
+    ) -> Result<usize, Ambiguous> {
         let mut spans = std::mem::take(&mut self.spans);
         spans.clear();
         spans.push(Span {
@@ -93,15 +94,16 @@ impl<'a> Function<'a> {
         });
         self.inline_spans(path, &mut spans)?;
         self.answers();
-        let groups = rows::groups(
+        let made = rows::groups(
             &mut spans,
             &self.answers,
             true,
             &mut |file| path(file),
             &mut self.scratch,
+            out,
         );
         self.spans = spans;
-        Ok(groups)
+        Ok(made)
     }
 
     /// The line answers: line records of size 0 are dropped, the others sorted by range;

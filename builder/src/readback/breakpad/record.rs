@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use super::fields::{hex, is_hex, plain_line_record, Fields, Plain};
 use super::function::{Function, InlineRange, LineRecord};
-use super::publics::{self, FuncGroups, Public};
+use super::publics::{self, FuncRange, Public};
 use super::tables::{Refused, Tables};
 use super::{BreakpadSource, ReadOptions};
-use crate::model::{CfiRecord, CfiRow, Symbol};
+use crate::model::{CfiRecord, CfiRow, Group, Symbol};
 use crate::{Error, Location, Result};
 
 /// The record that later lines may continue.
@@ -39,7 +39,9 @@ pub(super) struct Reader<'i, 'a> {
     /// not come before it.
     cfi_last: Option<u64>,
     pub(super) func: Function<'a>,
-    pub(super) funcs: Vec<FuncGroups<'a>>,
+    /// The `FUNC` records read, in file order, and their groups, in the same order.
+    pub(super) funcs: Vec<FuncRange>,
+    pub(super) groups: Vec<Group<'a>>,
     pub(super) publics: Vec<Public<'a>>,
 }
 
@@ -56,6 +58,7 @@ impl<'i, 'a> Reader<'i, 'a> {
             cfi_last: None,
             func: Function::default(),
             funcs: Vec::new(),
+            groups: Vec::new(),
             publics: Vec::new(),
         }
     }
@@ -112,8 +115,8 @@ impl<'i, 'a> Reader<'i, 'a> {
         if self.open == Open::Func && self.func.start < self.func.end {
             let tables = &self.tables;
             let path = |file: u32| tables.path(file);
-            match self.func.groups(&path) {
-                Ok(groups) => self.funcs.push(FuncGroups {
+            match self.func.groups(&path, &mut self.groups) {
+                Ok(groups) => self.funcs.push(FuncRange {
                     start: self.func.start,
                     end: self.func.end,
                     groups,
@@ -576,7 +579,8 @@ impl<'i, 'a> Reader<'i, 'a> {
     /// The model: functions kept and sorted, publics' extents, unwind rules in file order.
     pub(super) fn finish(mut self) -> Result<BreakpadSource<'a>> {
         let funcs = std::mem::take(&mut self.funcs);
-        let (kept, dropped) = publics::keep_functions(funcs);
+        let groups = std::mem::take(&mut self.groups);
+        let (kept, groups, dropped) = publics::keep_functions(funcs, groups);
         if dropped > 0 {
             *self
                 .out
@@ -584,19 +588,8 @@ impl<'i, 'a> Reader<'i, 'a> {
                 .entry("FUNC (overlapping)".into())
                 .or_default() += dropped;
         }
-        let ranges: Vec<(u64, u64)> = kept.iter().map(|f| (f.start, f.end)).collect();
-        let publics = publics::groups(std::mem::take(&mut self.publics), &ranges);
-        let count = kept.iter().map(|f| f.groups.len()).sum::<usize>() + publics.len();
-        let mut functions = Vec::with_capacity(count);
-        for f in kept {
-            functions.extend(f.groups);
-        }
-        // The FUNC records' groups are in address order: only publics need a place.
-        if !publics.is_empty() {
-            functions.extend(publics);
-            // The keys read once: each is behind a pointer.
-            functions.sort_by_cached_key(|g| g.start());
-        }
+        let publics = publics::groups(std::mem::take(&mut self.publics), &kept);
+        let functions = publics::merge(&kept, groups, publics);
         self.out.model.functions = functions;
         Ok(self.out)
     }
