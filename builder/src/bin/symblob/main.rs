@@ -22,6 +22,7 @@ mod convert;
 mod dwarf_args;
 mod frames;
 mod gsym;
+mod huge_pages;
 mod ksym;
 mod ksym_query;
 mod lidia;
@@ -87,11 +88,16 @@ enum Command {
     Serve(serve::ServeArgs),
 }
 
+#[global_allocator]
+static ALLOCATOR: huge_pages::HugePages = huge_pages::HugePages;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    // Every command but the service exits once its output is written.
+    // Every command but the service exits once its output is written, and touches its
+    // large blocks once.
     if !matches!(cli.command, Command::Serve(_)) {
         symblob_build::model::leave_models_to_exit();
+        huge_pages::enable();
     }
     let result = match cli.command {
         Command::Lookup(args) => lookup::run(args),
