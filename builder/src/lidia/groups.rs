@@ -20,8 +20,8 @@
 use rayon::prelude::*;
 
 use crate::lidia::strings::ChunkStrings;
-use crate::lidia::writer::{InternedRange, PartSlots};
-use crate::lidia::{LidiaWriter, LineEntry};
+use crate::lidia::writer::{Direct, InternedRange, Maxima, Order, RangeSlots};
+use crate::lidia::{Flags, LidiaWriter, LineEntry};
 use crate::model::{Group, Span};
 
 /// Groups per part: small enough for several parts per core (the parts differ in size),
@@ -42,6 +42,14 @@ impl LidiaWriter {
     pub fn add_borrowed_groups(&mut self, groups: &[Group<'_>]) {
         emit_in_parts(Groups::Borrowed(groups), self, part_len(groups.len()));
     }
+
+    /// [`add_borrowed_groups`](Self::add_borrowed_groups) then [`finish`](Self::finish),
+    /// with the same bytes: when the writer holds no range yet and the spans come in
+    /// (address, depth) order, as every model source gives them, the ranges are encoded
+    /// straight into the file.
+    pub fn finish_with_groups(self, groups: &[Group<'_>]) -> Vec<u8> {
+        finish_in_parts(groups, self, part_len(groups.len()))
+    }
 }
 
 /// Groups per part for `n` groups: several parts per core.
@@ -58,32 +66,12 @@ enum Groups<'a, 'g> {
 
 /// [`LidiaWriter::add_groups`] with parts of `part_len` groups.
 fn emit_in_parts(mut groups: Groups<'_, '_>, writer: &mut LidiaWriter, part_len: usize) {
-    let files = writer.flags().files;
     let part_len = part_len.max(1);
     let all: &[Group<'_>] = match &groups {
         Groups::Borrowed(g) => g,
         Groups::Owned(g) => g,
     };
-
-    // Step 1.
-    let scanned: Vec<Scan<'_>> = all
-        .par_chunks(part_len)
-        .map(|part| Scan::of(part, files))
-        .collect();
-    // Step 2.
-    let distinct = scanned.iter().flat_map(|scan| scan.strings.strings());
-    let bytes = distinct.clone().map(|(s, _)| 4 + s.len()).sum();
-    writer.reserve_strings(distinct.count(), bytes);
-    let mut interned = Vec::with_capacity(scanned.len());
-    for scan in scanned {
-        let offsets: Vec<u64> = scan
-            .strings
-            .strings()
-            .iter()
-            .map(|&(s, h)| writer.intern_hashed(s, h))
-            .collect();
-        interned.push((scan.ids, offsets, scan.ranges, scan.rows));
-    }
+    let interned = scan_and_intern(all, writer, part_len, false);
     // Step 3.
     let parts: Vec<Groups<'_, '_>> = match &mut groups {
         Groups::Borrowed(g) => g.chunks(part_len).map(Groups::Borrowed).collect(),
@@ -92,7 +80,7 @@ fn emit_in_parts(mut groups: Groups<'_, '_>, writer: &mut LidiaWriter, part_len:
     let jobs: Vec<_> = parts
         .into_iter()
         .zip(interned)
-        .map(|(part, (ids, offsets, ranges, rows))| ((part, ids, offsets), ranges, rows))
+        .map(|(part, i)| ((part, i.ids, i.offsets), i.ranges, i.rows))
         .collect();
     writer.append_parallel(jobs, |(part, ids, offsets), slots| match part {
         Groups::Borrowed(part) => fill(part, &ids, &offsets, slots),
@@ -106,6 +94,88 @@ fn emit_in_parts(mut groups: Groups<'_, '_>, writer: &mut LidiaWriter, part_len:
     });
 }
 
+/// [`LidiaWriter::finish_with_groups`] with parts of `part_len` groups.
+fn finish_in_parts(groups: &[Group<'_>], mut writer: LidiaWriter, part_len: usize) -> Vec<u8> {
+    let part_len = part_len.max(1);
+    let interned = scan_and_intern(groups, &mut writer, part_len, true);
+    let Some(direct) = direct(&writer, &interned) else {
+        emit_in_parts(Groups::Borrowed(groups), &mut writer, part_len);
+        return writer.finish();
+    };
+    // Step 3, into the file.
+    let jobs: Vec<_> = groups
+        .chunks(part_len)
+        .zip(interned)
+        .map(|(part, i)| ((part, i.ids, i.offsets), i.ranges, i.rows))
+        .collect();
+    writer.finish_direct(direct, jobs, |(part, ids, offsets), slots| {
+        fill(part, &ids, &offsets, slots);
+    })
+}
+
+/// How the parts of `interned` (measured) can be encoded straight into the file.
+fn direct(writer: &LidiaWriter, interned: &[Interned]) -> Option<Direct> {
+    let mut max = Maxima::default();
+    let mut order = Order::default();
+    for part in interned {
+        max = Maxima::merge(max, part.max);
+        order = order.then(part.order);
+    }
+    let ranges = interned.iter().map(|i| i.ranges).sum();
+    let rows = interned.iter().map(|i| i.rows).sum();
+    writer.direct(ranges, rows, max, order.sorted)
+}
+
+/// Steps 1 and 2 for `all` in parts of `part_len` groups: per part, its strings' ids and
+/// offsets, its counts and, when `measure`, its largest values and order.
+fn scan_and_intern(
+    all: &[Group<'_>],
+    writer: &mut LidiaWriter,
+    part_len: usize,
+    measure: bool,
+) -> Vec<Interned> {
+    let flags = writer.flags();
+    // Step 1.
+    let scanned: Vec<Scan<'_>> = all
+        .par_chunks(part_len)
+        .map(|part| Scan::of(part, flags, measure))
+        .collect();
+    // Step 2.
+    let distinct = scanned.iter().flat_map(|scan| scan.strings.strings());
+    let bytes = distinct.clone().map(|(s, _)| 4 + s.len()).sum();
+    writer.reserve_strings(distinct.count(), bytes);
+    let mut interned = Vec::with_capacity(scanned.len());
+    for scan in scanned {
+        let offsets: Vec<u64> = scan
+            .strings
+            .strings()
+            .iter()
+            .map(|&(s, h)| writer.intern_hashed(s, h))
+            .collect();
+        interned.push(Interned {
+            ids: scan.ids,
+            offsets,
+            ranges: scan.ranges,
+            rows: scan.rows,
+            max: scan.max,
+            order: scan.order,
+        });
+    }
+    interned
+}
+
+/// What steps 1 and 2 give step 3 for one part.
+struct Interned {
+    /// See [`Scan::ids`].
+    ids: Vec<u32>,
+    /// The strings-table offset of each of the part's distinct strings, by id.
+    offsets: Vec<u64>,
+    ranges: usize,
+    rows: usize,
+    max: Maxima,
+    order: Order,
+}
+
 /// What step 1 learns about one part.
 struct Scan<'s> {
     /// The part's distinct strings.
@@ -117,14 +187,22 @@ struct Scan<'s> {
     ranges: usize,
     /// Line rows in the part.
     rows: usize,
+    /// When measured: the largest values of the part's ranges that decide the field sizes
+    /// (but string offsets and line indices, which step 2 and the parts before decide),
+    /// and their order.
+    max: Maxima,
+    order: Order,
 }
 
 impl<'s> Scan<'s> {
-    fn of(part: &'s [Group<'_>], files: bool) -> Self {
+    fn of(part: &'s [Group<'_>], flags: Flags, measure: bool) -> Self {
+        let files = flags.files;
         let mut strings = ChunkStrings::new();
         let spans: usize = part.iter().map(|g| g.spans.len()).sum();
         let mut ids = Vec::with_capacity(if files { spans * 3 } else { spans });
         let mut rows = 0;
+        let mut max = Maxima::default();
+        let mut order = Order::default();
         for s in part.iter().flat_map(|g| &g.spans) {
             ids.push(strings.id(&s.name));
             if files {
@@ -132,14 +210,37 @@ impl<'s> Scan<'s> {
                 ids.push(strings.id(call_file_of(s)));
             }
             rows += s.rows.len();
+            if measure {
+                measure_span(s, flags, &mut max, &mut order);
+            }
         }
         Scan {
             strings,
             ids,
             ranges: spans,
             rows,
+            max,
+            order,
         }
     }
+}
+
+/// Takes the values of `s`'s range into `max` (as the writer does, but for string
+/// offsets and the line index) and its key into `order`.
+fn measure_span(s: &Span<'_>, flags: Flags, max: &mut Maxima, order: &mut Order) {
+    let length = s.end.wrapping_sub(s.start);
+    let depth = u64::from(s.depth);
+    let mut field = length.max(depth);
+    if flags.lines {
+        field = field.max(s.rows.len() as u64);
+        for r in &s.rows {
+            let offset = r.addr.wrapping_sub(s.start);
+            max.line_value = max.line_value.max(offset).max(u64::from(r.line));
+        }
+    }
+    max.va = max.va.max(s.start);
+    max.field = max.field.max(field);
+    order.push((s.start, depth));
 }
 
 fn file_of<'s>(s: &'s Span<'_>) -> &'s [u8] {
@@ -151,7 +252,7 @@ fn call_file_of<'s>(s: &'s Span<'_>) -> &'s [u8] {
 }
 
 /// Step 3 for one part: pushes its spans with the offsets step 2 gave their strings.
-fn fill(part: &[Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut PartSlots<'_>) {
+fn fill(part: &[Group<'_>], ids: &[u32], offsets: &[u64], slots: &mut impl RangeSlots) {
     let files = slots.flags().files;
     let mut next = ids.iter().map(|&id| offsets[id as usize]);
     let mut take = move || next.next().unwrap_or(0);
@@ -262,6 +363,81 @@ mod tests {
                         "files {files}, lines {lines}, parts of {part_len}"
                     );
                 }
+            }
+        }
+    }
+
+    /// `groups()` changed so that each field size of the layout is tried: the VAs above
+    /// 2³², a length above 2³², a line number above 2¹⁶, a line offset above 2¹⁶.
+    fn widened(which: usize) -> Vec<Group<'static>> {
+        let mut all = groups();
+        let last = all.len() - 1;
+        match which {
+            0 => {
+                for s in all.iter_mut().flat_map(|g| &mut g.spans) {
+                    s.start += 0x1_0000_0000;
+                    s.end += 0x1_0000_0000;
+                    for r in s.rows.iter_mut() {
+                        r.addr += 0x1_0000_0000;
+                    }
+                }
+            }
+            1 => all[last].spans[0].end = 0x2_0000_0000,
+            2 => all[3].spans[0].rows[0].line = 0x1_0000,
+            _ => {
+                let span = &mut all[last].spans[0];
+                span.end = span.start + 0x2_0000;
+                span.rows.push(Row {
+                    addr: span.start + 0x1_0000,
+                    line: 1,
+                });
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn ranges_encoded_straight_into_the_file_are_the_writers_bytes() {
+        let mut reversed = groups();
+        reversed.reverse();
+        let sets: Vec<Vec<Group<'static>>> = vec![
+            groups(),
+            widened(0),
+            widened(1),
+            widened(2),
+            widened(3),
+            // Out of order: sorted by the writer instead.
+            reversed,
+            Vec::new(),
+        ];
+        for files in [false, true] {
+            for lines in [false, true] {
+                let flags = Flags { files, lines };
+                for (k, set) in sets.iter().enumerate() {
+                    let mut serial = LidiaWriter::new(flags);
+                    crate::lidia::model::for_each_range(set, &mut |r| serial.add(r));
+                    let expected = serial.finish();
+                    // Every set in order is encoded straight into the file.
+                    let mut writer = LidiaWriter::new(flags);
+                    let interned = scan_and_intern(set, &mut writer, 7, true);
+                    let in_order = k != 5;
+                    assert_eq!(direct(&writer, &interned).is_some(), in_order, "set {k}");
+                    for part_len in [1, 7, 499, 10_000] {
+                        let direct = finish_in_parts(set, LidiaWriter::new(flags), part_len);
+                        assert!(
+                            direct == expected,
+                            "set {k}, files {files}, lines {lines}, parts of {part_len}"
+                        );
+                    }
+                }
+                // A writer that holds a range already appends and sorts as before.
+                let first = RangeSpecOwned::sample();
+                let mut serial = LidiaWriter::new(flags);
+                serial.add(&first.spec());
+                crate::lidia::model::for_each_range(&groups(), &mut |r| serial.add(r));
+                let mut started = LidiaWriter::new(flags);
+                started.add(&first.spec());
+                assert!(started.finish_with_groups(&groups()) == serial.finish());
             }
         }
     }

@@ -33,9 +33,7 @@ pub fn for_each_range(groups: &[Group<'_>], sink: &mut dyn FnMut(&RangeSpec<'_>)
 /// A Lidia file of the model's functions, with their files and lines (a model without
 /// them gives the same bytes as a symbols-only file: an empty file or line list stores
 /// nothing). Symbols and return pads have no Lidia form. The ranges are those of
-/// [`for_each_range`], added on every core ([`LidiaWriter::add_borrowed_groups`]).
+/// [`for_each_range`], added on every core ([`LidiaWriter::finish_with_groups`]).
 pub fn write_model(model: &Model<'_>) -> Vec<u8> {
-    let mut writer = LidiaWriter::new(Flags::FILES_AND_LINES);
-    writer.add_borrowed_groups(&model.functions);
-    writer.finish()
+    LidiaWriter::new(Flags::FILES_AND_LINES).finish_with_groups(&model.functions)
 }

@@ -18,7 +18,10 @@ use zerocopy::IntoBytes;
 use super::strings::StringTable;
 use sections::Sections;
 
+mod direct;
 mod sections;
+
+pub(crate) use direct::Direct;
 
 /// Which optional data the writer stores (Go's `WithFiles()` and `WithLines()`).
 #[derive(Clone, Copy, Debug, Default)]
@@ -134,10 +137,10 @@ pub struct LidiaWriter {
 /// Whether ranges came in (VA, depth) order: the keys of the first and last, and
 /// whether each one's key was at least the one's before.
 #[derive(Clone, Copy, Debug)]
-struct Order {
+pub(crate) struct Order {
     first: Option<(u64, u64)>,
     last: Option<(u64, u64)>,
-    sorted: bool,
+    pub sorted: bool,
 }
 
 impl Default for Order {
@@ -152,14 +155,14 @@ impl Default for Order {
 
 impl Order {
     /// After a range of key `key`.
-    fn push(&mut self, key: (u64, u64)) {
+    pub(crate) fn push(&mut self, key: (u64, u64)) {
         self.first.get_or_insert(key);
         self.sorted &= self.last.is_none_or(|last| last <= key);
         self.last = Some(key);
     }
 
     /// After the ranges of `self`, those of `next`.
-    fn then(self, next: Order) -> Order {
+    pub(crate) fn then(self, next: Order) -> Order {
         let meet = match (self.last, next.first) {
             (Some(last), Some(first)) => last <= first,
             _ => true,
@@ -347,20 +350,25 @@ impl LidiaWriter {
 
     /// The field sizes and section sizes the output will have (spec section 8).
     pub fn layout(&self) -> Layout {
-        let ranges = self.records.len() as u64;
-        let va_size = if self.max_va > u64::from(u32::MAX) {
+        let max = Maxima {
+            va: self.max_va,
+            field: self.max_field,
+            line_value: self.max_line_value,
+        };
+        self.layout_of(self.records.len() as u64, self.lines.len() as u64, max)
+    }
+
+    /// The layout of a file of this writer's strings and `ranges` ranges with
+    /// `line_entries` line entries, whose largest values are `max`.
+    fn layout_of(&self, ranges: u64, line_entries: u64, max: Maxima) -> Layout {
+        let va_size = if max.va > u64::from(u32::MAX) { 8 } else { 4 };
+        let field_size = if max.field > u64::from(u32::MAX) {
             8
         } else {
             4
         };
-        let field_size = if self.max_field > u64::from(u32::MAX) {
-            8
-        } else {
-            4
-        };
-        let line_field_size = if self.max_line_value > 0xFFFF { 4 } else { 2 };
+        let line_field_size = if max.line_value > 0xFFFF { 4 } else { 2 };
         let strings_size = self.strings.bytes().len() as u64;
-        let line_entries = self.lines.len() as u64;
         let file_size = HEADER_SIZE as u64
             + ranges * va_size
             + ranges * RANGE_FIELDS as u64 * field_size
@@ -423,14 +431,14 @@ impl LidiaWriter {
 
 /// The largest values that decide the field sizes (see [`LidiaWriter`]'s fields).
 #[derive(Clone, Copy, Default)]
-struct Maxima {
-    va: u64,
-    field: u64,
-    line_value: u64,
+pub(crate) struct Maxima {
+    pub va: u64,
+    pub field: u64,
+    pub line_value: u64,
 }
 
 impl Maxima {
-    fn merge(a: Maxima, b: Maxima) -> Maxima {
+    pub(crate) fn merge(a: Maxima, b: Maxima) -> Maxima {
         Maxima {
             va: a.va.max(b.va),
             field: a.field.max(b.field),
@@ -488,20 +496,24 @@ pub(crate) struct PartSlots<'w> {
     order: Order,
 }
 
-impl PartSlots<'_> {
+/// Where a producer pushes the ranges of one part: the writer's records
+/// ([`PartSlots`]) or the encoded file ([`Direct`]'s slots).
+pub(crate) trait RangeSlots {
     /// The optional data the writer stores: without [`Flags::files`] the file offsets are
     /// ignored, without [`Flags::lines`] the line entries are.
-    pub(crate) fn flags(&self) -> Flags {
-        self.flags
-    }
+    fn flags(&self) -> Flags;
 
     /// Pushes one range whose strings are already interned. Stores what
     /// [`LidiaWriter::add`] stores for the same range.
-    pub(crate) fn push(
-        &mut self,
-        range: InternedRange,
-        lines: impl ExactSizeIterator<Item = LineEntry>,
-    ) {
+    fn push(&mut self, range: InternedRange, lines: impl ExactSizeIterator<Item = LineEntry>);
+}
+
+impl RangeSlots for PartSlots<'_> {
+    fn flags(&self) -> Flags {
+        self.flags
+    }
+
+    fn push(&mut self, range: InternedRange, lines: impl ExactSizeIterator<Item = LineEntry>) {
         let InternedRange {
             va,
             length,

@@ -99,18 +99,7 @@ impl Sections<'_> {
         slots
             .into_par_iter()
             .for_each(|(piece, slot)| self.fill(&piece, slot));
-        let mut sections = Vec::with_capacity(4);
-        let mut rest = &*out;
-        for size in sizes {
-            let (section, tail) = rest.split_at(size);
-            sections.push(section);
-            rest = tail;
-        }
-        let mut crcs = [0u32; 4];
-        crcs.par_iter_mut()
-            .zip(sections)
-            .for_each(|(crc, section)| *crc = crc32c::crc32c(section));
-        crcs
+        section_crcs(out, sizes)
     }
 
     /// For each of `pieces` (in file order), the bytes of its section after it.
@@ -233,12 +222,29 @@ fn xor_by_section(terms: Vec<(usize, u32)>) -> [u32; 4] {
     crcs
 }
 
+/// The CRC32C of each of the four sections that `body` holds, of `sizes` bytes in file
+/// order, each on the pool.
+pub(super) fn section_crcs(body: &[u8], sizes: [usize; 4]) -> [u32; 4] {
+    let mut sections = Vec::with_capacity(4);
+    let mut rest = body;
+    for size in sizes {
+        let (section, tail) = rest.split_at(size.min(rest.len()));
+        sections.push(section);
+        rest = tail;
+    }
+    let mut crcs = [0u32; 4];
+    crcs.par_iter_mut()
+        .zip(sections)
+        .for_each(|(crc, section)| *crc = crc32c::crc32c(section));
+    crcs
+}
+
 /// Stores the low `out.len()` bytes of `v`, little-endian. The field sizes the layout
 /// picks (2, 4, 8) get a copy of a fixed length, which compiles to one store: a slice of
 /// a length known only at run time is a `memmove` call per field, which cost more than
 /// the rest of the encoding.
 #[inline(always)]
-fn put_le(out: &mut [u8], v: u64) {
+pub(super) fn put_le(out: &mut [u8], v: u64) {
     match out.len() {
         2 => out.copy_from_slice(&(v as u16).to_le_bytes()),
         4 => out.copy_from_slice(&(v as u32).to_le_bytes()),
