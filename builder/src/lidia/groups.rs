@@ -16,6 +16,11 @@
 //! 3. per part, in parallel: the records and line entries are written straight into their
 //!    final slots ([`LidiaWriter::append_parallel`]), and, when the writer owns them
 //!    ([`LidiaWriter::add_groups`]), the part's groups are freed on the same worker.
+//!
+//! [`LidiaWriter::finish_with_groups`] goes further when the spans come in (address,
+//! depth) order: step 1 also measures the values that decide the field sizes, so the
+//! layout is known after step 2, and step 3 encodes each range straight into the file
+//! (`LidiaWriter::finish_direct`).
 
 use rayon::prelude::*;
 
