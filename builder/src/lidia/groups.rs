@@ -428,9 +428,9 @@ mod tests {
                     let in_order = k != 5;
                     assert_eq!(direct(&writer, &interned).is_some(), in_order, "set {k}");
                     for part_len in [1, 7, 499, 10_000] {
-                        let direct = finish_in_parts(set, LidiaWriter::new(flags), part_len);
+                        let bytes = finish_in_parts(set, LidiaWriter::new(flags), part_len);
                         assert!(
-                            direct == expected,
+                            bytes == expected,
                             "set {k}, files {files}, lines {lines}, parts of {part_len}"
                         );
                     }
