@@ -105,6 +105,48 @@ struct Record {
 }
 
 impl Record {
+    /// What the writer stores for `range` under `flags`, its line entries being
+    /// `line_count` from `line_index` on: without [`Flags::files`] no file offsets,
+    /// without [`Flags::lines`] no line entries.
+    fn of(range: InternedRange, flags: Flags, line_index: u64, line_count: u64) -> Record {
+        let (file, call_file) = if flags.files {
+            (range.file, range.call_file)
+        } else {
+            (0, 0)
+        };
+        let (line_index, line_count) = if flags.lines {
+            (line_index, line_count)
+        } else {
+            (0, 0)
+        };
+        Record {
+            va: range.va,
+            length: range.length,
+            depth: range.depth,
+            func: range.func,
+            file,
+            line_index,
+            line_count,
+            call_file,
+            call_line: range.call_line,
+        }
+    }
+
+    /// The range-table fields, in file order.
+    fn fields(&self) -> [u64; RANGE_FIELDS] {
+        [
+            self.length,
+            self.depth,
+            self.func,
+            self.file,
+            self.line_index,
+            self.line_count,
+            // Not size-checked by Go: truncated to the field size like it does.
+            self.call_file,
+            self.call_line,
+        ]
+    }
+
     /// The largest of the fields that decide the range table's field size: like the Go
     /// writer, the call file and call line are not considered (spec section 8).
     fn widest_field(&self) -> u64 {
@@ -206,32 +248,14 @@ impl LidiaWriter {
     /// Adds one range whose strings are interned already, in [`Self::add`]'s order
     /// (function, file, call file).
     fn add_interned(&mut self, range: InternedRange, lines: &[LineEntry]) {
-        let (file, call_file) = if self.flags.files {
-            (range.file, range.call_file)
-        } else {
-            (0, 0)
-        };
-        let (line_index, line_count) = if self.flags.lines {
-            let index = self.lines.len() as u64;
+        let line_index = self.lines.len() as u64;
+        if self.flags.lines {
             self.lines.extend_from_slice(lines);
             for l in lines {
                 self.max_line_value = self.max_line_value.max(l.offset).max(l.line);
             }
-            (index, lines.len() as u64)
-        } else {
-            (0, 0)
-        };
-        let record = Record {
-            va: range.va,
-            length: range.length,
-            depth: range.depth,
-            func: range.func,
-            file,
-            line_index,
-            line_count,
-            call_file,
-            call_line: range.call_line,
-        };
+        }
+        let record = Record::of(range, self.flags, line_index, lines.len() as u64);
         self.max_va = self.max_va.max(record.va);
         self.max_field = self.max_field.max(record.widest_field());
         self.order.push((record.va, record.depth));
@@ -514,44 +538,17 @@ impl RangeSlots for PartSlots<'_> {
     }
 
     fn push(&mut self, range: InternedRange, lines: impl ExactSizeIterator<Item = LineEntry>) {
-        let InternedRange {
-            va,
-            length,
-            depth,
-            func,
-            file,
-            call_file,
-            call_line,
-        } = range;
-        let (file, call_file) = if self.flags.files {
-            (file, call_file)
-        } else {
-            (0, 0)
-        };
-        let (line_index, line_count) = if self.flags.lines {
-            let index = self.line_base + self.next_line as u64;
-            let count = lines.len();
+        let line_index = self.line_base + self.next_line as u64;
+        let count = lines.len();
+        if self.flags.lines {
             let end = self.next_line + count;
             for (slot, l) in self.lines[self.next_line..end].iter_mut().zip(lines) {
                 self.max.line_value = self.max.line_value.max(l.offset).max(l.line);
                 *slot = l;
             }
             self.next_line = end;
-            (index, count as u64)
-        } else {
-            (0, 0)
-        };
-        let record = Record {
-            va,
-            length,
-            depth,
-            func,
-            file,
-            line_index,
-            line_count,
-            call_file,
-            call_line,
-        };
+        }
+        let record = Record::of(range, self.flags, line_index, count as u64);
         self.max.va = self.max.va.max(record.va);
         self.max.field = self.max.field.max(record.widest_field());
         self.order.push((record.va, record.depth));

@@ -15,7 +15,9 @@ use symblob::lidia::raw::{HEADER_SIZE, RANGE_FIELDS};
 use zerocopy::IntoBytes;
 
 use super::sections::{put_le, section_crcs};
-use super::{header, Flags, InternedRange, Layout, LidiaWriter, LineEntry, Maxima, RangeSlots};
+use super::{
+    header, Flags, InternedRange, Layout, LidiaWriter, LineEntry, Maxima, RangeSlots, Record,
+};
 
 /// How a file will be encoded directly: see [`LidiaWriter::direct`].
 #[derive(Clone, Copy, Debug)]
@@ -146,15 +148,10 @@ impl RangeSlots for DirectSlots<'_> {
 
     fn push(&mut self, range: InternedRange, lines: impl ExactSizeIterator<Item = LineEntry>) {
         let layout = self.layout;
-        let (file, call_file) = if self.flags.files {
-            (range.file, range.call_file)
-        } else {
-            (0, 0)
-        };
-        let (line_index, line_count) = if self.flags.lines {
-            let index = self.line_base + self.next_line as u64;
+        let line_index = self.line_base + self.next_line as u64;
+        let count = lines.len();
+        if self.flags.lines {
             let size = layout.line_field_size as usize;
-            let count = lines.len();
             let at = self.next_line * 2 * size;
             let entries = self.lines[at..at + count * 2 * size].chunks_exact_mut(2 * size);
             let mut widest = 0;
@@ -166,33 +163,17 @@ impl RangeSlots for DirectSlots<'_> {
             }
             assert_fits(widest, size);
             self.next_line += count;
-            (index, count as u64)
-        } else {
-            (0, 0)
-        };
+        }
+        let record = Record::of(range, self.flags, line_index, count as u64);
         let size = layout.va_size as usize;
         let at = self.next_record * size;
-        assert_fits(range.va, size);
-        put_le(&mut self.va[at..at + size], range.va);
-        let fields = [
-            range.length,
-            range.depth,
-            range.func,
-            file,
-            line_index,
-            line_count,
-            // Not size-checked by Go: truncated to the field size like it does.
-            call_file,
-            range.call_line,
-        ];
-        assert_fits(
-            fields[..6].iter().fold(0, |a, &v| a | v),
-            layout.field_size as usize,
-        );
+        assert_fits(record.va, size);
+        put_le(&mut self.va[at..at + size], record.va);
+        assert_fits(record.widest_field(), layout.field_size as usize);
         let at = self.next_record * RANGE_FIELDS;
         match layout.field_size {
-            4 => put_record::<4>(self.records, at, fields),
-            _ => put_record::<8>(self.records, at, fields),
+            4 => put_record::<4>(self.records, at, record.fields()),
+            _ => put_record::<8>(self.records, at, record.fields()),
         }
         self.next_record += 1;
     }
@@ -209,7 +190,7 @@ fn put_record<const N: usize>(out: &mut [u8], at: usize, fields: [u64; RANGE_FIE
     out[at * N..(at + RANGE_FIELDS) * N].copy_from_slice(record.as_flattened());
 }
 
-/// That `widest` (the OR of values) fits in fields of `size` bytes, as the layout was
+/// That `widest` (the largest of values, or their OR) fits in fields of `size` bytes, as the layout was
 /// measured to make them.
 #[inline(always)]
 fn assert_fits(widest: u64, size: usize) {

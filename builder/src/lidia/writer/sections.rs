@@ -172,18 +172,7 @@ impl Sections<'_> {
                 let size = layout.field_size as usize;
                 let entries = out.chunks_exact_mut(RANGE_FIELDS * size);
                 for (rec, out) in self.records[r.clone()].iter().zip(entries) {
-                    let fields = [
-                        rec.length,
-                        rec.depth,
-                        rec.func,
-                        rec.file,
-                        rec.line_index,
-                        rec.line_count,
-                        // Not size-checked by Go: truncated to the field size like it does.
-                        rec.call_file,
-                        rec.call_line,
-                    ];
-                    for (v, out) in fields.into_iter().zip(out.chunks_exact_mut(size)) {
+                    for (v, out) in rec.fields().into_iter().zip(out.chunks_exact_mut(size)) {
                         put_le(out, v);
                     }
                 }
